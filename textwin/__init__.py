@@ -1,0 +1,22 @@
+"""textwin: sparse text categorization by the dual Gauss-Seidel method.
+
+The estimators are imported lazily so that ``import textwin.datasets`` works
+without touching the compiled kernels.
+"""
+from ._version import __version__
+
+_LAZY = {
+    # name -> module that defines it
+    "DualGaussSeidelClassifier": "textwin.linear",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module 'textwin' has no attribute {name!r}")
+
+
+__all__ = ["__version__", *_LAZY]
