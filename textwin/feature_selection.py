@@ -1,0 +1,340 @@
+"""Information-gain feature selection for sparse, multi-label text (math.md §11).
+
+The information gain of a word ``t`` over classes ``c`` is (natural log)::
+
+    IG(t) = -sum_c P(c) ln P(c)
+            + P(t)    sum_c P(c|t)    ln P(c|t)
+            + P(not t) sum_c P(c|not t) ln P(c|not t)
+
+that is, the entropy of the class minus its entropy once the presence of ``t`` is
+known (Yang & Pedersen 1997). Every probability is a ratio of document-frequency
+counts, and all the counts come out of one sparse product ``Y.T @ X_bin`` over the
+nonzeros of ``X``: the design matrix is never densified and never copied per
+category.
+"""
+import warnings
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.special import xlogy
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["InformationGain", "information_gain"]
+
+_SCOPES = ("global", "per_category")
+_AGGREGATES = ("max", "mean", "weighted")
+
+
+def _binary_presence(X):
+    """Return ``(X != 0)`` as float64 in the sparse format of ``X`` (or dense).
+
+    For sparse input only the ``data`` array is rebuilt; ``indices`` and ``indptr``
+    are shared with ``X``. Duplicate entries are summed first (on a copy) so that a
+    word stored twice in one document is counted once, and a stored zero counts as
+    absent.
+    """
+    if not sp.issparse(X):
+        return (X != 0).astype(np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    cls = sp.csr_matrix if X.format == "csr" else sp.csc_matrix
+    data = (X.data != 0).astype(np.float64)
+    return cls((data, X.indices, X.indptr), shape=X.shape)
+
+
+def _indicator_from_target(Y, n_samples):
+    """Validate a target and return ``(Y_ind, classes, multilabel)``.
+
+    ``Y_ind`` is a CSR float64 indicator of shape (n_samples, n_classes). A 1-d label
+    vector becomes a one-hot matrix over ``np.unique(y)``; a 2-d (dense or sparse)
+    target must be a 0/1 indicator whose columns are the categories.
+    """
+    if Y is None:
+        raise ValueError(
+            "InformationGain is supervised: call fit(X, Y) with Y a multi-label "
+            "indicator of shape (n_samples, n_categories) or a label vector y."
+        )
+    if sp.issparse(Y):
+        Y = sp.csr_matrix(Y)
+        if Y.ndim != 2:
+            raise ValueError(f"Y must be 2-d when sparse, got shape {Y.shape}.")
+        values = Y.data
+    else:
+        Y = np.asarray(Y)
+        if Y.ndim == 2 and Y.shape[1] == 0:
+            raise ValueError("Y has no category column (shape %r)." % (Y.shape,))
+        if Y.ndim == 1:
+            if Y.dtype.kind == "f" and np.isnan(Y).any():
+                raise ValueError("y contains NaN; give every document a class label.")
+            kind = type_of_target(Y, input_name="y")
+            if kind not in ("binary", "multiclass"):
+                raise ValueError(
+                    f"InformationGain needs class labels, but y looks {kind!r}. "
+                    "Pass integer or string labels, or a 0/1 indicator matrix for "
+                    "multi-label data."
+                )
+            if Y.shape[0] != n_samples:
+                raise ValueError(
+                    f"X has {n_samples} samples but y has {Y.shape[0]}; they must match."
+                )
+            classes, y_idx = np.unique(Y, return_inverse=True)
+            ones = np.ones(n_samples)
+            Y_ind = sp.csr_matrix(
+                (ones, (np.arange(n_samples), y_idx.ravel())),
+                shape=(n_samples, len(classes)),
+            )
+            return Y_ind, classes, False
+        if Y.ndim != 2:
+            raise ValueError(
+                f"Y must be 1-d labels or a 2-d indicator, got {Y.ndim} dimensions."
+            )
+        values = Y
+    if Y.shape[1] == 0:
+        raise ValueError("Y has no category column (shape %r)." % (Y.shape,))
+    if Y.shape[0] != n_samples:
+        raise ValueError(
+            f"X has {n_samples} samples but Y has {Y.shape[0]} rows; they must match."
+        )
+    values = np.asarray(values)
+    if values.dtype.kind == "f" and np.isnan(values).any():
+        raise ValueError("Y contains NaN; a multi-label indicator holds only 0 and 1.")
+    if values.dtype.kind not in "biuf" or not np.isin(values, (0, 1)).all():
+        raise ValueError(
+            "A 2-d Y must be a 0/1 multi-label indicator (documents x categories); "
+            "it holds other values. Use MultiLabelBinarizer to build one."
+        )
+    Y_ind = sp.csr_matrix(Y, dtype=np.float64)
+    Y_ind.eliminate_zeros()
+    return Y_ind, np.arange(Y.shape[1]), True
+
+
+def _information_gain(A, n_c):
+    """IG from counts, broadcast over leading axes.
+
+    Parameters
+    ----------
+    A : ndarray of shape (..., n_features, n_classes)
+        ``A[..., t, c]``: number of (document, class) events of class ``c`` whose
+        document contains ``t``.
+    n_c : ndarray of shape (..., 1, n_classes)
+        Number of events of each class.
+
+    Returns
+    -------
+    ig : ndarray of shape (..., n_features)
+        ``H(C) - P(t) H(C|t) - P(not t) H(C|not t)``. Multiplying the two conditional
+        terms out gives ``(sum_c A ln A - n_t ln n_t + sum_c B ln B - n_tbar ln n_tbar)
+        / N`` with ``B = n_c - A``, which needs no division by a possibly empty
+        ``n_t``.
+    """
+    N = n_c.sum(axis=-1)  # shape (..., 1)
+    n_t = A.sum(axis=-1)  # events whose document contains t
+    n_tbar = N - n_t
+    B = n_c - A
+    p_c = n_c[..., 0, :] / N
+    h_c = -xlogy(p_c, p_c).sum(axis=-1, keepdims=True)
+    cond = (
+        xlogy(A, A).sum(axis=-1)
+        - xlogy(n_t, n_t)
+        + xlogy(B, B).sum(axis=-1)
+        - xlogy(n_tbar, n_tbar)
+    ) / N
+    ig = h_c + cond
+    # A word in every event or in none carries no information: make it exactly 0
+    # (so that such words tie exactly) and clip rounding noise below 0.
+    ig[(n_t == 0) | (n_tbar == 0)] = 0.0
+    return np.maximum(ig, 0.0)
+
+
+def information_gain(X, Y, *, scope="global"):
+    """Information gain of every feature (math.md §11), as a plain function.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Documents; a nonzero entry means the word is present.
+    Y : {array-like, sparse matrix} of shape (n_samples, n_categories) or (n_samples,)
+        0/1 multi-label indicator, or a vector of class labels.
+    scope : {"global", "per_category"}, default="global"
+        See :class:`InformationGain`.
+
+    Returns
+    -------
+    scores : ndarray of shape (n_features,) for "global", else (n_classes, n_features)
+        Information gain in nats.
+    """
+    selector = InformationGain(k="all", scope=scope).fit(X, Y)
+    if scope == "global":
+        return selector.scores_
+    return selector.scores_per_category_
+
+
+class InformationGain(SelectorMixin, BaseEstimator):
+    """Keep the ``k`` features of highest information gain (Yang & Pedersen 1997).
+
+    Information gain of word ``t`` over classes ``c`` (natural log, math.md §11)::
+
+        IG(t) = -sum_c P(c) ln P(c) + P(t) sum_c P(c|t) ln P(c|t)
+                + P(not t) sum_c P(c|not t) ln P(c|not t)
+
+    ``X`` is read as binary presence: any nonzero entry (negative ones too) means
+    the word occurs in the document. All probabilities are ratios of document counts
+    obtained from one sparse product over the nonzeros of ``X``, which is never
+    densified. Unlike :class:`sklearn.feature_selection.SelectKBest`, ``fit`` accepts
+    a multi-label ``Y``, so this selector works inside a
+    :class:`~sklearn.pipeline.Pipeline` whose final step is multi-label
+    (scikit-learn issue #7628).
+
+    Parameters
+    ----------
+    k : int or "all", default=1000
+        Number of features to keep. If ``k`` exceeds the number of features, a
+        warning is raised and every feature is kept (as ``SelectKBest`` does).
+    scope : {"global", "per_category"}, default="global"
+        ``"global"``: one multi-class IG over all categories. For a multi-label
+        indicator ``Y`` the probabilities are estimated from (document, category)
+        pairs: a document with three categories counts as three events, one per
+        category, and a document with no category counts once under an extra
+        "no category" class. For a label vector ``y`` each document is one event of
+        its class.
+        ``"per_category"``: for each category ``c`` the binary IG of ``c`` against
+        "not ``c``" over documents, stored in ``scores_per_category_`` and
+        aggregated into ``scores_`` by ``aggregate``.
+    aggregate : {"max", "mean", "weighted"}, default="max"
+        How per-category scores are combined when ``scope="per_category"``:
+        the maximum over categories, their mean, or their mean weighted by the
+        number of documents of each category (Yang & Pedersen's average, with
+        weights normalised to sum to one). Ignored when ``scope="global"``.
+
+    Attributes
+    ----------
+    scores_ : ndarray of shape (n_features,)
+        Information gain of each feature, in nats.
+    scores_per_category_ : ndarray of shape (n_classes, n_features)
+        Binary IG of each feature for each class. Only with ``scope="per_category"``.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels for a label vector ``y``; ``arange(n_categories)`` (the
+        columns of ``Y``) for an indicator.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of the features, when ``X`` has string column names.
+
+    Notes
+    -----
+    Ties: features are ranked by decreasing score and, among exactly equal scores,
+    by increasing column index, so the lower index is kept when a tie straddles the
+    ``k``-th place (``SelectKBest`` keeps the higher one). A feature present in every
+    document or in none has IG exactly 0.
+
+    Cost: ``O(nnz(X) * labels per document)`` for the counts, then
+    ``O(n_features * n_classes)`` time and memory for the scores (as ``chi2``).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> X = sp.csr_matrix(np.array([[1, 0, 1], [1, 1, 0], [0, 1, 1], [0, 0, 1]]))
+    >>> Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    >>> InformationGain(k=1).fit(X, Y).get_support()
+    array([ True, False, False])
+    """
+
+    def __init__(self, k=1000, scope="global", aggregate="max"):
+        self.k = k
+        self.scope = scope
+        self.aggregate = aggregate
+
+    def _validate_params_(self):
+        if not (
+            (isinstance(self.k, str) and self.k == "all")
+            or (isinstance(self.k, Integral) and not isinstance(self.k, bool) and self.k >= 0)
+        ):
+            raise ValueError(f'k must be a non-negative integer or "all", got {self.k!r}.')
+        if self.scope not in _SCOPES:
+            raise ValueError(f"scope must be one of {_SCOPES}, got {self.scope!r}.")
+        if self.aggregate not in _AGGREGATES:
+            raise ValueError(
+                f"aggregate must be one of {_AGGREGATES}, got {self.aggregate!r}."
+            )
+
+    def fit(self, X, Y=None):
+        """Compute the information gain of every feature.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Documents (rows) by words (columns); nonzero means present.
+        Y : {array-like, sparse matrix} of shape (n_samples, n_categories) or \
+(n_samples,)
+            0/1 multi-label indicator, or a vector of class labels.
+
+        Returns
+        -------
+        self : InformationGain
+            The fitted selector.
+        """
+        self._validate_params_()
+        X = validate_data(self, X, accept_sparse=("csr", "csc"))
+        n_samples, n_features = X.shape
+        if not isinstance(self.k, str) and self.k > n_features:
+            warnings.warn(
+                f"k={self.k} is greater than n_features={n_features}. "
+                "All the features will be returned."
+            )
+        Y_ind, self.classes_, multilabel = _indicator_from_target(Y, n_samples)
+
+        # Columns of E: the categories, then "no category" (multi-label only), then a
+        # column of ones, so that the single product E.T @ X_bin yields the joint
+        # counts and the document frequency of every word in one pass over nnz(X).
+        columns = [Y_ind]
+        if multilabel and self.scope == "global":
+            no_category = (np.diff(Y_ind.indptr) == 0).astype(np.float64)
+            columns.append(sp.csr_matrix(no_category[:, None]))
+        columns.append(sp.csr_matrix(np.ones((n_samples, 1))))
+        E = sp.hstack(columns, format="csr")
+        counts = (E.T @ _binary_presence(X)).toarray().T  # (features, K+1)
+        df = counts[:, -1]  # documents containing each word
+        joint = counts[:, :-1]  # events of each class whose document has the word
+        n_c = np.asarray(E.sum(axis=0)).ravel()[:-1]
+
+        if self.scope == "global":
+            self.scores_ = _information_gain(joint, n_c[None, :])
+            return self
+
+        # Binary IG per category: classes "c" and "not c" over documents.
+        A = np.stack([joint.T, df[None, :] - joint.T], axis=-1)  # (C, features, 2)
+        n_binary = np.stack([n_c, n_samples - n_c], axis=-1)[:, None, :]  # (C, 1, 2)
+        self.scores_per_category_ = _information_gain(A, n_binary)
+        if self.aggregate == "max":
+            self.scores_ = self.scores_per_category_.max(axis=0)
+        elif self.aggregate == "mean":
+            self.scores_ = self.scores_per_category_.mean(axis=0)
+        else:
+            if n_c.sum() == 0:
+                raise ValueError(
+                    'aggregate="weighted" needs at least one document with a category.'
+                )
+            self.scores_ = (n_c / n_c.sum()) @ self.scores_per_category_
+        return self
+
+    def _get_support_mask(self):
+        check_is_fitted(self)
+        n_features = self.scores_.shape[0]
+        mask = np.zeros(n_features, dtype=bool)
+        k = n_features if self.k == "all" else min(self.k, n_features)
+        # Decreasing score, then increasing index (lexsort: last key is primary).
+        order = np.lexsort((np.arange(n_features), -self.scores_))
+        mask[order[:k]] = True
+        return mask
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.target_tags.multi_output = True
+        tags.input_tags.sparse = True
+        return tags
