@@ -1,0 +1,416 @@
+"""Safe model files: one ``.npz`` of plain arrays plus a JSON metadata string.
+
+A model file holds everything needed to score raw text again:
+
+* ``coef`` (problems x selected features) and ``intercept`` (problems,),
+* ``vocabulary`` (the vectorizer's terms, in column order) and ``selected``
+  (the column indices kept by feature selection, in the order of ``coef``'s
+  columns),
+* optionally ``idf`` (for a tf-idf vectorizer) and ``thresholds`` (one per
+  problem; a document is in category ``c`` when its score is above
+  ``thresholds[c]``),
+* a JSON document (stored as a ``uint8`` array under ``__metadata__``) with the
+  format name and version, textwin's version, the category names, the
+  preprocessing settings, the estimator's class and parameters and any
+  training information (duality gap, epochs, test scores).
+
+The file is read with ``np.load(allow_pickle=False)``: loading never runs code
+from the file. It is written through :func:`textwin._io.atomic_write`, so a
+reader sees either the old file or the complete new one. Anything that is not a
+complete textwin model file (a truncated download, another program's ``.npz``,
+random bytes, a file written by a newer, incompatible textwin) is refused with
+a :class:`ModelFormatError` that says what is wrong.
+"""
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._io import atomic_write
+from ._version import __version__
+
+__all__ = ["ModelFormatError", "TextModel", "save_model", "load_model", "FORMAT_VERSION"]
+
+#: Name written into every model file; a file without it is not ours.
+FORMAT_NAME = "textwin-model"
+#: ``major.minor``: a reader refuses a file whose major version it does not know;
+#: a newer minor version only adds optional fields.
+FORMAT_VERSION = "1.0"
+_META_KEY = "__metadata__"
+_ARRAYS = ("coef", "intercept", "vocabulary", "selected", "idf", "thresholds")
+
+
+class ModelFormatError(ValueError):
+    """A file is not a usable textwin model (corrupted, truncated, foreign or too new)."""
+
+
+def _jsonable(value):
+    """Return ``value`` if JSON can hold it exactly, else ``None`` (dropped)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (list, tuple)):
+        items = [_jsonable(v) for v in value]
+        return None if any(i is None and v is not None for i, v in zip(items, value)) else items
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            j = _jsonable(v)
+            if j is not None or v is None:
+                out[str(k)] = j
+        return out
+    return None
+
+
+def _estimator_params(estimator):
+    """The estimator's parameters that JSON can hold (arrays such as a prior are dropped)."""
+    if not hasattr(estimator, "get_params"):
+        return {}
+    params = estimator.get_params(deep=False)
+    out = {}
+    for key, value in params.items():
+        j = _jsonable(value)
+        if j is not None or value is None:
+            out[key] = j
+    return out
+
+
+class TextModel:
+    """A linear text classifier as stored in a model file.
+
+    Scores are ``X[:, selected] @ coef.T + intercept`` where ``X`` is the
+    document-term matrix built with the stored vocabulary and preprocessing.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_problems, n_selected)
+    intercept : ndarray of shape (n_problems,)
+    target_names : list of str, one per problem (row of ``coef``)
+    vocabulary : sequence of str or None
+        The vectorizer's terms in column order; ``None`` for a model trained on
+        numeric features (svmlight), which then scores matrices only.
+    selected : ndarray of int or None
+        Columns of the document-term matrix that ``coef``'s columns refer to;
+        ``None`` means all columns in order.
+    preprocessing : dict
+        Keyword arguments of :class:`textwin.text.TextVectorizer`.
+    idf : ndarray or None
+        The vectorizer's ``idf_`` for tf-idf weighting.
+    thresholds : ndarray of shape (n_problems,) or None
+        Decision thresholds; default 0 (the sign of the score).
+    metadata : dict
+        Everything else (estimator, parameters, training information).
+    """
+
+    def __init__(self, coef, intercept, target_names, *, vocabulary=None, selected=None,
+                 preprocessing=None, idf=None, thresholds=None, metadata=None):
+        self.coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
+        self.intercept = np.asarray(intercept, dtype=np.float64).reshape(-1)
+        self.target_names = [str(t) for t in target_names]
+        self.vocabulary = None if vocabulary is None else np.asarray(vocabulary, dtype=str)
+        self.selected = None if selected is None else np.asarray(selected, dtype=np.int64)
+        self.preprocessing = dict(preprocessing or {})
+        self.idf = None if idf is None else np.asarray(idf, dtype=np.float64)
+        n = self.coef.shape[0]
+        self.thresholds = (np.zeros(n) if thresholds is None
+                           else np.asarray(thresholds, dtype=np.float64).reshape(-1))
+        self.metadata = dict(metadata or {})
+        self._vectorizer = None
+        self._check()
+
+    # -- validation -----------------------------------------------------
+    def _check(self):
+        n, d = self.coef.shape
+        if self.intercept.shape != (n,):
+            raise ModelFormatError(
+                f"intercept has {self.intercept.size} values for {n} problems")
+        if len(self.target_names) != n:
+            raise ModelFormatError(
+                f"{len(self.target_names)} category names for {n} problems")
+        if self.thresholds.shape != (n,):
+            raise ModelFormatError(f"thresholds has {self.thresholds.size} values for {n} problems")
+        for name in ("coef", "intercept", "thresholds"):
+            if not np.all(np.isfinite(getattr(self, name))):
+                raise ModelFormatError(f"{name} contains NaN or infinite values")
+        if self.selected is not None:
+            if self.selected.shape != (d,):
+                raise ModelFormatError(
+                    f"{self.selected.size} selected features for {d} weights per problem")
+            if d and self.selected.min() < 0:
+                raise ModelFormatError("negative selected feature index")
+        if self.vocabulary is not None:
+            width = self.vocabulary.size
+            if self.selected is None and width != d:
+                raise ModelFormatError(f"vocabulary has {width} terms for {d} weights")
+            if self.selected is not None and d and self.selected.max() >= width:
+                raise ModelFormatError(
+                    f"selected feature index {int(self.selected.max())} is beyond the "
+                    f"vocabulary of {width} terms")
+            if self.idf is not None and self.idf.shape != (width,):
+                raise ModelFormatError(f"idf has {self.idf.size} values for {width} terms")
+
+    # -- scoring --------------------------------------------------------
+    @property
+    def n_features_in_(self):
+        """Width of the matrix :meth:`decision_function` expects."""
+        if self.vocabulary is not None:
+            return int(self.vocabulary.size)
+        if self.selected is not None:
+            return int(self.selected.max()) + 1 if self.selected.size else 0
+        return self.coef.shape[1]
+
+    def vectorizer(self):
+        """A :class:`textwin.text.TextVectorizer` rebuilt with the stored vocabulary."""
+        if self.vocabulary is None:
+            raise ValueError(
+                "this model was trained on numeric features (svmlight), not on text: "
+                "score a matrix with decision_function(X) instead of raw documents")
+        if self._vectorizer is None:
+            from .text import TextVectorizer
+
+            vec = TextVectorizer(**self.preprocessing)
+            state = dict(vec.__dict__)
+            state["vocabulary_"] = {term: j for j, term in enumerate(self.vocabulary.tolist())}
+            state["n_features_out_"] = int(self.vocabulary.size)
+            if self.idf is not None:
+                state["idf_"] = self.idf.copy()
+            # The vectorizer's unpickling hook restores a fitted vectorizer from its
+            # attributes (and rebuilds the stemmer); here the attributes come from
+            # plain arrays, not from a pickle.
+            vec.__setstate__(state)
+            self._vectorizer = vec
+        return self._vectorizer
+
+    def transform(self, documents):
+        """Document-term matrix of raw ``documents`` restricted to the selected features."""
+        if isinstance(documents, str):
+            raise TypeError("pass a list of documents, not one string")
+        X = self.vectorizer().transform(list(documents))
+        return self._select(X)
+
+    def _select(self, X):
+        X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
+        return X if self.selected is None else X[:, self.selected]
+
+    def decision_function(self, X):
+        """Scores (n_documents x n_problems) of a document-term matrix ``X``
+        (all vocabulary columns) or of a list of raw documents."""
+        if isinstance(X, (list, tuple)) or (isinstance(X, np.ndarray) and X.dtype.kind in "UO"):
+            Xs = self.transform(X)
+        else:
+            Xs = self._select(X)
+        scores = Xs @ self.coef.T
+        return np.asarray(scores, dtype=np.float64) + self.intercept
+
+    def predict(self, X):
+        """Indicator matrix: 1 where a score is above its category's threshold."""
+        return (self.decision_function(X) > self.thresholds).astype(np.uint8)
+
+    def __repr__(self):
+        n, d = self.coef.shape
+        voc = "numeric features" if self.vocabulary is None else f"{self.vocabulary.size} terms"
+        return f"TextModel({n} categories, {d} weights each, {voc})"
+
+
+def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
+                thresholds=None, metadata=None):
+    """Build a :class:`TextModel` from a fitted estimator and optional preprocessing."""
+    coef = model.coef_
+    coef = coef.toarray() if sp.issparse(coef) else np.asarray(coef, dtype=np.float64)
+    coef = np.atleast_2d(coef)
+    intercept = np.broadcast_to(
+        np.asarray(getattr(model, "intercept_", 0.0), dtype=np.float64).reshape(-1),
+        (coef.shape[0],)).copy()
+    if target_names is None:
+        classes = getattr(model, "classes_", None)
+        if classes is not None and len(classes) == coef.shape[0]:
+            target_names = [str(c) for c in classes]
+        elif classes is not None and coef.shape[0] == 1 and len(classes) == 2:
+            target_names = [str(classes[1])]
+        else:
+            target_names = [f"category_{i}" for i in range(coef.shape[0])]
+    vocabulary = preprocessing = idf = None
+    if vectorizer is not None:
+        terms = [None] * len(vectorizer.vocabulary_)
+        for term, j in vectorizer.vocabulary_.items():
+            terms[j] = term
+        vocabulary = terms
+        preprocessing = {k: v for k, v in _estimator_params(vectorizer).items()}
+        idf = getattr(vectorizer, "idf_", None)
+    selected = None
+    if selector is not None:
+        selected = np.asarray(selector.get_support(indices=True), dtype=np.int64)
+    if thresholds is None and hasattr(model, "thresholds_"):
+        thresholds = model.thresholds_
+    meta = {
+        "estimator": type(model).__module__ + "." + type(model).__qualname__,
+        "params": _estimator_params(model),
+    }
+    if selector is not None:
+        meta["selector"] = type(selector).__module__ + "." + type(selector).__qualname__
+        meta["selector_params"] = _estimator_params(selector)
+    for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
+        if hasattr(model, attr):
+            meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
+    meta.update(metadata or {})
+    return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
+                     preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta)
+
+
+def save_model(path, model, *, vectorizer=None, selector=None, target_names=None,
+               thresholds=None, metadata=None):
+    """Write a model file (atomically) and return the :class:`TextModel` written.
+
+    Parameters
+    ----------
+    path : str or Path
+        Destination; ``.npz`` is the conventional suffix.
+    model : TextModel, sklearn Pipeline or fitted linear estimator
+        A ``Pipeline`` is taken apart as (vectorizer, [selector,] estimator):
+        its first step must have ``vocabulary_``, an optional middle step
+        ``get_support``, its last step ``coef_``. A bare estimator needs
+        ``coef_`` (and ``intercept_``); pass ``vectorizer``/``selector`` to make
+        it score raw text.
+    vectorizer, selector : fitted transformers, optional
+    target_names : list of str, optional
+        Category names (default: the estimator's ``classes_``).
+    thresholds : array, optional
+        Per-category decision thresholds (default 0).
+    metadata : dict, optional
+        Extra JSON-serialisable information (training scores, corpus, ...).
+    """
+    if not isinstance(model, TextModel):
+        steps = getattr(model, "steps", None)
+        if steps is not None:
+            parts = [step for _, step in steps if step not in (None, "passthrough")]
+            estimator = parts[-1]
+            for part in parts[:-1]:
+                if hasattr(part, "vocabulary_"):
+                    vectorizer = part
+                elif hasattr(part, "get_support"):
+                    selector = part
+                else:
+                    raise ValueError(
+                        f"cannot store pipeline step {type(part).__name__}: a model file "
+                        "holds a vectorizer, a feature selector and a linear estimator")
+            model = estimator
+        if not hasattr(model, "coef_"):
+            raise ValueError(
+                f"{type(model).__name__} has no coef_: fit a linear estimator before saving it")
+        model = _from_parts(model, vectorizer=vectorizer, selector=selector,
+                            target_names=target_names, thresholds=thresholds, metadata=metadata)
+    elif metadata:
+        model.metadata.update(metadata)
+
+    meta = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "textwin_version": __version__,
+        "target_names": model.target_names,
+        "preprocessing": _jsonable(model.preprocessing),
+        "metadata": _jsonable(model.metadata) or {},
+    }
+    arrays = {
+        "coef": model.coef,
+        "intercept": model.intercept,
+        "thresholds": model.thresholds,
+    }
+    if model.vocabulary is not None:
+        arrays["vocabulary"] = model.vocabulary
+    if model.selected is not None:
+        arrays["selected"] = model.selected
+    if model.idf is not None:
+        arrays["idf"] = model.idf
+    arrays[_META_KEY] = np.frombuffer(json.dumps(meta).encode("utf-8"), dtype=np.uint8)
+    with atomic_write(path) as fh:
+        np.savez_compressed(fh, **arrays)
+    return model
+
+
+def _bad(path, why):
+    return ModelFormatError(
+        f"{path} is not a usable textwin model file ({why}); re-create it with "
+        "`textwin train --output MODEL.npz` or textwin.persistence.save_model")
+
+
+def load_model(path):
+    """Read a model file written by :func:`save_model`.
+
+    Never unpickles: arrays are read with ``allow_pickle=False`` and the
+    metadata is JSON.
+
+    Raises
+    ------
+    FileNotFoundError
+        The file does not exist.
+    ModelFormatError
+        The file is corrupted, truncated, not a textwin model, or written by a
+        textwin whose major format version this one does not know.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"model file not found: {path}")
+    try:
+        npz = np.load(path, allow_pickle=False)
+        if not hasattr(npz, "files"):
+            raise _bad(path, "a bare .npy array, not an .npz archive")
+        with npz:
+            names = set(npz.files)
+            if _META_KEY not in names:
+                raise _bad(path, "no textwin metadata: another program's .npz")
+            raw = npz[_META_KEY]
+            arrays = {k: npz[k] for k in _ARRAYS if k in names}
+    except ModelFormatError:
+        raise
+    except (OSError, ValueError, EOFError, KeyError, zipfile.BadZipFile, zipfile.LargeZipFile,
+            RuntimeError, UnicodeDecodeError) as exc:
+        raise _bad(path, f"cannot be read as an .npz archive: {exc}") from None
+
+    if raw.dtype != np.uint8 or raw.ndim != 1:
+        raise _bad(path, "metadata is not a byte string")
+    try:
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise _bad(path, f"metadata is not valid JSON: {exc}") from None
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
+        raise _bad(path, "metadata does not name the textwin model format")
+    version = str(meta.get("format_version", ""))
+    major = version.split(".")[0]
+    if major != FORMAT_VERSION.split(".")[0]:
+        raise ModelFormatError(
+            f"{path} uses model format {version!r} (written by textwin "
+            f"{meta.get('textwin_version', '?')}); this textwin {__version__} reads format "
+            f"{FORMAT_VERSION.split('.')[0]}.x: upgrade textwin or re-train the model")
+    for key in ("coef", "intercept"):
+        if key not in arrays:
+            raise _bad(path, f"the {key!r} array is missing")
+    if arrays["coef"].ndim != 2:
+        raise _bad(path, f"coef has {arrays['coef'].ndim} dimensions, expected 2")
+    for key, arr in arrays.items():
+        if key == "vocabulary":
+            if arr.dtype.kind != "U" or arr.ndim != 1:
+                raise _bad(path, "vocabulary is not an array of strings")
+        elif key == "selected":
+            if arr.dtype.kind not in "iu" or arr.ndim != 1:
+                raise _bad(path, "selected is not an array of integers")
+        elif arr.dtype.kind not in "fiu":
+            raise _bad(path, f"{key} is not numeric")
+    try:
+        return TextModel(
+            arrays["coef"], arrays["intercept"], meta.get("target_names") or [],
+            vocabulary=arrays.get("vocabulary"), selected=arrays.get("selected"),
+            preprocessing=meta.get("preprocessing") or {}, idf=arrays.get("idf"),
+            thresholds=arrays.get("thresholds"),
+            metadata=dict(meta.get("metadata") or {},
+                          textwin_version=meta.get("textwin_version"),
+                          format_version=version))
+    except ModelFormatError as exc:
+        raise _bad(path, str(exc)) from None
