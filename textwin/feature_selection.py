@@ -56,8 +56,9 @@ def _indicator_from_target(Y, n_samples):
     """
     if Y is None:
         raise ValueError(
-            "InformationGain is supervised: call fit(X, Y) with Y a multi-label "
-            "indicator of shape (n_samples, n_categories) or a label vector y."
+            "InformationGain requires y to be passed, but the target y is None: "
+            "call fit(X, Y) with Y a multi-label indicator of shape "
+            "(n_samples, n_categories) or a label vector y."
         )
     if sp.issparse(Y):
         Y = sp.csr_matrix(Y)
@@ -71,10 +72,11 @@ def _indicator_from_target(Y, n_samples):
         if Y.ndim == 1:
             if Y.dtype.kind == "f" and np.isnan(Y).any():
                 raise ValueError("y contains NaN; give every document a class label.")
-            kind = type_of_target(Y, input_name="y")
+            kind = type_of_target(Y, input_name="y", raise_unknown=True)
             if kind not in ("binary", "multiclass"):
                 raise ValueError(
-                    f"InformationGain needs class labels, but y looks {kind!r}. "
+                    f"Unknown label type: InformationGain needs class labels, but y "
+                    f"looks {kind!r}. "
                     "Pass integer or string labels, or a 0/1 indicator matrix for "
                     "multi-label data."
                 )
@@ -232,7 +234,7 @@ class InformationGain(SelectorMixin, BaseEstimator):
     ``k``-th place (``SelectKBest`` keeps the higher one). A feature present in every
     document or in none has IG exactly 0.
 
-    Cost: ``O(nnz(X) * labels per document)`` for the counts, then
+    Cost: ``O(nnz(X) * (1 + categories per document))`` for the counts, then
     ``O(n_features * n_classes)`` time and memory for the scores (as ``chi2``).
 
     Examples
@@ -297,7 +299,8 @@ class InformationGain(SelectorMixin, BaseEstimator):
             columns.append(sp.csr_matrix(no_category[:, None]))
         columns.append(sp.csr_matrix(np.ones((n_samples, 1))))
         E = sp.hstack(columns, format="csr")
-        counts = (E.T @ _binary_presence(X)).toarray().T  # (features, K+1)
+        counts = E.T @ _binary_presence(X)  # sparse X: sparse; dense X: dense
+        counts = (counts.toarray() if sp.issparse(counts) else np.asarray(counts)).T
         df = counts[:, -1]  # documents containing each word
         joint = counts[:, :-1]  # events of each class whose document has the word
         n_c = np.asarray(E.sum(axis=0)).ravel()[:-1]

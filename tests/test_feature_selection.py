@@ -1,0 +1,320 @@
+"""InformationGain against an independent brute force (math.md §11)."""
+import math
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.linear_model import LogisticRegression
+from sklearn.multiclass import OneVsRestClassifier
+from sklearn.pipeline import Pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from textwin.feature_selection import InformationGain, information_gain
+
+
+# ------------------------------------------------------------------ brute force
+def brute_force_ig(Xd, events):
+    """IG of every column of dense ``Xd`` from an explicit list of events.
+
+    ``events`` is a list of (document, class) pairs; every probability is an
+    explicit ratio of event counts, summed with loops, as written in math.md §11.
+    """
+    N = len(events)
+    classes = sorted({c for _, c in events}, key=str)
+    h = 0.0
+    for c in classes:
+        p_c = sum(1 for _, k in events if k == c) / N
+        h -= p_c * math.log(p_c)
+    scores = []
+    for t in range(Xd.shape[1]):
+        with_t = [k for d, k in events if Xd[d, t] != 0]
+        without_t = [k for d, k in events if Xd[d, t] == 0]
+        ig = h
+        for part in (with_t, without_t):
+            if not part:
+                continue
+            p_part = len(part) / N
+            inner = 0.0
+            for c in classes:
+                p_c_given = part.count(c) / len(part)
+                if p_c_given > 0:
+                    inner += p_c_given * math.log(p_c_given)
+            ig += p_part * inner
+        scores.append(ig)
+    return np.array(scores)
+
+
+def pair_events(Y):
+    """(document, category) pairs; a document with no category is one 'none' event."""
+    events = []
+    for d in range(Y.shape[0]):
+        labels = [c for c in range(Y.shape[1]) if Y[d, c]]
+        events.extend((d, c) for c in labels or ["none"])
+    return events
+
+
+def binary_events(Y, c):
+    return [(d, bool(Y[d, c])) for d in range(Y.shape[0])]
+
+
+def random_data(seed, n=40, d=15, n_cat=4, density=0.3):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=rng,
+                  data_rvs=lambda k: rng.integers(1, 4, k))
+    Y = (rng.random((n, n_cat)) < 0.3).astype(int)
+    return X, Y
+
+
+# --------------------------------------------------------------- exact values
+@pytest.mark.parametrize("seed", range(4))
+def test_global_matches_brute_force_over_pairs(seed):
+    X, Y = random_data(seed)
+    assert (Y.sum(axis=1) == 0).any() and (Y.sum(axis=1) > 1).any()  # both cases occur
+    expected = brute_force_ig(X.toarray(), pair_events(Y))
+    got = InformationGain(k=5).fit(X, Y).scores_
+    assert_allclose(got, expected, rtol=1e-10, atol=1e-14)
+    assert (expected > 1e-3).sum() > 5  # the test compares real signal, not zeros
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_per_category_matches_brute_force_and_aggregates(seed):
+    X, Y = random_data(seed, n_cat=3)
+    Xd = X.toarray()
+    per_cat = np.array([brute_force_ig(Xd, binary_events(Y, c)) for c in range(3)])
+    n_c = Y.sum(axis=0)
+    expected = {
+        "max": per_cat.max(axis=0),
+        "mean": per_cat.mean(axis=0),
+        "weighted": (n_c[:, None] * per_cat).sum(axis=0) / n_c.sum(),
+    }
+    for aggregate, want in expected.items():
+        sel = InformationGain(k=3, scope="per_category", aggregate=aggregate).fit(X, Y)
+        assert_allclose(sel.scores_per_category_, per_cat, rtol=1e-10, atol=1e-14)
+        assert_allclose(sel.scores_, want, rtol=1e-10, atol=1e-14)
+
+
+def test_global_differs_from_per_category():
+    # Guards against "global" silently computing a per-category aggregate.
+    X, Y = random_data(0)
+    g = InformationGain(k=1).fit(X, Y).scores_
+    for aggregate in ("max", "mean", "weighted"):
+        p = InformationGain(k=1, scope="per_category", aggregate=aggregate).fit(X, Y).scores_
+        assert not np.allclose(g, p)
+
+
+def test_hand_computed_value():
+    # Pairs: d0 -> c0; d1 -> c0, c1; d2 -> c1; d3 -> none. N = 5 events.
+    # H(C) = -(.4 ln .4 + .4 ln .4 + .2 ln .2). Word 0 is in d0, d1: events
+    # (c0, c0, c1) with it, (c1, none) without.
+    X = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    Y = np.array([[1, 0], [1, 1], [0, 1], [0, 0]])
+    h = -(2 * 0.4 * math.log(0.4) + 0.2 * math.log(0.2))
+    h_with = -(2 / 3 * math.log(2 / 3) + 1 / 3 * math.log(1 / 3))
+    h_without = math.log(2)
+    expected0 = h - 3 / 5 * h_with - 2 / 5 * h_without
+    assert_allclose(InformationGain(k=1).fit(X, Y).scores_[0], expected0, rtol=1e-12)
+
+
+@pytest.mark.parametrize("labels", [["a", "b", "c"], [0, 1, 2], [-1, 1, 7]])
+def test_label_vector_y(labels):
+    X, _ = random_data(5)
+    rng = np.random.default_rng(5)
+    y = np.array(labels, dtype=object)[rng.integers(0, 3, X.shape[0])].astype(type(labels[0]))
+    events = list(enumerate(y.tolist()))
+    sel = InformationGain(k=4).fit(X, y)
+    assert_allclose(sel.scores_, brute_force_ig(X.toarray(), events), rtol=1e-10, atol=1e-14)
+    assert_array_equal(sel.classes_, sorted(labels))
+    per = InformationGain(k=4, scope="per_category").fit(X, y)
+    for i, c in enumerate(sel.classes_):
+        ev = [(d, k == c) for d, k in enumerate(y.tolist())]
+        assert_allclose(per.scores_per_category_[i], brute_force_ig(X.toarray(), ev),
+                        rtol=1e-10, atol=1e-14)
+
+
+def test_single_label_indicator_equals_label_vector():
+    # Each document in exactly one category: pair events = document events.
+    X, _ = random_data(6)
+    y = np.random.default_rng(6).integers(0, 3, X.shape[0])
+    Y = np.eye(3, dtype=int)[y]
+    assert_allclose(InformationGain(k="all").fit(X, Y).scores_, InformationGain(k="all").fit(X, y).scores_,
+                    rtol=1e-13)
+
+
+# ---------------------------------------------------------- input formats
+def test_sparse_and_dense_inputs_give_identical_scores():
+    X, Y = random_data(7)
+    ref = InformationGain(k=3).fit(X, Y).scores_
+    variants = [X.toarray(), X.tocsc(), sp.csr_array(X), X.astype(np.float32),
+                X.toarray().astype(bool)]
+    for Xv in variants:
+        assert_array_equal(InformationGain(k=3).fit(Xv, Y).scores_, ref)
+    for Yv in (sp.csr_matrix(Y), sp.csc_matrix(Y), Y.astype(bool), Y.astype(float)):
+        assert_array_equal(InformationGain(k=3).fit(X, Yv).scores_, ref)
+    # Nonzero values (even negative) mean "present": only the pattern matters.
+    X_neg = X.copy()
+    X_neg.data = -X_neg.data * 7.5
+    assert_array_equal(InformationGain(k=3).fit(X_neg, Y).scores_, ref)
+
+
+def test_stored_zeros_and_duplicates_are_not_double_counted():
+    X, Y = random_data(8)
+    ref = InformationGain(k="all").fit(X, Y).scores_
+    # Rebuild X in CSR with every entry stored twice (two halves) and an explicit
+    # zero stored at one absent place per row: a non-canonical matrix.
+    data, indices, indptr = [], [], [0]
+    for i in range(X.shape[0]):
+        row = X.getrow(i)
+        absent = int(np.flatnonzero(X.toarray()[i] == 0)[0])
+        indices += list(row.indices) * 2 + [absent]
+        data += list(row.data / 2) * 2 + [0.0]
+        indptr.append(len(indices))
+    X_messy = sp.csr_matrix((np.array(data), np.array(indices), np.array(indptr)),
+                            shape=X.shape)
+    assert not X_messy.has_canonical_format
+    before = X_messy.data.copy()
+    assert_array_equal(InformationGain(k="all").fit(X_messy, Y).scores_, ref)
+    assert_array_equal(X_messy.data, before)  # the user's matrix is left alone
+
+
+def test_feature_in_every_or_no_document_scores_zero():
+    X, Y = random_data(9)
+    Xd = X.toarray()
+    Xd[:, 0] = 1  # everywhere
+    Xd[:, 1] = 0  # nowhere
+    for scope in ("global", "per_category"):
+        sel = InformationGain(k=2, scope=scope).fit(sp.csr_matrix(Xd), Y)
+        assert sel.scores_[0] == 0.0 and sel.scores_[1] == 0.0
+        assert (sel.scores_[2:] >= 0).all()
+    assert_allclose(brute_force_ig(Xd, pair_events(Y))[:2], 0.0, atol=1e-14)
+
+
+def test_does_not_densify_sparse_x():
+    # Dense float64 X would take 160 MB; the counts need a few MB.
+    n, d = 50_000, 400
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix((np.ones(3000), (rng.integers(0, n, 3000), rng.integers(0, d, 3000))),
+                      shape=(n, d))
+    Y = sp.csr_matrix((rng.random((n, 3)) < 0.01).astype(float))
+    tracemalloc.start()
+    try:
+        InformationGain(k=10).fit(X, Y)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 20e6, f"peak {peak / 1e6:.0f} MB suggests X was densified"
+
+
+# ------------------------------------------------------------------ selection
+def test_top_k_is_brute_force_ranking():
+    X, Y = random_data(10, d=30)
+    brute = brute_force_ig(X.toarray(), pair_events(Y))
+    sel = InformationGain(k=8).fit(X, Y)
+    mask = sel.get_support()
+    assert mask.sum() == 8
+    assert brute[mask].min() >= brute[~mask].max() - 1e-12
+    assert_array_equal(sel.transform(X).toarray(), X.toarray()[:, mask])
+
+
+def test_ties_keep_lower_feature_index():
+    X, Y = random_data(11, d=10)
+    Xd = X.toarray()
+    Xt = np.hstack([Xd, Xd])  # column j + 10 duplicates column j: exact ties
+    sel = InformationGain(k=10).fit(sp.csr_matrix(Xt), Y)
+    s = sel.scores_
+    assert_array_equal(s[:10], s[10:])
+    order = sorted(range(20), key=lambda j: (-s[j], j))
+    expected = np.zeros(20, dtype=bool)
+    expected[order[:10]] = True
+    assert_array_equal(sel.get_support(), expected)
+    # With k = 1 the best column is chosen over its later copy.
+    best = int(np.argmax(s[:10]))
+    assert_array_equal(np.flatnonzero(InformationGain(k=1).fit(Xt, Y).get_support()), [best])
+
+
+def test_k_all_zero_and_too_large():
+    X, Y = random_data(12)
+    assert InformationGain(k="all").fit(X, Y).get_support().all()
+    assert not InformationGain(k=0).fit(X, Y).get_support().any()
+    with pytest.warns(UserWarning, match="greater than n_features"):
+        sel = InformationGain(k=100).fit(X, Y)
+    assert sel.get_support().all()
+
+
+def test_information_gain_function():
+    X, Y = random_data(13)
+    assert_array_equal(information_gain(X, Y), InformationGain(k="all").fit(X, Y).scores_)
+    assert information_gain(X, Y, scope="per_category").shape == (Y.shape[1], X.shape[1])
+
+
+# ------------------------------------------------------------------ pipeline
+def test_pipeline_with_multilabel_y():
+    # sklearn#7628: SelectKBest breaks when a Pipeline passes a multi-label Y.
+    X, Y = random_data(14, n=80, d=30)
+    pipe = Pipeline([("ig", InformationGain(k=10)),
+                     ("clf", OneVsRestClassifier(LogisticRegression()))])
+    pipe.fit(X, Y)
+    assert pipe.predict(X).shape == Y.shape
+    assert_array_equal(pipe.named_steps["ig"].get_support(),
+                       InformationGain(k=10).fit(X, Y).get_support())
+    assert pipe.named_steps["clf"].n_features_in_ == 10
+
+
+def test_clone_and_params():
+    from sklearn.base import clone
+    sel = InformationGain(k=7, scope="per_category", aggregate="mean")
+    assert clone(sel).get_params() == {"k": 7, "scope": "per_category", "aggregate": "mean"}
+    assert not hasattr(sel, "scores_")
+
+
+# ------------------------------------------------------------------ bad input
+@pytest.mark.parametrize("params, match", [
+    ({"k": -1}, "k must be"),
+    ({"k": 2.5}, "k must be"),
+    ({"k": "most"}, "k must be"),
+    ({"scope": "local"}, "scope must be"),
+    ({"aggregate": "median"}, "aggregate must be"),
+])
+def test_bad_parameters(params, match):
+    X, Y = random_data(15)
+    with pytest.raises(ValueError, match=match):
+        InformationGain(**params).fit(X, Y)
+
+
+def test_bad_targets_and_inputs():
+    X, Y = random_data(16)
+    with pytest.raises(ValueError, match="requires y"):
+        InformationGain(k="all").fit(X)
+    with pytest.raises(ValueError, match="must match"):
+        InformationGain(k="all").fit(X, Y[:-1])
+    with pytest.raises(ValueError, match="must match"):
+        InformationGain(k="all").fit(X, np.arange(3))
+    with pytest.raises(ValueError, match="0/1 multi-label indicator"):
+        InformationGain(k="all").fit(X, Y * 2)
+    with pytest.raises(ValueError, match="NaN"):
+        InformationGain(k="all").fit(X, np.where(Y == 1, np.nan, 0.0))
+    with pytest.raises(ValueError, match="class labels"):
+        InformationGain(k="all").fit(X, np.random.default_rng(0).random(X.shape[0]))
+    with pytest.raises(ValueError, match="no category column"):
+        InformationGain(k="all").fit(X, np.zeros((X.shape[0], 0)))
+    Xd = X.toarray().astype(float)
+    Xd[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        InformationGain(k="all").fit(Xd, Y)
+    with pytest.raises(ValueError):
+        InformationGain(k="all").fit(X, Y).transform(X[:, :3])  # wrong number of features
+
+
+def test_no_warning_in_normal_use():
+    X, Y = random_data(17)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        InformationGain(k=3, scope="per_category").fit(X, Y).transform(X)
+
+
+# ------------------------------------------------------------ sklearn contract
+@parametrize_with_checks([InformationGain(k=2), InformationGain(k=2, scope="per_category")])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
