@@ -1,0 +1,28 @@
+"""Data sets: Reuters-21578 (ModApte), synthetic Winnow data, and where they live.
+
+Nothing is downloaded at import; :func:`fetch_reuters21578` downloads only when
+the corpus is missing and ``download_if_missing=True``.
+"""
+from ._base import get_cache_dir, get_data_home
+from ._reuters import (
+    REUTERS_TOP10,
+    ReutersFormatError,
+    fetch_reuters21578,
+    load_reuters_vectorized,
+)
+
+__all__ = [
+    "REUTERS_TOP10",
+    "ReutersFormatError",
+    "fetch_reuters21578",
+    "get_cache_dir",
+    "get_data_home",
+    "load_reuters_vectorized",
+]
+
+try:  # written by the estimator engineer; optional while it is in progress
+    from ._synthetic import make_winnow_data  # noqa: F401
+except ImportError:
+    pass
+else:
+    __all__.append("make_winnow_data")

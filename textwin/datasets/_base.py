@@ -1,0 +1,227 @@
+"""Where data and caches live, and how archives are downloaded and unpacked.
+
+Nothing here touches the network at import. Every file written goes through
+:func:`textwin._io.atomic_write`, so an interrupted download or extraction
+never leaves a half-written file that a later run would trust.
+"""
+import contextlib
+import hashlib
+import os
+import shutil
+import sys
+import tarfile
+import tempfile
+import urllib.request
+import zipfile
+from collections import namedtuple
+from pathlib import Path, PurePosixPath
+
+from .._io import atomic_write
+
+__all__ = ["get_data_home", "get_cache_dir", "RemoteFileMetadata"]
+
+DATA_HOME_ENV = "TEXTWIN_DATA_HOME"
+CACHE_DIR_ENV = "TEXTWIN_CACHE_DIR"
+
+#: A file to download: its name once saved, where from, and (if known) its
+#: SHA-256. The archive digest may be ``None`` when only the digests of its
+#: members are recorded.
+RemoteFileMetadata = namedtuple("RemoteFileMetadata", ["filename", "url", "checksum"])
+
+_CHUNK = 1 << 16
+
+
+def get_data_home(data_home=None):
+    """Return the folder that holds textwin's data sets.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        The folder. When ``None``, the environment variable
+        ``TEXTWIN_DATA_HOME`` is used if set, else ``~/textwin_data``. ``~`` is
+        expanded.
+
+    Returns
+    -------
+    data_home : pathlib.Path
+        The folder. It is created if missing and possible; a folder that
+        exists read-only is fine (see :func:`get_cache_dir`).
+    """
+    if data_home is None:
+        data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
+    path = Path(data_home).expanduser()
+    with contextlib.suppress(OSError):
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _writable_dir(path):
+    """Create ``path`` if needed and return it if files can be written there."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return path if os.access(path, os.W_OK | os.X_OK) else None
+
+
+def get_cache_dir(data_home=None):
+    """Return the folder for derived caches (parsed and vectorized corpora).
+
+    The first writable one of: ``<data_home>/cache``, the environment variable
+    ``TEXTWIN_CACHE_DIR``, the user cache folder (``$XDG_CACHE_HOME/textwin``,
+    default ``~/.cache/textwin``). A read-only data home (a shared corpus, a CI
+    fixture) therefore works: the caches go elsewhere.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As for :func:`get_data_home`.
+
+    Returns
+    -------
+    cache_dir : pathlib.Path
+
+    Raises
+    ------
+    OSError
+        If none of the candidates is writable.
+    """
+    candidates = [get_data_home(data_home) / "cache"]
+    if os.environ.get(CACHE_DIR_ENV):
+        candidates.append(Path(os.environ[CACHE_DIR_ENV]).expanduser())
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
+    candidates.append(Path(xdg).expanduser() / "textwin")
+    for path in candidates:
+        if _writable_dir(path) is not None:
+            return path
+    raise OSError(
+        "no writable cache folder among "
+        + ", ".join(str(p) for p in candidates)
+        + f"; set {CACHE_DIR_ENV} to a writable folder"
+    )
+
+
+def sha256_file(path):
+    """Hex SHA-256 of a file, read in chunks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(_CHUNK), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _progress(total, desc):
+    """A tqdm bar on stderr, switched off when stderr is not a terminal."""
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=total,
+        desc=desc,
+        unit="B",
+        unit_scale=True,
+        unit_divisor=1024,
+        file=sys.stderr,
+        disable=not sys.stderr.isatty(),
+        leave=False,
+    )
+
+
+# Indirection so that tests can serve a file without a network.
+_urlopen = urllib.request.urlopen
+
+
+def fetch_remote(remote, dirname, *, timeout=60):
+    """Download ``remote.url`` to ``dirname / remote.filename`` atomically.
+
+    Shows a progress bar on stderr (when it is a terminal). If
+    ``remote.checksum`` is set, the file's SHA-256 must match, otherwise the
+    download is deleted and :class:`OSError` says so.
+
+    Returns
+    -------
+    path : pathlib.Path
+    """
+    path = Path(dirname) / remote.filename
+    digest = hashlib.sha256()
+    with _urlopen(remote.url, timeout=timeout) as response:
+        length = response.headers.get("Content-Length") if response.headers else None
+        total = int(length) if length and str(length).isdigit() else None
+        with atomic_write(path, "wb") as out, _progress(total, remote.filename) as bar:
+            for chunk in iter(lambda: response.read(_CHUNK), b""):
+                out.write(chunk)
+                digest.update(chunk)
+                bar.update(len(chunk))
+            if remote.checksum is not None and digest.hexdigest() != remote.checksum:
+                # Raising inside atomic_write discards the temporary file.
+                raise OSError(
+                    f"the file downloaded from {remote.url} has SHA-256 "
+                    f"{digest.hexdigest()}, expected {remote.checksum}; it was "
+                    "deleted. The server may have changed the file: download it "
+                    "by hand (see the message below) or retry later."
+                )
+    return path
+
+
+def _check_member_name(name, archive):
+    """Refuse a member name that is absolute or climbs out of the target."""
+    pure = PurePosixPath(name.replace("\\", "/"))
+    if pure.is_absolute() or ".." in pure.parts or (pure.parts and ":" in pure.parts[0]):
+        raise OSError(
+            f"refusing to unpack {archive}: its member {name!r} would be written "
+            "outside the target folder. The archive is not the published one; "
+            "delete it and download it again."
+        )
+    return pure
+
+
+def iter_archive_members(archive, wanted):
+    """Yield ``(basename, bytes)`` for the members of ``archive`` named in ``wanted``.
+
+    ``archive`` is a ``.tar.gz``/``.tgz``/``.tar`` or a ``.zip``; a zip may
+    itself contain the tar.gz (that is how the UCI repository serves
+    Reuters-21578), which is then opened in memory. Members are matched by
+    their base name, wherever they sit in the archive. Every member name is
+    checked first: an absolute path, a ``..`` component, a link or a device
+    makes the whole archive refused, so nothing can be written outside the
+    target folder.
+    """
+    archive = Path(archive)
+    name = archive.name.lower()
+    if name.endswith(".zip"):
+        with zipfile.ZipFile(archive) as zf:
+            infos = zf.infolist()
+            for info in infos:
+                _check_member_name(info.filename, archive)
+            inner = [i for i in infos if i.filename.lower().endswith((".tar.gz", ".tgz"))]
+            found = False
+            for info in infos:
+                base = PurePosixPath(info.filename).name
+                if base in wanted and not info.is_dir():
+                    found = True
+                    yield base, zf.read(info)
+            if not found:
+                for info in inner:
+                    with tempfile.TemporaryDirectory() as tmp:
+                        tmp_path = Path(tmp) / PurePosixPath(info.filename).name
+                        with zf.open(info) as src, open(tmp_path, "wb") as dst:
+                            shutil.copyfileobj(src, dst, _CHUNK)
+                        yield from iter_archive_members(tmp_path, wanted)
+        return
+    try:
+        tf = tarfile.open(archive, "r:*")
+    except tarfile.TarError as exc:
+        raise OSError(f"{archive} is not a readable tar archive: {exc}") from None
+    with tf:
+        members = tf.getmembers()
+        for member in members:
+            _check_member_name(member.name, archive)
+            if not (member.isfile() or member.isdir()):
+                raise OSError(
+                    f"refusing to unpack {archive}: its member {member.name!r} is a "
+                    "link or a special file. The archive is not the published one; "
+                    "delete it and download it again."
+                )
+        for member in members:
+            base = PurePosixPath(member.name).name
+            if member.isfile() and base in wanted:
+                yield base, tf.extractfile(member).read()
