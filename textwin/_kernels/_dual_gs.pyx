@@ -1,0 +1,1339 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
+"""Dual Gauss-Seidel kernel: Algorithm 1 of Zhang's dual formulation (math.md §3).
+
+We minimize the dual
+
+    D(alpha) = (1/n) sum_i K_i(alpha_i) + lam h(v),   v = (1/(lam n)) sum_i alpha_i z_i,
+
+with ``z_i = y_i x_i`` (labels are folded on the fly, the CSR matrix is never
+copied), ``K_i(alpha) = s_i k(-alpha/s_i)`` the conjugate of the weighted loss
+``s_i f(u)`` (math.md §4, with a per-example weight ``s_i >= 0`` and target
+``t_i``) and ``h`` the conjugate of the regularizer ``g`` (math.md §5).  The
+primal is ``P(w) = (1/n) sum_i s_i f(w.z_i) + lam g(w)`` with ``w = grad h(v)``;
+``P + D`` is the duality gap (math.md §2), a sum of non-negative per-example
+terms, and the solver stops on ``gap / max(P, tiny) <= tol``.
+
+The pieces:
+
+- ``Loss`` subclasses (math.md §4): the conjugate ``K``, its derivatives, the
+  domain of ``alpha``, the per-example gap term and the one-dimensional step.
+- ``Regularizer`` subclasses (math.md §5): own ``v`` and whatever cache gives
+  ``w = grad h(v)`` cheaply (``w = v``; ``mu e^v``; the exponentials ``E`` and
+  their sum ``Z`` of the normalized rows), the margin ``b_i = w.x_i`` and the
+  curvature ``c_i = x_i' hess h(v) x_i`` of a row, the update of ``v`` along a
+  row, the once-per-epoch refresh, ``g(w)`` and ``h(v)``.
+- ``_epoch``: one short loop that combines them (math.md §3 and §6).
+
+Everything inside the solve is C: the whole run happens ``with nogil`` so that
+the estimator may train many categories in parallel threads on one matrix.
+"""
+from libc.math cimport exp, log, log1p, fabs, sqrt, sinh, expm1, isfinite, INFINITY, NAN
+from libc.stdint cimport uint64_t
+
+import numpy as np
+
+cdef double TINY = 1e-300          # floor of P in the relative gap
+cdef double BIG = 1e250            # rescale the stored exponentials beyond this
+cdef double SKIP_PG = 1e-12        # liblinear: skip a step when |projected gradient| <= this
+
+cdef enum:
+    STEP_AUTO = 0
+    STEP_NEWTON = 1
+    STEP_GRADIENT = 2
+
+
+cdef inline double _clip(double x, double lo, double hi) noexcept nogil:
+    if x < lo:
+        return lo
+    if x > hi:
+        return hi
+    return x
+
+
+cdef inline double _softplus(double x) noexcept nogil:
+    """np.logaddexp(0, x)"""
+    if x > 0:
+        return x + log1p(exp(-x))
+    return log1p(exp(x))
+
+
+cdef inline double _xlogx(double x) noexcept nogil:
+    if x <= 0:
+        return 0.0
+    return x * log(x)
+
+
+# ---------------------------------------------------------------------------
+# Losses (math.md §4), weighted: K(alpha) = s k(-alpha/s), domain scaled by s.
+# ---------------------------------------------------------------------------
+
+cdef class Loss:
+    """Base class: a convex loss ``f`` of the margin and its weighted conjugate.
+
+    All methods take the target margin ``t`` and the example weight ``s > 0``.
+    ``conj(alpha)`` is ``K(alpha) = s k(-alpha/s)``, the term of the dual.
+    """
+    cdef bint smooth_solve     # solve the 1-D problem to accuracy (logistic)
+
+    cdef double value(self, double u, double t) noexcept nogil:
+        """f(u), unweighted."""
+        return 0.0
+
+    cdef double conj(self, double a, double t, double s) noexcept nogil:
+        return 0.0
+
+    cdef double dconj(self, double a, double t, double s) noexcept nogil:
+        return 0.0
+
+    cdef double d2conj(self, double a, double t, double s) noexcept nogil:
+        return 0.0
+
+    cdef double lower(self, double s) noexcept nogil:
+        return -INFINITY
+
+    cdef double upper(self, double s) noexcept nogil:
+        return INFINITY
+
+    cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
+        """s f(u) + K(a) + a u >= 0 (Fenchel-Young), written without cancellation."""
+        return 0.0
+
+    cdef double project(self, double a, double delta, double s) noexcept nogil:
+        """The step actually taken once ``a + delta`` is brought into the domain."""
+        return _clip(a + delta, self.lower(s), self.upper(s)) - a
+
+    cdef double solve(self, double a, double b, double q, double t, double s,
+                      double cap) noexcept nogil:
+        """argmin over |delta| <= cap of K(a + delta) + b delta + q delta^2 / 2.
+
+        Only the logistic loss uses it (``smooth_solve``); the quadratic losses
+        take the Newton step of the epoch, which is exact for them.
+        """
+        return 0.0
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+cdef class Hinge(Loss):
+    """f(u) = max(0, t - u);  K(alpha) = -t alpha on 0 <= alpha <= s."""
+
+    cdef double value(self, double u, double t) noexcept nogil:
+        return t - u if u < t else 0.0
+
+    cdef double conj(self, double a, double t, double s) noexcept nogil:
+        return -t * a
+
+    cdef double dconj(self, double a, double t, double s) noexcept nogil:
+        return -t
+
+    cdef double d2conj(self, double a, double t, double s) noexcept nogil:
+        return 0.0
+
+    cdef double lower(self, double s) noexcept nogil:
+        return 0.0
+
+    cdef double upper(self, double s) noexcept nogil:
+        return s
+
+    cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
+        # s max(0, t-u) - a (t-u): (s-a)(t-u) when u < t, a (u-t) otherwise
+        if u < t:
+            return (s - a) * (t - u)
+        return a * (u - t)
+
+
+cdef class SquaredHinge(Loss):
+    """Modified least squares: f(u) = (t-u)_+^2;  K = -t alpha + alpha^2/(4s), alpha >= 0."""
+
+    cdef double value(self, double u, double t) noexcept nogil:
+        return (t - u) * (t - u) if u < t else 0.0
+
+    cdef double conj(self, double a, double t, double s) noexcept nogil:
+        return -t * a + a * a / (4.0 * s)
+
+    cdef double dconj(self, double a, double t, double s) noexcept nogil:
+        return -t + a / (2.0 * s)
+
+    cdef double d2conj(self, double a, double t, double s) noexcept nogil:
+        return 0.5 / s
+
+    cdef double lower(self, double s) noexcept nogil:
+        return 0.0
+
+    cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
+        cdef double r
+        if u <= t:
+            r = (t - u) - a / (2.0 * s)
+            return s * r * r
+        return a * (u - t) + a * a / (4.0 * s)
+
+
+cdef class LeastSquares(Loss):
+    """f(u) = (t-u)^2;  K = -t alpha + alpha^2/(4s), alpha real."""
+
+    cdef double value(self, double u, double t) noexcept nogil:
+        return (t - u) * (t - u)
+
+    cdef double conj(self, double a, double t, double s) noexcept nogil:
+        return -t * a + a * a / (4.0 * s)
+
+    cdef double dconj(self, double a, double t, double s) noexcept nogil:
+        return -t + a / (2.0 * s)
+
+    cdef double d2conj(self, double a, double t, double s) noexcept nogil:
+        return 0.5 / s
+
+    cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
+        cdef double r = (t - u) - a / (2.0 * s)
+        return s * r * r
+
+
+cdef class Logistic(Loss):
+    """f(u) = ln(1 + e^(t-u));  K = a ln(a/s) + (s-a) ln((s-a)/s) - t a on 0 < a < s.
+
+    The coordinate problem is solved to accuracy by a safeguarded Newton
+    method that keeps ``alpha`` strictly inside ``(0, s)`` (liblinear's dual
+    logistic solver is the model): a Newton iterate that leaves the bracket
+    of the root is replaced by the bracket's midpoint.
+    """
+
+    def __cinit__(self):
+        self.smooth_solve = True
+
+    cdef double value(self, double u, double t) noexcept nogil:
+        return _softplus(t - u)
+
+    cdef double conj(self, double a, double t, double s) noexcept nogil:
+        return _xlogx(a / s) * s + _xlogx((s - a) / s) * s - t * a
+
+    cdef double dconj(self, double a, double t, double s) noexcept nogil:
+        return log(a / (s - a)) - t
+
+    cdef double d2conj(self, double a, double t, double s) noexcept nogil:
+        return s / (a * (s - a))
+
+    cdef double lower(self, double s) noexcept nogil:
+        return 0.0
+
+    cdef double upper(self, double s) noexcept nogil:
+        return s
+
+    cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
+        # s KL(Bernoulli(a/s) || Bernoulli(sigmoid(t-u))) >= 0
+        cdef double m = t - u, p = a / s, r = (s - a) / s, out = 0.0
+        if p > 0:
+            out += p * (log(p) + _softplus(-m))
+        if r > 0:
+            out += r * (log(r) + _softplus(m))
+        return s * out if out > 0 else 0.0
+
+    cdef double project(self, double a, double delta, double s) noexcept nogil:
+        # a step leaving the open domain goes 90 % of the way to its edge
+        cdef double x = a + delta
+        if x <= 0:
+            x = 0.1 * a
+        elif x >= s:
+            x = s - 0.1 * (s - a)
+        return x - a
+
+    cdef double solve(self, double a, double b, double q, double t, double s,
+                      double cap) noexcept nogil:
+        cdef double lo = a - cap, hi = a + cap, x, g, h, xn, L, H
+        cdef int it
+        # the cap bounds are closed: stop on one if the derivative says so
+        if lo > 0:
+            if log(lo / (s - lo)) - t + b - q * cap >= 0:
+                return -cap
+        else:
+            lo = 0.0
+        if hi < s:
+            if log(hi / (s - hi)) - t + b + q * cap <= 0:
+                return cap
+        else:
+            hi = s
+        L = lo
+        H = hi
+        x = a
+        for it in range(100):
+            g = log(x / (s - x)) - t + b + q * (x - a)
+            if fabs(g) <= 1e-12:
+                break
+            if g > 0:
+                H = x
+            else:
+                L = x
+            h = s / (x * (s - x)) + q
+            xn = x - g / h
+            if not (L < xn < H):
+                xn = 0.5 * (L + H)
+            if xn == x:
+                break
+            x = xn
+        if not (0 < x < s):        # lost to rounding at the edge: no step
+            return 0.0
+        return x - a
+
+
+# ---------------------------------------------------------------------------
+# Regularizers (math.md §5): own v and the cache that gives w = grad h(v).
+# Rows arrive as raw pointers (values x, columns j, nnz); margins and
+# curvatures are of x_i, the caller folds the label in.
+# ---------------------------------------------------------------------------
+
+cdef class Regularizer:
+    """Base class: ``h(v)`` and ``w = grad h(v)`` over ``d`` features."""
+    cdef Py_ssize_t d
+    cdef double[::1] v
+    cdef double growth2          # bound on the curvature growth across a step is growth2 ** kappa
+    cdef bint entropy            # cap the exponent of a step (math.md §6)
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        return 0.0
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        """Return b = w.x_i and store c = x_i' hess h(v) x_i in curv."""
+        curv[0] = 0.0
+        return 0.0
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        """v <- v + dv * x_i; xconst is the common value of the row's entries or NaN."""
+        pass
+
+    cdef void refresh(self) noexcept nogil:
+        """Recompute every cache from v (once per epoch, against drift)."""
+        pass
+
+    cdef double value(self) noexcept nogil:
+        """g(w) >= 0 from the caches (call refresh first for an exact value)."""
+        return 0.0
+
+    cdef double conj_value(self) noexcept nogil:
+        """h(v), from the true v."""
+        return 0.0
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        pass
+
+
+cdef class Square(Regularizer):
+    """g = ||w||^2 / 2 = h, w = v, curvature ||x_i||^2 (precomputed)."""
+    cdef const double[::1] sq_norm
+
+    def __init__(self, Py_ssize_t d, const double[::1] sq_norm):
+        self.d = d
+        self.v = np.zeros(d)
+        self.sq_norm = sq_norm
+        self.growth2 = 1.0
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):                 # b = v @ x_i
+            b += self.v[j[k]] * x[k]
+        return b
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        curv[0] = self.sq_norm[i]
+        return self.margin(i, x, j, nnz)
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        cdef int k
+        for k in range(nnz):                 # v += dv * x_i
+            self.v[j[k]] += dv * x[k]
+
+    cdef double value(self) noexcept nogil:
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            out += self.v[k] * self.v[k]
+        return 0.5 * out
+
+    cdef double conj_value(self) noexcept nogil:
+        return self.value()
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            w[k] = self.v[k]
+
+
+cdef class Entropy(Regularizer):
+    """Unnormalized positive entropy: h = sum mu (e^v - 1), w = mu e^v (stored)."""
+    cdef const double[::1] mu
+    cdef double[::1] w
+
+    def __init__(self, Py_ssize_t d, const double[::1] mu):
+        self.d = d
+        self.v = np.zeros(d)
+        self.mu = mu
+        self.w = np.array(mu, dtype=np.float64)
+        self.growth2 = 2.718281828459045     # e^kappa
+        self.entropy = True
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):
+            b += self.w[j[k]] * x[k]
+        return b
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        cdef double b = 0.0, c = 0.0, wx
+        cdef int k
+        for k in range(nnz):
+            wx = self.w[j[k]] * x[k]
+            b += wx                          # b = w @ x_i
+            c += wx * x[k]                   # c = w @ x_i**2
+        curv[0] = c
+        return b
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        cdef int k
+        cdef double f
+        if xconst == xconst:                 # one exp for the whole row (binary data)
+            f = exp(dv * xconst)
+            for k in range(nnz):
+                self.v[j[k]] += dv * x[k]
+                self.w[j[k]] *= f
+        else:
+            for k in range(nnz):
+                self.v[j[k]] += dv * x[k]
+                self.w[j[k]] *= exp(dv * x[k])
+
+    cdef void refresh(self) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            self.w[k] = self.mu[k] * exp(self.v[k])
+
+    cdef double value(self) noexcept nogil:
+        # sum w ln(w/mu) - w + mu = sum mu (v e^v - e^v + 1)
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            out += self.w[k] * self.v[k] - self.mu[k] * expm1(self.v[k])
+        return out
+
+    cdef double conj_value(self) noexcept nogil:
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            out += self.mu[k] * expm1(self.v[k])
+        return out
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            w[k] = self.w[k]
+
+
+cdef class BalancedEntropy(Regularizer):
+    """Balanced unnormalized entropy: h = sum mu (e^v + e^-v - 2), w = mu (e^v - e^-v).
+
+    Stores wp = mu e^v and wm = mu e^-v (the duplication trick x~ = [x, -x]).
+    """
+    cdef const double[::1] mu
+    cdef double[::1] wp
+    cdef double[::1] wm
+
+    def __init__(self, Py_ssize_t d, const double[::1] mu):
+        self.d = d
+        self.v = np.zeros(d)
+        self.mu = mu
+        self.wp = np.array(mu, dtype=np.float64)
+        self.wm = np.array(mu, dtype=np.float64)
+        self.growth2 = 2.718281828459045
+        self.entropy = True
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):
+            b += (self.wp[j[k]] - self.wm[j[k]]) * x[k]
+        return b
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        cdef double b = 0.0, c = 0.0
+        cdef int k, jj
+        for k in range(nnz):
+            jj = j[k]
+            b += (self.wp[jj] - self.wm[jj]) * x[k]
+            c += (self.wp[jj] + self.wm[jj]) * x[k] * x[k]
+        curv[0] = c
+        return b
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        cdef int k, jj
+        cdef double f, fi
+        if xconst == xconst:
+            f = exp(dv * xconst)
+            fi = 1.0 / f
+            for k in range(nnz):
+                jj = j[k]
+                self.v[jj] += dv * x[k]
+                self.wp[jj] *= f
+                self.wm[jj] *= fi
+        else:
+            for k in range(nnz):
+                jj = j[k]
+                f = exp(dv * x[k])
+                self.v[jj] += dv * x[k]
+                self.wp[jj] *= f
+                self.wm[jj] /= f
+
+    cdef void refresh(self) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            self.wp[k] = self.mu[k] * exp(self.v[k])
+            self.wm[k] = self.mu[k] * exp(-self.v[k])
+
+    cdef double value(self) noexcept nogil:
+        # sum w asinh(w/(2mu)) - sqrt(w^2 + 4mu^2) + 2mu = sum w v - 4 mu sinh(v/2)^2
+        cdef double out = 0.0, sh
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            sh = sinh(0.5 * self.v[k])
+            out += (self.wp[k] - self.wm[k]) * self.v[k] - 4.0 * self.mu[k] * sh * sh
+        return out
+
+    cdef double conj_value(self) noexcept nogil:
+        cdef double out = 0.0, sh
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            sh = sinh(0.5 * self.v[k])
+            out += 4.0 * self.mu[k] * sh * sh
+        return out
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            w[k] = self.wp[k] - self.wm[k]
+
+
+cdef class NormalizedEntropy(Regularizer):
+    """Normalized positive entropy: h = A ln sum mu e^v, w = A mu e^v / Z.
+
+    ``w`` is never stored (every w_j depends on Z): we keep
+    ``E_j = mu_j e^(v_j - c)`` and ``Zs = sum_j E_j = Z e^(-c)`` with one common
+    scale ``c`` that keeps them finite (math.md §5).  ``mu`` is normalized to
+    sum 1, which makes ``g >= 0`` and changes no ``w``.
+    """
+    cdef double[::1] mu
+    cdef double[::1] E
+    cdef double Zs, c, A
+
+    def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
+        self.d = d
+        self.v = np.zeros(d)
+        self.mu = np.asarray(mu) / np.sum(mu)
+        self.E = np.array(self.mu, dtype=np.float64)
+        self.A = mass
+        self.growth2 = 2.718281828459045 ** 2    # e^(2 kappa)
+        self.entropy = True
+        self.refresh()
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):
+            b += self.E[j[k]] * x[k]
+        return self.A * b / self.Zs            # b = A sum_j mu_j e^v_j x_j / Z
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        cdef double b = 0.0, c = 0.0, ex
+        cdef int k
+        for k in range(nnz):
+            ex = self.E[j[k]] * x[k]
+            b += ex
+            c += ex * x[k]
+        b = self.A * b / self.Zs
+        c = self.A * c / self.Zs - b * b / self.A    # A times a variance
+        curv[0] = c if c > 0 else 0.0
+        return b
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        cdef int k, jj
+        cdef double f, old, dz = 0.0
+        if xconst == xconst:
+            f = exp(dv * xconst)
+            for k in range(nnz):
+                jj = j[k]
+                self.v[jj] += dv * x[k]
+                old = self.E[jj]
+                self.E[jj] = old * f
+                dz += self.E[jj] - old
+        else:
+            for k in range(nnz):
+                jj = j[k]
+                self.v[jj] += dv * x[k]
+                old = self.E[jj]
+                self.E[jj] = old * exp(dv * x[k])
+                dz += self.E[jj] - old
+        self.Zs += dz
+        if not (1.0 / BIG < self.Zs < BIG):
+            self.refresh()
+
+    cdef void refresh(self) noexcept nogil:
+        # c = max_j (v_j + ln mu_j): every E_j <= 1 and Zs >= 1
+        cdef Py_ssize_t k
+        cdef double m = -INFINITY, z = 0.0
+        for k in range(self.d):
+            if self.mu[k] > 0 and self.v[k] + log(self.mu[k]) > m:
+                m = self.v[k] + log(self.mu[k])
+        self.c = m
+        for k in range(self.d):
+            self.E[k] = self.mu[k] * exp(self.v[k] - m)
+            z += self.E[k]
+        self.Zs = z
+
+    cdef double value(self) noexcept nogil:
+        # g = sum w ln(w/(A mu)) = A sum_j p_j (v_j - c) - A ln Zs,  p = E / Zs
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            if self.E[k] > 0:
+                out += self.E[k] * (self.v[k] - self.c)
+        out = self.A * (out / self.Zs - log(self.Zs))
+        return out if out > 0 else 0.0
+
+    cdef double conj_value(self) noexcept nogil:
+        # A ln sum mu e^v, from the true v (log-sum-exp)
+        cdef double m = -INFINITY, z = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            if self.mu[k] > 0 and self.v[k] + log(self.mu[k]) > m:
+                m = self.v[k] + log(self.mu[k])
+        for k in range(self.d):
+            if self.mu[k] > 0:
+                z += exp(self.v[k] + log(self.mu[k]) - m)
+        return self.A * (m + log(z))
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            w[k] = self.A * self.E[k] / self.Zs
+
+
+cdef class BalancedNormalizedEntropy(Regularizer):
+    """Balanced normalized entropy: h = A ln sum mu (e^v + e^-v), w = A mu (e^v - e^-v)/Z.
+
+    Keeps ``Ep_j = mu_j e^(v_j - c)``, ``Em_j = mu_j e^(-v_j - c)`` and their total
+    ``Zs``; a rescale changes ``c`` only, never ``v`` (shifting ``v`` would move
+    ``e^v`` and ``e^-v`` in opposite directions).  ``mu`` is normalized to
+    ``sum 2 mu = 1``.
+    """
+    cdef double[::1] mu
+    cdef double[::1] Ep
+    cdef double[::1] Em
+    cdef double Zs, c, A
+
+    def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
+        self.d = d
+        self.v = np.zeros(d)
+        self.mu = np.asarray(mu) / (2.0 * np.sum(mu))
+        self.Ep = np.array(self.mu, dtype=np.float64)
+        self.Em = np.array(self.mu, dtype=np.float64)
+        self.A = mass
+        self.growth2 = 2.718281828459045 ** 2
+        self.entropy = True
+        self.refresh()
+
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):
+            b += (self.Ep[j[k]] - self.Em[j[k]]) * x[k]
+        return self.A * b / self.Zs
+
+    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                            double* curv) noexcept nogil:
+        cdef double b = 0.0, c = 0.0
+        cdef int k, jj
+        for k in range(nnz):
+            jj = j[k]
+            b += (self.Ep[jj] - self.Em[jj]) * x[k]
+            c += (self.Ep[jj] + self.Em[jj]) * x[k] * x[k]
+        b = self.A * b / self.Zs
+        c = self.A * c / self.Zs - b * b / self.A
+        curv[0] = c if c > 0 else 0.0
+        return b
+
+    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+        cdef int k, jj
+        cdef double f, fi, dz = 0.0, op, om
+        if xconst == xconst:
+            f = exp(dv * xconst)
+            fi = 1.0 / f
+            for k in range(nnz):
+                jj = j[k]
+                self.v[jj] += dv * x[k]
+                op = self.Ep[jj]
+                om = self.Em[jj]
+                self.Ep[jj] = op * f
+                self.Em[jj] = om * fi
+                dz += (self.Ep[jj] - op) + (self.Em[jj] - om)
+        else:
+            for k in range(nnz):
+                jj = j[k]
+                f = exp(dv * x[k])
+                self.v[jj] += dv * x[k]
+                op = self.Ep[jj]
+                om = self.Em[jj]
+                self.Ep[jj] = op * f
+                self.Em[jj] = om / f
+                dz += (self.Ep[jj] - op) + (self.Em[jj] - om)
+        self.Zs += dz
+        if not (1.0 / BIG < self.Zs < BIG):
+            self.refresh()
+
+    cdef void refresh(self) noexcept nogil:
+        cdef Py_ssize_t k
+        cdef double m = -INFINITY, z = 0.0
+        for k in range(self.d):
+            if self.mu[k] > 0 and fabs(self.v[k]) + log(self.mu[k]) > m:
+                m = fabs(self.v[k]) + log(self.mu[k])
+        self.c = m
+        for k in range(self.d):
+            self.Ep[k] = self.mu[k] * exp(self.v[k] - m)
+            self.Em[k] = self.mu[k] * exp(-self.v[k] - m)
+            z += self.Ep[k] + self.Em[k]
+        self.Zs = z
+
+    cdef double value(self) noexcept nogil:
+        # g = A sum_j [p+_j (v_j - c) + p-_j (-v_j - c)] - A ln Zs
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            if self.Ep[k] > 0:
+                out += self.Ep[k] * (self.v[k] - self.c)
+            if self.Em[k] > 0:
+                out += self.Em[k] * (-self.v[k] - self.c)
+        out = self.A * (out / self.Zs - log(self.Zs))
+        return out if out > 0 else 0.0
+
+    cdef double conj_value(self) noexcept nogil:
+        cdef double m = -INFINITY, z = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            if self.mu[k] > 0 and fabs(self.v[k]) + log(self.mu[k]) > m:
+                m = fabs(self.v[k]) + log(self.mu[k])
+        for k in range(self.d):
+            if self.mu[k] > 0:
+                z += exp(self.v[k] + log(self.mu[k]) - m) + exp(-self.v[k] + log(self.mu[k]) - m)
+        return self.A * (m + log(z))
+
+    cdef void weights(self, double[::1] w) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            w[k] = self.A * (self.Ep[k] - self.Em[k]) / self.Zs
+
+
+# ---------------------------------------------------------------------------
+# The solver
+# ---------------------------------------------------------------------------
+
+cdef struct Problem:
+    const double* data          # CSR values, column indices, row pointers
+    const int* indices
+    const int* indptr
+    const double* y             # labels +1/-1 (folded on the fly: z_i = y_i x_i)
+    const double* t             # target margins t_i
+    const double* s             # loss weights s_i
+    double* alpha               # dual variables, in/out
+    const double* xmax          # max_j |x_ij| (entropy rows: the exponent cap)
+    const double* xconst        # common value of row i's entries, or NaN
+    Py_ssize_t n
+    double lam
+    double S                    # lam * n
+    bint bias                   # Algorithm 2: the augmented constant feature
+    double sigma
+    double rho
+    double vb                   # v_{d+1}
+    int step                    # STEP_AUTO, STEP_NEWTON or STEP_GRADIENT
+    double eta                  # step fraction
+    double eta_g                # fixed gradient step
+    double kappa                # exponent cap
+    double floor                # curvature floor
+    double growth               # curvature growth across a capped step (majorizer)
+
+
+cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
+    state[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef void _shuffle(int* order, Py_ssize_t n, uint64_t* state) noexcept nogil:
+    """In-place Fisher-Yates with our own PRNG (no global state, no rand())."""
+    cdef Py_ssize_t k, r
+    cdef int tmp
+    for k in range(n - 1, 0, -1):
+        r = <Py_ssize_t>(((_splitmix64(state) >> 32) * <uint64_t>(k + 1)) >> 32)
+        tmp = order[k]
+        order[k] = order[r]
+        order[r] = tmp
+
+
+cdef double _dual(Problem* P, Loss loss, Regularizer reg) noexcept nogil:
+    """D(alpha) = (1/n) sum_i K_i(alpha_i) + lam h(v) (+ the bias coordinate)."""
+    cdef double out = 0.0
+    cdef Py_ssize_t i
+    for i in range(P.n):
+        if P.s[i] > 0:
+            out += loss.conj(P.alpha[i], P.t[i], P.s[i])
+    out = out / P.n + P.lam * reg.conj_value()
+    if P.bias:
+        out += P.lam * (P.sigma * P.vb + P.vb * P.vb / (2.0 * P.rho))
+    return out
+
+
+cdef void _epoch(Problem* P, Loss loss, Regularizer reg, const int* order,
+                 double* est_gap, double* est_loss,
+                 double* trace, Py_ssize_t* n_trace) noexcept nogil:
+    """One pass of Algorithm 1 (math.md §3) in the given order.
+
+    Accumulates in est_gap / est_loss the per-example gap terms and losses at
+    the margins seen before each step (the cheap gap estimate).
+    """
+    cdef Py_ssize_t k, i
+    cdef int start, nnz
+    cdef const double* x
+    cdef const int* j
+    cdef double s_i, t_i, y_i, a_i, b, c, cq, g, H, cap, delta, dv
+    cdef double gap_sum = 0.0, loss_sum = 0.0
+    for k in range(P.n):
+        i = order[k]
+        s_i = P.s[i]
+        if s_i == 0:
+            continue                       # alpha_i is pinned at 0
+        y_i = P.y[i]
+        t_i = P.t[i]
+        a_i = P.alpha[i]
+        start = P.indptr[i]
+        nnz = P.indptr[i + 1] - start
+        x = P.data + start
+        j = P.indices + start
+
+        # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
+        b = y_i * reg.margin_curv(i, x, j, nnz, &c)
+        cq = 0.0
+        if P.bias:
+            b += y_i * (P.sigma + P.vb / P.rho)
+            cq = 1.0 / P.rho
+        gap_sum += loss.gap_term(b, a_i, t_i, s_i)
+        loss_sum += s_i * loss.value(b, t_i)
+
+        # Phi'(0); nothing to do when the projected gradient vanishes
+        g = loss.dconj(a_i, t_i, s_i) + b
+        if fabs(g) <= SKIP_PG:
+            continue
+        if g > 0 and a_i <= loss.lower(s_i):
+            continue
+        if g < 0 and a_i >= loss.upper(s_i):
+            continue
+
+        # the exponent cap |delta| max_j |x_ij| / (lam n) <= kappa (entropy rows)
+        cap = INFINITY
+        if reg.entropy and P.xmax[i] > 0:
+            cap = P.kappa * P.S / P.xmax[i]
+
+        if P.step == STEP_GRADIENT:
+            delta = loss.project(a_i, _clip(-P.eta_g * g, -cap, cap), s_i)
+        elif P.step == STEP_AUTO and loss.smooth_solve:
+            # exact on the quadratic model of h (a majorizer within the cap)
+            delta = loss.solve(a_i, b, (P.growth * c + cq) / P.S, t_i, s_i, cap)
+        else:
+            # Newton (exact for the quadratic losses with the square regularizer)
+            H = loss.d2conj(a_i, t_i, s_i) + (c + cq) / P.S
+            if H < P.floor:
+                H = P.floor
+            delta = loss.project(a_i, _clip(-g / H, -cap, cap), s_i)
+        delta *= P.eta
+        if delta == 0:
+            continue
+
+        P.alpha[i] = a_i + delta
+        dv = delta * y_i / P.S               # v += delta z_i / (lam n)
+        reg.add(x, j, nnz, dv, P.xconst[i] if P.xconst != NULL else NAN)
+        if P.bias:
+            P.vb += dv
+        if trace != NULL:
+            trace[n_trace[0]] = _dual(P, loss, reg)
+            n_trace[0] += 1
+    est_gap[0] = gap_sum
+    est_loss[0] = loss_sum
+
+
+cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
+                     double* gap, double* primal) noexcept nogil:
+    """gap = (1/n) sum_i [s_i f(u_i) + K_i(alpha_i) + alpha_i u_i]; P(w) (math.md §2)."""
+    cdef Py_ssize_t i
+    cdef int start, nnz
+    cdef double u, term, gap_sum = 0.0, loss_sum = 0.0, wb = 0.0
+    reg.refresh()
+    if P.bias:
+        wb = P.sigma + P.vb / P.rho
+    for i in range(P.n):
+        if P.s[i] == 0:
+            if out_terms != NULL:
+                out_terms[i] = 0.0
+            continue
+        start = P.indptr[i]
+        nnz = P.indptr[i + 1] - start
+        u = P.y[i] * (reg.margin(i, P.data + start, P.indices + start, nnz) + wb)
+        term = loss.gap_term(u, P.alpha[i], P.t[i], P.s[i])
+        if out_terms != NULL:
+            out_terms[i] = term
+        gap_sum += term
+        loss_sum += P.s[i] * loss.value(u, P.t[i])
+    gap[0] = gap_sum / P.n
+    primal[0] = loss_sum / P.n + P.lam * reg.value()
+    if P.bias:
+        primal[0] += P.lam * P.rho * (wb - P.sigma) * (wb - P.sigma) / 2.0
+
+
+cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
+    """v = (1/(lam n)) sum_i alpha_i z_i, then the caches (warm start)."""
+    cdef Py_ssize_t i, k
+    cdef int start, nnz
+    cdef double dv
+    for k in range(reg.d):
+        reg.v[k] = 0.0
+    P.vb = 0.0
+    for i in range(P.n):
+        if P.alpha[i] == 0:
+            continue
+        dv = P.alpha[i] * P.y[i] / P.S
+        start = P.indptr[i]
+        nnz = P.indptr[i + 1] - start
+        for k in range(start, start + nnz):
+            reg.v[P.indices[k]] += dv * P.data[k]
+        P.vb += dv
+    reg.refresh()
+
+
+# ---------------------------------------------------------------------------
+# Python boundary
+# ---------------------------------------------------------------------------
+
+_LOSSES = {
+    "hinge": Hinge,
+    "squared_hinge": SquaredHinge,
+    "least_squares": LeastSquares,
+    "logistic": Logistic,
+}
+_REGULARIZERS = (
+    "square",
+    "entropy",
+    "normalized_entropy",
+    "balanced_entropy",
+    "balanced_normalized_entropy",
+)
+_STEPS = {"auto": STEP_AUTO, "newton": STEP_NEWTON, "gradient": STEP_GRADIENT}
+
+
+def _make_loss(name):
+    try:
+        return _LOSSES[name]()
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown loss {name!r}; valid losses are {sorted(_LOSSES)}"
+        ) from None
+
+
+def _vector(name, a, n, writable=False):
+    a = np.asarray(a)
+    if a.ndim != 1 or a.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D array of length {n}, got shape {a.shape}")
+    if writable:
+        if a.dtype != np.float64 or not a.flags.c_contiguous or not a.flags.writeable:
+            raise ValueError(
+                f"{name} is updated in place: pass a writable, C-contiguous float64 array"
+            )
+    else:
+        a = np.ascontiguousarray(a, dtype=np.float64)
+    if not np.all(np.isfinite(a)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return a
+
+
+def _csr(X_data, X_indices, X_indptr, n_features):
+    X_data = np.asarray(X_data)
+    X_indices = np.asarray(X_indices)
+    X_indptr = np.asarray(X_indptr)
+    if X_data.dtype != np.float64:
+        raise ValueError(f"X_data must be float64, got {X_data.dtype}; convert the matrix once with X.astype(np.float64)")
+    for name, a in (("X_indices", X_indices), ("X_indptr", X_indptr)):
+        if a.dtype != np.int32:
+            raise ValueError(
+                f"{name} must be int32, got {a.dtype}; convert the matrix once "
+                "(X.indices = X.indices.astype(np.int32), same for indptr)"
+            )
+    if X_data.ndim != 1 or X_indices.shape != X_data.shape or X_indptr.ndim != 1 or X_indptr.shape[0] < 1:
+        raise ValueError("X_data, X_indices, X_indptr must be the 1-D arrays of a CSR matrix")
+    nnz = X_data.shape[0]
+    if X_indptr[0] != 0 or X_indptr[X_indptr.shape[0] - 1] != nnz or np.any(np.diff(X_indptr) < 0):
+        raise ValueError("X_indptr is not a valid CSR row pointer array for these data")
+    if nnz and (X_indices.min() < 0 or X_indices.max() >= n_features):
+        raise ValueError(f"X_indices must lie in [0, n_features={n_features})")
+    if not np.all(np.isfinite(X_data)):
+        raise ValueError("X contains NaN or infinite values")
+    if nnz == 0:                           # keep valid pointers for the empty matrix
+        X_data = np.zeros(1)
+        X_indices = np.zeros(1, dtype=np.int32)
+    return X_data, X_indices, X_indptr
+
+
+def _row_stats(X_data, X_indptr, n):
+    """Per-row ||x_i||^2, max_j |x_ij| and the common value of the entries (NaN if none)."""
+    absx = np.abs(X_data)
+    counts = np.diff(X_indptr)
+    nonempty = counts > 0
+    starts = X_indptr[:n][nonempty]
+    sq_norm = np.zeros(n)
+    xmax = np.zeros(n)
+    xconst = np.full(n, np.nan)
+    if starts.size:
+        nnz = X_indptr[n]
+        sq_norm[nonempty] = np.add.reduceat(X_data[:nnz] ** 2, starts)
+        xmax[nonempty] = np.maximum.reduceat(absx[:nnz], starts)
+        xmin = np.minimum.reduceat(X_data[:nnz], starts)
+        xhi = np.maximum.reduceat(X_data[:nnz], starts)
+        same = xmin == xhi
+        idx = np.flatnonzero(nonempty)[same]
+        xconst[idx] = xhi[same]
+    return sq_norm, xmax, xconst
+
+
+def dual_gauss_seidel(
+    X_data, X_indices, X_indptr, y, target, weight, alpha, n_features,
+    loss="hinge", regularizer="square", lam=1e-3, mu=None, mass=1.0,
+    bias_sigma=0.0, bias_rho=0.0, tol=1e-3, max_epochs=1000, shuffle=True,
+    seed=0, step="auto", step_fraction=1.0, gradient_step=None,
+    exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
+    exact_gap_every=10, return_gap_terms=False, trace_dual=False,
+):
+    """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
+
+    We minimize ``D(alpha) = (1/n) sum_i s_i k(-alpha_i/s_i) + lam h(v)`` with
+    ``v = (1/(lam n)) sum_i alpha_i y_i x_i``; the primal weight is
+    ``w = grad h(v)`` and ``P(w) = (1/n) sum_i s_i f(y_i w.x_i) + lam g(w)``.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarray of float64, int32, int32
+        The CSR matrix of shape (n, n_features); read only, never copied.
+    y : ndarray of shape (n,)
+        Labels, +1 or -1.
+    target : ndarray of shape (n,)
+        Target margins ``t_i`` (1 for the usual SVM, 0 for logistic).
+    weight : ndarray of shape (n,)
+        Loss weights ``s_i >= 0``; ``s_i = 0`` pins ``alpha_i = 0``.
+    alpha : ndarray of shape (n,), float64, writable
+        Dual variables, math.md scaling; the warm start on entry (projected
+        into the domain of the loss first), the solution on exit.
+    n_features : int
+        ``d``.
+    loss : {"hinge", "squared_hinge", "least_squares", "logistic"}
+    regularizer : {"square", "entropy", "normalized_entropy", "balanced_entropy", \
+"balanced_normalized_entropy"}
+    lam : float > 0
+        Regularization strength (``C_liblinear = 1 / (lam n)``).
+    mu : ndarray of shape (n_features,), optional
+        Prior of the entropy regularizers (required for them). The normalized
+        rows rescale it to ``sum mu = 1`` (``sum 2 mu = 1`` balanced).
+    mass : float > 0
+        ``A``, the 1-norm of ``w`` in the normalized rows.
+    bias_sigma, bias_rho : float
+        ``bias_rho > 0`` adds the augmented bias coordinate of Algorithm 2
+        (math.md §8) with multiplier ``bias_sigma``; ``b = sigma + v_b / rho``.
+    tol : float
+        Stop when the exact relative duality gap ``gap / max(P, tiny) <= tol``.
+    max_epochs : int
+        Epoch budget; 0 only rebuilds ``v`` and measures the gap.
+    shuffle, seed :
+        A fresh Fisher-Yates permutation per epoch from a generator seeded by
+        ``seed`` (deterministic), or data order when ``shuffle=False``.
+    step : {"auto", "newton", "gradient"}
+        "auto": exact where math.md §6 has a closed form (square regularizer
+        with the quadratic losses), the logistic 1-D problem solved on a
+        majorizer, else one capped Newton step. "newton": one Newton step
+        everywhere. "gradient": ``delta = -gradient_step * Phi'(0)``.
+    step_fraction : float in (0, 1]
+        ``eta``: take ``eta * delta``.
+    gradient_step : float, optional
+        Step of the gradient mode; default ``0.01 * lam * n`` (math.md §6).
+    exp_cap : float > 0
+        ``kappa``: ``|delta| max_j |x_ij| / (lam n) <= kappa`` on entropy rows
+        (``np.inf`` switches the cap off, and with it the guarantee).
+    curvature_floor : float > 0
+        Lower bound on ``Phi''(0)``.
+    gap_every : int >= 1
+        Check convergence every ``gap_every`` epochs: a cheap estimate from the
+        margins seen during the epoch, then the exact gap (one more pass) only
+        if the estimate is below ``tol``.
+    exact_gap_every : int >= 1
+        Also compute the exact gap every this many epochs (and after the last).
+    return_gap_terms : bool
+        Add "gap_terms", the per-example terms of the final exact gap.
+    trace_dual : bool
+        Add "dual_trace", ``D`` after every coordinate step (O(n + d) per step:
+        for tests only).
+
+    Returns
+    -------
+    dict with "w", "v", "bias", "v_bias", "n_epochs", "gaps" (relative gap at
+    each exact check), "epochs_at_gaps", "gap" (final exact relative gap),
+    "abs_gap", "primal" (P), "dual" (D; ``P + D = abs_gap``), "converged".
+    """
+    cdef Problem P
+    cdef Loss loss_obj
+    cdef Regularizer reg
+    cdef Py_ssize_t n, d, k, n_trace = 0
+    cdef int epoch = 0, ep
+    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_loss = 0.0, est_p
+    cdef uint64_t state
+    cdef bint do_shuffle, converged = False, checked
+
+    # ---- validation -----------------------------------------------------
+    loss_obj = _make_loss(loss)
+    if regularizer not in _REGULARIZERS:
+        raise ValueError(
+            f"unknown regularizer {regularizer!r}; valid regularizers are {list(_REGULARIZERS)}"
+        )
+    if step not in _STEPS:
+        raise ValueError(f"unknown step {step!r}; valid steps are {list(_STEPS)}")
+    d = int(n_features)
+    if d < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features}")
+    X_indptr_arr = np.asarray(X_indptr)
+    n = X_indptr_arr.shape[0] - 1 if X_indptr_arr.ndim == 1 else -1
+    if n < 1:
+        raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
+    X_data, X_indices, X_indptr = _csr(X_data, X_indices, X_indptr_arr, d)
+    y = _vector("y", y, n)
+    if not np.all(np.abs(y) == 1):
+        raise ValueError("y must contain only +1 and -1")
+    target = _vector("target", target, n)
+    weight = _vector("weight", weight, n)
+    if np.any(weight < 0):
+        raise ValueError("weight must be >= 0 (s_i = 0 removes example i)")
+    alpha_arr = _vector("alpha", alpha, n, writable=True)
+    lam = float(lam)
+    if not (np.isfinite(lam) and lam > 0):
+        raise ValueError(f"lam must be a finite number > 0, got {lam}")
+    mass = float(mass)
+    if not (np.isfinite(mass) and mass > 0):
+        raise ValueError(f"mass must be a finite number > 0, got {mass}")
+    bias_rho = float(bias_rho)
+    bias_sigma = float(bias_sigma)
+    if not (np.isfinite(bias_rho) and bias_rho >= 0 and np.isfinite(bias_sigma)):
+        raise ValueError("bias_rho must be finite and >= 0 (0 = no bias), bias_sigma finite")
+    tol = float(tol)
+    if not tol >= 0:
+        raise ValueError(f"tol must be >= 0, got {tol}")
+    if int(max_epochs) != max_epochs or max_epochs < 0:
+        raise ValueError(f"max_epochs must be an integer >= 0, got {max_epochs}")
+    if not 0 < step_fraction <= 1:
+        raise ValueError(f"step_fraction must lie in (0, 1], got {step_fraction}")
+    if gradient_step is None:
+        gradient_step = 0.01 * lam * n
+    if not (np.isfinite(gradient_step) and gradient_step > 0):
+        raise ValueError(f"gradient_step must be a finite number > 0, got {gradient_step}")
+    if not exp_cap > 0:
+        raise ValueError(f"exp_cap must be > 0 (np.inf for no cap), got {exp_cap}")
+    if not (np.isfinite(curvature_floor) and curvature_floor > 0):
+        raise ValueError(f"curvature_floor must be a finite number > 0, got {curvature_floor}")
+    if int(gap_every) < 1 or int(exact_gap_every) < 1:
+        raise ValueError("gap_every and exact_gap_every must be integers >= 1")
+
+    sq_norm, xmax, xconst = _row_stats(np.asarray(X_data), X_indptr, n)
+    if regularizer == "square":
+        reg = Square(d, sq_norm)
+    else:
+        if mu is None:
+            raise ValueError(f"the {regularizer} regularizer needs a prior mu of length {d}")
+        mu = _vector("mu", mu, d)
+        if np.any(mu < 0) or not np.sum(mu) > 0:
+            raise ValueError("mu must be >= 0 with a positive sum")
+        reg = {
+            "entropy": lambda: Entropy(d, mu),
+            "normalized_entropy": lambda: NormalizedEntropy(d, mu, mass),
+            "balanced_entropy": lambda: BalancedEntropy(d, mu),
+            "balanced_normalized_entropy": lambda: BalancedNormalizedEntropy(d, mu, mass),
+        }[regularizer]()
+
+    # project alpha into the domain of the loss (open for the logistic loss)
+    lo1, hi1 = loss_obj.lower(1.0), loss_obj.upper(1.0)
+    lower = lo1 * weight if np.isfinite(lo1) else np.full(n, lo1)
+    upper = hi1 * weight if np.isfinite(hi1) else np.full(n, hi1)
+    if loss_obj.smooth_solve:
+        # start inside (0, s): small, as math.md §4 asks, unless it was at the top
+        too_high = alpha_arr >= upper
+        too_low = alpha_arr <= lower
+        alpha_arr[too_low] = 1e-3 * weight[too_low]
+        alpha_arr[too_high] = (1 - 1e-3) * weight[too_high]
+    else:
+        np.clip(alpha_arr, lower, upper, out=alpha_arr)
+    alpha_arr[weight == 0] = 0.0
+
+    cdef const double[::1] Xd = X_data
+    cdef const int[::1] Xi = X_indices
+    cdef const int[::1] Xp = X_indptr
+    cdef const double[::1] yv = y, tv = target, sv = weight, xm = xmax, xc = xconst
+    cdef double[::1] av = alpha_arr
+    cdef int[::1] order = np.arange(n, dtype=np.int32)
+    max_ep = int(max_epochs)
+    gaps_arr = np.zeros(max_ep + 1)
+    at_arr = np.zeros(max_ep + 1, dtype=np.int64)
+    cdef double[::1] gaps = gaps_arr
+    cdef long long[::1] at = at_arr
+    cdef Py_ssize_t n_gaps = 0
+    terms_arr = np.zeros(n)
+    cdef double[::1] terms = terms_arr
+    trace_arr = np.zeros(n * max_ep + 1 if trace_dual else 1)  # D at entry, then per step
+    cdef double[::1] trace = trace_arr
+    cdef double* trace_ptr = &trace[0] if trace_dual else NULL
+    cdef int every = int(gap_every), exact_every = int(exact_gap_every), n_ep = max_ep
+    cdef double lam_c = lam, tol_c = tol
+
+    P.data = &Xd[0]
+    P.indices = &Xi[0]
+    P.indptr = &Xp[0]
+    P.y = &yv[0]
+    P.t = &tv[0]
+    P.s = &sv[0]
+    P.alpha = &av[0]
+    P.xmax = &xm[0]
+    P.xconst = &xc[0] if reg.entropy else NULL
+    P.n = n
+    P.lam = lam
+    P.S = lam * n
+    P.bias = bias_rho > 0
+    P.sigma = bias_sigma
+    P.rho = bias_rho if bias_rho > 0 else 1.0
+    P.vb = 0.0
+    P.step = _STEPS[step]
+    P.eta = step_fraction
+    P.eta_g = gradient_step
+    P.kappa = exp_cap
+    P.floor = curvature_floor
+    # within the cap the curvature of h grows at most by e^kappa (e^(2 kappa) normalized)
+    P.growth = reg.growth2 ** exp_cap if (reg.entropy and np.isfinite(exp_cap)) else 1.0
+    state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+    do_shuffle = bool(shuffle)
+
+    with nogil:
+        _rebuild(&P, reg)
+        if trace_ptr != NULL:
+            trace_ptr[0] = _dual(&P, loss_obj, reg)
+            n_trace = 1
+        for ep in range(n_ep):
+            if do_shuffle:
+                _shuffle(&order[0], n, &state)
+            _epoch(&P, loss_obj, reg, &order[0], &est_gap, &est_loss,
+                   trace_ptr, &n_trace)
+            reg.refresh()
+            epoch = ep + 1
+            checked = False
+            if epoch % every == 0 or epoch == n_ep:
+                # cheap: the terms at the margins seen during the epoch
+                est_p = est_loss / n + lam_c * reg.value()
+                if est_gap / n <= tol_c * (est_p if est_p > TINY else TINY):
+                    checked = True
+            if checked or epoch % exact_every == 0 or epoch == n_ep:
+                _exact_gap(&P, loss_obj, reg, NULL, &gap_abs, &primal)
+                gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
+                at[n_gaps] = epoch
+                n_gaps += 1
+                if gaps[n_gaps - 1] <= tol_c:
+                    converged = True
+                    break
+        # the exit gap is exact, with the per-example terms
+        _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
+
+    w = np.zeros(d)
+    reg.weights(w)
+    dual = _dual(&P, loss_obj, reg)
+    rel = gap_abs / max(primal, TINY)
+    res = {
+        "w": w,
+        "v": np.array(reg.v),
+        "bias": (P.sigma + P.vb / P.rho) if P.bias else 0.0,
+        "v_bias": P.vb if P.bias else 0.0,
+        "n_epochs": epoch,
+        "gaps": gaps_arr[:n_gaps].copy(),
+        "epochs_at_gaps": at_arr[:n_gaps].copy(),
+        "gap": rel,
+        "abs_gap": gap_abs,
+        "primal": primal,
+        "dual": dual,
+        "converged": bool(rel <= tol),
+    }
+    if return_gap_terms:
+        res["gap_terms"] = terms_arr
+    if trace_dual:
+        res["dual_trace"] = trace_arr[:n_trace].copy()
+    return res
+
+
+# ---------------------------------------------------------------------------
+# Shims for tests
+# ---------------------------------------------------------------------------
+
+def py_conj(loss, double alpha, double t=1.0, double s=1.0):
+    """K(alpha) = s k(-alpha/s) of the named loss (for tests)."""
+    cdef Loss L = _make_loss(loss)
+    return L.conj(alpha, t, s)
+
+
+def py_dconj(loss, double alpha, double t=1.0, double s=1.0):
+    cdef Loss L = _make_loss(loss)
+    return L.dconj(alpha, t, s)
+
+
+def py_d2conj(loss, double alpha, double t=1.0, double s=1.0):
+    cdef Loss L = _make_loss(loss)
+    return L.d2conj(alpha, t, s)
+
+
+def py_loss(loss, double u, double t=1.0):
+    """f(u) of the named loss (for tests)."""
+    cdef Loss L = _make_loss(loss)
+    return L.value(u, t)
+
+
+def py_gap_term(loss, double u, double alpha, double t=1.0, double s=1.0):
+    """s f(u) + K(alpha) + alpha u (for tests)."""
+    cdef Loss L = _make_loss(loss)
+    return L.gap_term(u, alpha, t, s)
+
+
+def py_domain(loss, double s=1.0):
+    """(lower, upper) bounds of alpha for the named loss."""
+    cdef Loss L = _make_loss(loss)
+    return L.lower(s), L.upper(s)
+
+
+def gap_terms(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features, **kwargs):
+    """Per-example gap terms at the given alpha (v rebuilt from it; alpha is not changed)."""
+    a = np.array(alpha, dtype=np.float64)
+    kwargs["max_epochs"] = 0
+    res = dual_gauss_seidel(X_data, X_indices, X_indptr, y, target, weight, a,
+                            n_features, return_gap_terms=True, **kwargs)
+    return res["gap_terms"]
+
+
+def dual_trace(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features, **kwargs):
+    """D(alpha) at entry and after every coordinate step (tests only: O(n + d) per step)."""
+    kwargs.setdefault("tol", 0.0)
+    res = dual_gauss_seidel(X_data, X_indices, X_indptr, y, target, weight, alpha,
+                            n_features, trace_dual=True, **kwargs)
+    return res["dual_trace"]
