@@ -266,6 +266,12 @@ def test_prf_undefined_values_default_to_nan_with_warning():
     assert res.f1[0] == 0.0 and np.isnan(res.f1[1])  # F1 = 2TP/(2TP+FP+FN)
     assert res.macro_f1 == 0.0  # nan entries are skipped
     assert res.micro_recall == 0.0
+    # A category with nothing to find and nothing predicted does not drag the macro
+    # average down: it is left out, not counted as 0.
+    with pytest.warns(UndefinedMetricWarning):
+        res = precision_recall_f1(Y, np.array([[1, 0], [0, 0]]))
+    assert res.macro_precision == res.macro_recall == res.macro_f1 == 1.0
+    assert precision_recall_f1(Y, np.array([[1, 0], [0, 0]]), zero_division=0.0).macro_f1 == 0.5
 
 
 # ----------------------------------------------------------------- bad input
