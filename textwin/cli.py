@@ -36,7 +36,7 @@ EXIT_CODES = {
 logger = logging.getLogger("textwin")
 
 # Method settings that may be given on the command line: option -> setting name.
-_SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma", "rounds")
+_SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma")
 
 
 class CLIError(Exception):
@@ -100,8 +100,9 @@ def _missing_data(exc, data_home):
     from .datasets import get_data_home
 
     where = get_data_home(data_home) / "reuters21578"
+    reason = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
     return CLIError(
-        f"the Reuters-21578 corpus is not available ({exc}); put the 22 reut2-*.sgm files in "
+        f"the Reuters-21578 corpus is not available ({reason}); put the 22 reut2-*.sgm files in "
         f"{where}, or run `textwin data --fetch`, or point --data-home / TEXTWIN_DATA_HOME at "
         "a folder that holds reuters21578/", EXIT_NO_DATA)
 
@@ -123,8 +124,7 @@ def _protocol_data(categories, args):
 def _overrides(args, method):
     """Settings given on the command line, checked against the method's."""
     given = {k: getattr(args, k) for k in _SETTING_OPTIONS if getattr(args, k, None) is not None}
-    allowed = set(method.settings) | {"tol"}
-    unknown = sorted(set(given) - allowed)
+    unknown = sorted(set(given) - set(method.settings))
     if unknown:
         raise CLIError(
             f"method {method.key!r} has no setting {', '.join('--' + u for u in unknown)}; "
@@ -132,9 +132,8 @@ def _overrides(args, method):
     for key in ("lam", "eta", "tol"):
         if key in given and not given[key] > 0:
             raise CLIError(f"--{key} must be positive, got {given[key]}")
-    for key in ("epochs", "rounds"):
-        if key in given and given[key] < 1:
-            raise CLIError(f"--{key} must be at least 1, got {given[key]}")
+    if "epochs" in given and given["epochs"] < 1:
+        raise CLIError(f"--epochs must be at least 1, got {given['epochs']}")
     return given
 
 
@@ -214,38 +213,34 @@ def cmd_train(args):
         raise CLIError(str(exc)) from None
     overrides = _overrides(args, method)
 
-    if args.corpus is not None:
-        corpus = _load_user_corpus(args)
-        available = corpus.target_names
-        default = available if len(available) == 1 else None
-    else:
-        from .datasets import fetch_reuters21578
-
-        corpus = None
+    if args.corpus is None:
+        if args.category is None:
+            raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
+                           "earn, grain), a comma-separated list, or all")
         try:
-            available = list(fetch_reuters21578(data_home=args.data_home, subset="train",
-                                                download_if_missing=False).target_names)
-        except (FileNotFoundError, OSError) as exc:
-            raise _missing_data(exc, args.data_home) from None
-        default = None
-    if args.category is None:
-        if default is None:
-            raise CLIError("give --category (a category name, a comma-separated list, or all); "
-                           f"categories include {', '.join(available[:8])}")
-        categories = default
-    else:
-        try:
-            categories = resolve_categories(args.category, available)
+            data = _protocol_data(args.category, args)
         except UnknownCategoryError as exc:
             raise CLIError(str(exc)) from None
-
-    if corpus is None:
-        data = _protocol_data(categories, args)
+        categories = data.categories
         X_train, X_test, Y_train, Y_test = data.X_train, data.X_test, data.Y_train, data.Y_test
         vocabulary, support = data.vocabulary, data.support
-        preprocessing = {"weighting": "binary", "stem": True, "lowercase": True}
+        # The cached corpus is vectorized with TextVectorizer's defaults (title and body).
+        preprocessing = {"weighting": "binary"}
         source = "Reuters-21578 ModApte"
     else:
+        corpus = _load_user_corpus(args)
+        available = corpus.target_names
+        if args.category is None:
+            if len(available) != 1:
+                raise CLIError("give --category: one of "
+                               f"{', '.join(available[:10])}{', ...' if len(available) > 10 else ''}"
+                               ", a comma-separated list, or all")
+            categories = available
+        else:
+            try:
+                categories = resolve_categories(args.category, available)
+            except UnknownCategoryError as exc:
+                raise CLIError(str(exc)) from None
         X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
         cols = [corpus.target_names.index(c) for c in categories]
         Y_train, Y_test = corpus.Y_train[:, cols], corpus.Y_test[:, cols]
@@ -381,7 +376,7 @@ def cmd_eval(args):
     overrides = {}
     for m in methods:
         given = {k: getattr(args, k) for k in _SETTING_OPTIONS
-                 if getattr(args, k, None) is not None and k in set(m.settings) | {"tol"}}
+                 if getattr(args, k, None) is not None and k in m.settings}
         if given:
             overrides[m.key] = given
     try:
@@ -525,40 +520,45 @@ def _read_svmlight_inputs(inputs, model):
 # ---------------------------------------------------------------------------
 
 def cmd_data(args):
-    from .datasets import fetch_reuters21578, get_data_home
+    import warnings
+
+    from .datasets import fetch_reuters21578, get_data_home, load_reuters_vectorized
 
     home = get_data_home(args.data_home)
     folder = home / "reuters21578"
-    sgm = sorted(folder.glob("reut2-*.sgm")) if folder.is_dir() else []
-    report = {"data_home": str(home), "corpus_dir": str(folder), "sgm_files": len(sgm),
-              "present": len(sgm) == 22}
-    if args.fetch and not report["present"]:
+
+    def count_sgm():
+        return len(list(folder.glob("reut2-*.sgm"))) if folder.is_dir() else 0
+
+    report = {"data_home": str(home), "corpus_dir": str(folder), "sgm_files": count_sgm()}
+    if args.fetch and report["sgm_files"] < 22:
         logger.info("fetching Reuters-21578 into %s", home)
         try:
             fetch_reuters21578(data_home=args.data_home, subset="all", download_if_missing=True)
         except OSError as exc:
             raise CLIError(
-                f"download failed ({exc}); download reuters21578.tar.gz by hand from the UCI KDD "
-                f"archive and unpack it into {folder}", EXIT_NO_DATA) from None
-        sgm = sorted(folder.glob("reut2-*.sgm")) if folder.is_dir() else []
-        report.update(sgm_files=len(sgm), present=len(sgm) == 22)
-    if args.verify or args.fetch:
-        try:
-            train = fetch_reuters21578(data_home=args.data_home, subset="train",
-                                       download_if_missing=False)
-            test = fetch_reuters21578(data_home=args.data_home, subset="test",
-                                      download_if_missing=False)
-        except (FileNotFoundError, OSError) as exc:
-            raise _missing_data(exc, args.data_home) from None
-        import numpy as np
-
-        counts = {"train": len(train.data), "test": len(test.data),
-                  "categories": int(np.count_nonzero(
-                      np.asarray(train.target).sum(0) + np.asarray(test.target).sum(0)))}
+                f"{str(exc).splitlines()[0]}; download reuters21578.tar.gz by hand (see "
+                f"`textwin data --help`) and put it in {home}", EXIT_NO_DATA) from None
+        report["sgm_files"] = count_sgm()
+    report["present"] = report["sgm_files"] == 22
+    if report["present"] and (args.verify or args.fetch):
+        # Loading checks every file's SHA-256 against the published release (a
+        # mismatch is a warning) and parses the split; the result is cached.
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                data = load_reuters_vectorized(data_home=args.data_home,
+                                               download_if_missing=False)
+            except (FileNotFoundError, OSError) as exc:
+                raise _missing_data(exc, args.data_home) from None
+        problems = [str(w.message) for w in caught if "differ" in str(w.message)]
+        counts = {"train": int(data.X_train.shape[0]), "test": int(data.X_test.shape[0]),
+                  "categories": len(data.target_names)}
         expected = {"train": 9603, "test": 3299, "categories": 118}
-        report["counts"] = counts
-        report["expected"] = expected
-        report["verified"] = counts == expected
+        report.update(counts=counts, expected=expected, checksums_ok=not problems,
+                      verified=counts == expected and not problems)
+        for msg in problems:
+            logger.warning("%s", msg)
     if args.json:
         _print_json(report)
     else:
@@ -570,13 +570,16 @@ def cmd_data(args):
             _out(f"ModApte:    {c['train']} training / {c['test']} test documents, "
                  f"{c['categories']} categories (expected {e['train']} / {e['test']}, "
                  f"{e['categories']})")
+            _out("checksums:  " + ("match the published release" if report["checksums_ok"]
+                                   else "DIFFER from the published release"))
             _out("verified:   " + ("yes" if report["verified"] else "NO"))
     if not report["present"]:
         raise CLIError(f"the corpus is missing from {folder}: run `textwin data --fetch`, or copy "
                        "the 22 reut2-*.sgm files there, or give --data-home", EXIT_NO_DATA)
     if report.get("verified") is False:
-        raise CLIError("the corpus does not give the ModApte counts: re-fetch it "
-                       "(`textwin data --fetch` into an empty data home)", EXIT_NO_DATA)
+        raise CLIError("the corpus does not match the published Reuters-21578 ModApte split: "
+                       "replace the files (`textwin data --fetch` into an empty data home)",
+                       EXIT_NO_DATA)
     return EXIT_OK
 
 
@@ -626,14 +629,13 @@ def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: the paper's, see `textwin eval --help` for the methods)")
     g.add_argument("--lam", type=float, help="regularization parameter lambda > 0")
-    g.add_argument("--epochs", type=int, help="epochs (passes over the data; per round for "
+    g.add_argument("--epochs", type=int, help="most passes over the data (per inner solve for "
                                               "Algorithm 2)")
     g.add_argument("--tol", type=float, help="stop when the relative duality gap "
                                              "gap/max(P(w), eps) is at most tol")
     g.add_argument("--eta", type=float, help="learning rate (Winnow, Perceptron)")
     g.add_argument("--theta", type=float, help="threshold theta (Winnows)")
     g.add_argument("--gamma", type=float, help="margin gamma (regularized Winnow)")
-    g.add_argument("--rounds", type=int, help="augmented-Lagrangian rounds (Algorithm 2)")
 
 
 def build_parser():
@@ -665,7 +667,7 @@ def build_parser():
 
 examples:
   textwin train --category acq
-  textwin train --category acq --method svm-alg2 --epochs 50 --rounds 4 --output acq.npz
+  textwin train --category acq --method svm-alg2 --output acq.npz
   textwin train --category grain,wheat,corn --method mls --json
   textwin train --corpus mail.jsonl --category spam --output spam.npz
   textwin train --corpus news/ --category sport            (news/<category>/<file>)
@@ -780,8 +782,19 @@ def main(argv=None):
     _setup_logging(args)
     if getattr(args, "features", 1) < 1:
         return _fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        # Library warnings (ConvergenceWarning, ...) as one log line each, not a
+        # source excerpt; silenced by -q.
+        logger.warning("warning: %s", message)
+
     try:
-        return args.func(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            if args.quiet:
+                warnings.simplefilter("ignore")
+            return args.func(args)
     except CLIError as exc:
         return _fail(str(exc), exc.code)
     except KeyboardInterrupt:

@@ -1,0 +1,269 @@
+"""Model files: exact round trips, and a clear refusal of anything else."""
+import json
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.pipeline import Pipeline
+
+from textwin.feature_selection import InformationGain
+from textwin.linear import DualSVM, RegularizedWinnow
+from textwin.persistence import (
+    FORMAT_VERSION,
+    ModelFormatError,
+    TextModel,
+    load_model,
+    save_model,
+)
+from textwin.text import TextVectorizer
+
+WORDS = ("wheat corn grain harvest tonnes oil crude barrel opec price shares merger "
+         "acquire stake company bank rate interest dollar yen ship port tanker").split()
+
+
+def _corpus(n=120, seed=0):
+    """Texts whose labels depend on the words they contain (three categories)."""
+    rng = np.random.default_rng(seed)
+    docs, Y = [], np.zeros((n, 3), dtype=np.uint8)
+    for i in range(n):
+        words = list(rng.choice(WORDS, size=rng.integers(3, 9)))
+        docs.append(" ".join(words).title() + ".")
+        Y[i, 0] = any(w in ("wheat", "corn", "grain") for w in words)
+        Y[i, 1] = any(w in ("oil", "crude", "opec") for w in words)
+        Y[i, 2] = any(w in ("shares", "merger", "acquire") for w in words)
+    return docs, Y
+
+
+def _pipeline(estimator, weighting="binary", k=12):
+    return Pipeline([("vec", TextVectorizer(weighting=weighting)),
+                     ("ig", InformationGain(k=k)), ("clf", estimator)])
+
+
+@pytest.fixture
+def fitted():
+    docs, Y = _corpus()
+    pipe = _pipeline(DualSVM(lam=1e-2, fit_intercept=True, random_state=0)).fit(docs, Y)
+    return pipe, docs, Y
+
+
+def test_round_trip_scores_raw_text_identically(tmp_path, fitted):
+    pipe, docs, _ = fitted
+    path = tmp_path / "m.npz"
+    save_model(path, pipe, target_names=["grain", "crude", "acq"])
+    model = load_model(path)
+    new_docs = ["Crude oil prices rose, OPEC said", "", "The bank will acquire a stake",
+                "wheat Wheat WHEAT harvests"]
+    for texts in (docs, new_docs):
+        np.testing.assert_array_equal(model.decision_function(texts),
+                                      pipe.decision_function(texts))
+    np.testing.assert_array_equal(model.predict(docs), pipe.predict(docs))
+    assert model.target_names == ["grain", "crude", "acq"]
+    # the stored weights are the estimator's, column for column
+    np.testing.assert_array_equal(model.coef, pipe[-1].coef_)
+    np.testing.assert_array_equal(model.selected, pipe[1].get_support(indices=True))
+
+
+def test_metadata_records_versions_settings_and_convergence(tmp_path, fitted):
+    pipe, _, _ = fitted
+    path = tmp_path / "m.npz"
+    save_model(path, pipe, metadata={"corpus": "toy"})
+    model = load_model(path)
+    meta = model.metadata
+    assert meta["format_version"] == FORMAT_VERSION
+    assert meta["textwin_version"]
+    assert meta["params"]["lam"] == 1e-2 and meta["params"]["fit_intercept"] is True
+    assert meta["selector_params"]["k"] == 12
+    assert meta["corpus"] == "toy"
+    np.testing.assert_allclose(meta["duality_gap"], pipe[-1].duality_gap_)
+    assert model.preprocessing["weighting"] == "binary"
+    # every member is a plain array: readable without pickle
+    with np.load(path, allow_pickle=False) as npz:
+        for name in npz.files:
+            assert npz[name].dtype.kind in "fiuU"
+
+
+def test_tfidf_model_keeps_its_idf(tmp_path):
+    docs, Y = _corpus(seed=1)
+    pipe = _pipeline(DualSVM(lam=1e-2, random_state=0), weighting="tfidf").fit(docs, Y[:, 1])
+    save_model(tmp_path / "t.npz", pipe)
+    model = load_model(tmp_path / "t.npz")
+    np.testing.assert_array_equal(model.idf, pipe[0].idf_)
+    np.testing.assert_allclose(model.decision_function(docs)[:, 0],
+                               pipe.decision_function(docs), rtol=0, atol=1e-12)
+
+
+def test_threshold_of_winnow_survives(tmp_path):
+    """theta lives in intercept_: the saved scores are the estimator's, sign included."""
+    docs, Y = _corpus(seed=2)
+    pipe = _pipeline(RegularizedWinnow(theta=0.3, max_epochs=20)).fit(docs, Y)
+    save_model(tmp_path / "w.npz", pipe)
+    model = load_model(tmp_path / "w.npz")
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+
+
+def test_numeric_model_without_vocabulary(tmp_path):
+    rng = np.random.default_rng(0)
+    X = sp.random(60, 30, density=0.2, format="csr", random_state=0)
+    y = (X[:, :3].sum(axis=1).A1 > 0).astype(int)
+    est = DualSVM(lam=1e-2, random_state=0).fit(X, y)
+    save_model(tmp_path / "n.npz", est)
+    model = load_model(tmp_path / "n.npz")
+    assert model.vocabulary is None
+    Xt = sp.random(10, 30, density=0.2, format="csr", random_state=rng.integers(1 << 30))
+    np.testing.assert_array_equal(model.decision_function(Xt)[:, 0], est.decision_function(Xt))
+    with pytest.raises(ValueError, match="numeric features"):
+        model.decision_function(["some text"])
+    with pytest.raises(ValueError, match="features"):
+        model.decision_function(sp.csr_matrix((2, 31)))
+
+
+# -- refusing bad files --------------------------------------------------------
+
+@pytest.fixture
+def good_file(tmp_path, fitted):
+    path = tmp_path / "good.npz"
+    save_model(path, fitted[0])
+    return path
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not found"):
+        load_model(tmp_path / "nope.npz")
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9, 0.02])
+def test_truncated_file(tmp_path, good_file, keep):
+    raw = good_file.read_bytes()
+    bad = tmp_path / "trunc.npz"
+    bad.write_bytes(raw[: int(len(raw) * keep)])
+    with pytest.raises(ModelFormatError, match="not a usable textwin model"):
+        load_model(bad)
+
+
+def test_corrupted_bytes(tmp_path, good_file):
+    raw = bytearray(good_file.read_bytes())
+    middle = len(raw) // 2
+    raw[middle:middle + 64] = bytes(64)
+    bad = tmp_path / "corrupt.npz"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ModelFormatError):
+        load_model(bad)
+
+
+def test_random_bytes_and_empty_file(tmp_path):
+    (tmp_path / "r.npz").write_bytes(np.random.default_rng(0).bytes(4000))
+    (tmp_path / "e.npz").write_bytes(b"")
+    for name in ("r.npz", "e.npz"):
+        with pytest.raises(ModelFormatError):
+            load_model(tmp_path / name)
+
+
+def test_foreign_npz_and_npy(tmp_path):
+    np.savez(tmp_path / "other.npz", coef=np.ones((1, 3)), intercept=np.zeros(1))
+    with pytest.raises(ModelFormatError, match="another program"):
+        load_model(tmp_path / "other.npz")
+    np.save(tmp_path / "arr.npy", np.ones(3))
+    with pytest.raises(ModelFormatError, match="npy"):
+        load_model(tmp_path / "arr.npy")
+
+
+class _Evil:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def test_pickle_is_never_executed(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "evil.npz"
+    path.write_bytes(pickle.dumps(_Evil(str(marker))))
+    with pytest.raises(ModelFormatError):
+        load_model(path)
+    # an object array smuggled into an otherwise valid-looking archive
+    meta = json.dumps({"format": "textwin-model", "format_version": FORMAT_VERSION,
+                       "target_names": ["a"]}).encode()
+    np.savez(path, coef=np.array([[_Evil(str(marker))]], dtype=object),
+             intercept=np.zeros(1), __metadata__=np.frombuffer(meta, dtype=np.uint8))
+    with pytest.raises(ModelFormatError):
+        load_model(path)
+    assert not marker.exists()
+
+
+def _rewrite(src, dst, *, meta_update=None, drop=(), replace=None):
+    with np.load(src, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files if k not in drop}
+    meta = json.loads(arrays["__metadata__"].tobytes())
+    meta.update(meta_update or {})
+    arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    arrays.update(replace or {})
+    np.savez(dst, **arrays)
+    return dst
+
+
+def test_unknown_major_version_is_refused(tmp_path, good_file):
+    bad = _rewrite(good_file, tmp_path / "v2.npz", meta_update={"format_version": "2.0"})
+    with pytest.raises(ModelFormatError, match="format '2.0'.*upgrade textwin"):
+        load_model(bad)
+    newer_minor = _rewrite(good_file, tmp_path / "v1x.npz",
+                           meta_update={"format_version": "1.7"})
+    assert load_model(newer_minor).coef.shape[0] == 3
+
+
+@pytest.mark.parametrize("change", [
+    dict(drop=("coef",)),
+    dict(replace={"selected": np.arange(5)}),
+    dict(replace={"intercept": np.zeros(7)}),
+    dict(replace={"coef": np.full((3, 12), np.nan)}),
+    dict(replace={"vocabulary": np.arange(4)}),
+    dict(replace={"__metadata__": np.frombuffer(b"{not json", dtype=np.uint8)}),
+    dict(meta_update={"format": "something-else"}),
+])
+def test_inconsistent_contents_are_refused(tmp_path, good_file, change):
+    bad = _rewrite(good_file, tmp_path / "bad.npz", **change)
+    with pytest.raises(ModelFormatError):
+        load_model(bad)
+
+
+def test_failed_save_leaves_the_old_file(tmp_path, good_file, monkeypatch):
+    before = good_file.read_bytes()
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez_compressed", boom)
+    with pytest.raises(OSError, match="disk full"):
+        save_model(good_file, TextModel(np.ones((1, 2)), [0.0], ["a"]))
+    assert good_file.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["good.npz"]
+
+
+def test_save_refuses_unfitted_or_unknown_steps(tmp_path):
+    with pytest.raises(ValueError, match="coef_"):
+        save_model(tmp_path / "x.npz", DualSVM())
+    from sklearn.preprocessing import StandardScaler
+
+    docs, Y = _corpus()
+    pipe = Pipeline([("vec", TextVectorizer()), ("sc", StandardScaler(with_mean=False)),
+                     ("clf", DualSVM(lam=1e-2))]).fit(docs, Y[:, 0])
+    with pytest.raises(ValueError, match="StandardScaler"):
+        save_model(tmp_path / "x.npz", pipe)
+    assert not (tmp_path / "x.npz").exists()
+
+
+def test_zip_member_checksum_error_is_clear(tmp_path, good_file):
+    """A flipped byte inside a compressed member fails the zip CRC: still our error."""
+    with zipfile.ZipFile(good_file) as zf:
+        info = zf.getinfo("coef.npy")
+    raw = bytearray(good_file.read_bytes())
+    head = info.header_offset  # local header: name and extra lengths at bytes 26-29
+    name_len, extra_len = (int.from_bytes(raw[head + k:head + k + 2], "little") for k in (26, 28))
+    offset = head + 30 + name_len + extra_len + info.compress_size // 2
+    raw[offset] ^= 0xFF
+    bad = tmp_path / "crc.npz"
+    bad.write_bytes(bytes(raw))
+    with pytest.raises(ModelFormatError):
+        load_model(bad)
