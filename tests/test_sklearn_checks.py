@@ -1,0 +1,74 @@
+"""scikit-learn's estimator checks over the general estimator and every preset."""
+import pytest
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from textwin.linear import (
+    DualGaussSeidelClassifier,
+    DualSVM,
+    LargeMarginNWinnow,
+    LargeMarginPerceptron,
+    LargeMarginUWinnow,
+    ModifiedLeastSquares,
+    RegularizedWinnow,
+)
+from textwin.online import BalancedWinnow, Perceptron, Winnow
+
+ESTIMATORS = [
+    DualGaussSeidelClassifier(random_state=0),
+    DualGaussSeidelClassifier(loss="logistic", random_state=0),
+    DualGaussSeidelClassifier(
+        loss="squared_hinge", regularizer="balanced_entropy", fit_intercept=True, random_state=0
+    ),
+    DualSVM(fit_intercept=True, random_state=0),
+    ModifiedLeastSquares(random_state=0),
+    RegularizedWinnow(random_state=0),
+    LargeMarginPerceptron(),
+    LargeMarginUWinnow(),
+    LargeMarginNWinnow(),
+    Perceptron(),
+    Winnow(),
+    BalancedWinnow(),
+]
+
+
+def _expected_failed_checks(estimator):
+    failed = {}
+    # Every estimator here minimizes a weighted empirical risk (1/n) sum s_i f(u_i):
+    # sample weight k is the same objective as k copies only at the exact optimum,
+    # and the solvers stop at a relative duality gap (tol=1e-3) or after a fixed
+    # number of passes (the online learners visit a repeated row k times per
+    # epoch, which is a different sequence of updates, and ignore sample_weight).
+    failed["check_sample_weight_equivalence_on_dense_data"] = (
+        "the fit stops at tol / n_epochs, not at the exact optimum"
+    )
+    failed["check_sample_weight_equivalence_on_sparse_data"] = (
+        "the fit stops at tol / n_epochs, not at the exact optimum"
+    )
+    name = type(estimator).__name__
+    if name in ("RegularizedWinnow", "Winnow"):
+        # Positive weights with ||w||_1 = 1 and a fixed threshold theta = 0.1 (the
+        # papers' Reuters settings): on the check's small dense data with negative
+        # features this model class cannot reach the 83% training accuracy
+        # scikit-learn asks of every classifier.
+        failed["check_classifiers_train"] = (
+            "positive weights, ||w||_1 = 1, fixed threshold 0.1: cannot fit the "
+            "check's data with negative features"
+        )
+    if name in ("DualGaussSeidelClassifier", "DualSVM", "RegularizedWinnow",
+                "LargeMarginPerceptron", "LargeMarginNWinnow"):
+        # The check puts class weight 1000 on unscaled blobs (std 20) and keeps
+        # the default lam = 1e-3, i.e. C = 1/(lam n) = 20 per unit weight: a dual
+        # box of 20000. That problem is so ill-conditioned that LinearSVC with
+        # the same C does not converge in 100000 iterations either (its
+        # prediction is then as poor); LinearSVC passes the check only because
+        # its default is C = 1.
+        failed["check_class_weight_classifiers"] = (
+            "at the default lam the weighted problem is too ill-conditioned to "
+            "solve in the check's budget (LinearSVC with C=1/(lam n) fails too)"
+        )
+    return failed
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
