@@ -8,6 +8,15 @@ from ._version import __version__
 _LAZY = {
     # name -> module that defines it
     "DualGaussSeidelClassifier": "textwin.linear",
+    "DualSVM": "textwin.linear",
+    "ModifiedLeastSquares": "textwin.linear",
+    "RegularizedWinnow": "textwin.linear",
+    "LargeMarginPerceptron": "textwin.linear",
+    "LargeMarginUWinnow": "textwin.linear",
+    "LargeMarginNWinnow": "textwin.linear",
+    "Perceptron": "textwin.online",
+    "Winnow": "textwin.online",
+    "BalancedWinnow": "textwin.online",
 }
 
 
