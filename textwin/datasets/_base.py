@@ -67,10 +67,12 @@ def _writable_dir(path):
 def get_cache_dir(data_home=None):
     """Return the folder for derived caches (parsed and vectorized corpora).
 
-    The first writable one of: ``<data_home>/cache``, the environment variable
-    ``TEXTWIN_CACHE_DIR``, the user cache folder (``$XDG_CACHE_HOME/textwin``,
-    default ``~/.cache/textwin``). A read-only data home (a shared corpus, a CI
-    fixture) therefore works: the caches go elsewhere.
+    The first writable one of: the environment variable ``TEXTWIN_CACHE_DIR``
+    (an explicit choice wins, so tests and CI never write next to a shared
+    corpus), ``<data_home>/cache``, the user cache folder
+    (``$XDG_CACHE_HOME/textwin``, default ``~/.cache/textwin``). A read-only
+    data home (a shared corpus, a CI fixture) therefore works: the caches go
+    elsewhere.
 
     Parameters
     ----------
@@ -86,9 +88,10 @@ def get_cache_dir(data_home=None):
     OSError
         If none of the candidates is writable.
     """
-    candidates = [get_data_home(data_home) / "cache"]
+    candidates = []
     if os.environ.get(CACHE_DIR_ENV):
         candidates.append(Path(os.environ[CACHE_DIR_ENV]).expanduser())
+    candidates.append(get_data_home(data_home) / "cache")
     xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
     candidates.append(Path(xdg).expanduser() / "textwin")
     for path in candidates:

@@ -429,8 +429,8 @@ def _locate_corpus(data_home, download_if_missing):
     corpus_dir = data_home / CORPUS_DIR
     if all((corpus_dir / f).is_file() for f in SGML_FILES):
         return corpus_dir
-    for remote in ARCHIVES:
-        archive = data_home / remote.filename
+    # The archive may sit in the data home or in the corpus folder itself.
+    for archive in [folder / r.filename for r in ARCHIVES for folder in (data_home, corpus_dir)]:
         if archive.is_file():
             try:
                 return _extract_sgml(archive, data_home)
@@ -462,6 +462,21 @@ def _corpus_digest(corpus_dir):
             stacklevel=3,
         )
     return hashlib.sha256("".join(digests[f] for f in SGML_FILES).encode()).hexdigest()
+
+
+# The last corpus parsed in this process, keyed by (folder, digest): fetching
+# the training and then the test set (as the CLI does) parses only once.
+_PARSED = {}
+
+
+def _documents(corpus_dir, digest):
+    """The parsed stories of the corpus whose content digest is ``digest``."""
+    key = (str(corpus_dir), digest)
+    if key not in _PARSED:
+        docs = _parse_corpus(corpus_dir)
+        _PARSED.clear()  # one corpus at a time: bounded memory
+        _PARSED[key] = docs
+    return _PARSED[key]
 
 
 def _parse_corpus(corpus_dir):
@@ -613,8 +628,7 @@ def fetch_reuters21578(
     if subset not in ("train", "test", "all"):
         raise ValueError(f"subset={subset!r} must be 'train', 'test' or 'all'")
     corpus_dir = _locate_corpus(data_home, download_if_missing)
-    _corpus_digest(corpus_dir)
-    train, test = _modapte(_parse_corpus(corpus_dir))
+    train, test = _modapte(_documents(corpus_dir, _corpus_digest(corpus_dir)))
     names = _resolve_categories(categories, _category_counts(train), _category_counts(test))
     docs = {"train": train, "test": test, "all": train + test}[subset]
     data = [_text(d) for d in docs]
@@ -637,7 +651,7 @@ def fetch_reuters21578(
 
 def _preprocessing_settings():
     """What the cached matrices depend on, besides the corpus itself."""
-    import nltk
+    from importlib.metadata import version
 
     from ..text import TOKEN_PATTERN
 
@@ -647,7 +661,7 @@ def _preprocessing_settings():
         "token_pattern": TOKEN_PATTERN,
         "lowercase": True,
         "stem": "nltk-porter-NLTK_EXTENSIONS",
-        "nltk": nltk.__version__,
+        "nltk": version("nltk"),  # the stems may change between NLTK releases
         "text": "title+body",
     }
 
@@ -657,11 +671,11 @@ def _cache_paths(cache_dir, key):
     return cache_dir / f"{stem}.npz", cache_dir / f"{stem}.json"
 
 
-def _build_counts(corpus_dir):
+def _build_counts(corpus_dir, digest):
     """Parse, tokenize and stem: the count matrices and everything else cached."""
     from ..text import TextVectorizer
 
-    train, test = _modapte(_parse_corpus(corpus_dir))
+    train, test = _modapte(_documents(corpus_dir, digest))
     names = sorted(set(_category_counts(train)) | set(_category_counts(test)))
     vec = TextVectorizer(weighting="count")
     X_train = vec.fit_transform([_text(d) for d in train])
@@ -797,7 +811,7 @@ def load_reuters_vectorized(
                 stacklevel=2,
             )
     if parts is None:
-        parts = _build_counts(corpus_dir)
+        parts = _build_counts(corpus_dir, meta["corpus_sha256"])
         try:
             _save_counts(npz_path, json_path, parts, meta)
         except OSError as exc:

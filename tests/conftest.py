@@ -1,0 +1,45 @@
+"""Shared fixtures: where the Reuters-21578 corpus is, and a private cache folder.
+
+Tests that need the corpus are marked ``@pytest.mark.corpus`` and take the
+``reuters_data_home`` fixture. Without the corpus they are skipped, except
+under CI (the environment variable ``CI`` set), where a missing corpus is a
+failure: a CI run that silently skipped the corpus tests would prove nothing.
+"""
+import os
+from pathlib import Path
+
+import pytest
+
+# ../shared next to the repository root (the team's read-only copy).
+_DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared"
+
+
+@pytest.fixture(scope="session")
+def textwin_cache_dir(tmp_path_factory):
+    """A per-session cache folder, so that no test writes to the user's home."""
+    return tmp_path_factory.mktemp("textwin_cache")
+
+
+@pytest.fixture(scope="session")
+def reuters_data_home(textwin_cache_dir):
+    """The data home holding ``reuters21578/reut2-000.sgm`` ... ``reut2-021.sgm``.
+
+    Taken from ``TEXTWIN_DATA_HOME``, else ``../shared`` next to the repository.
+    For the rest of the session ``TEXTWIN_DATA_HOME`` points there and
+    ``TEXTWIN_CACHE_DIR`` at a temporary folder,
+    so the vectorized cache is built at most once per session and never lands
+    in the (possibly read-only, possibly shared) data home or in ``~``.
+    """
+    data_home = Path(os.environ.get("TEXTWIN_DATA_HOME") or _DEFAULT_DATA_HOME)
+    if not (data_home / "reuters21578" / "reut2-000.sgm").is_file():
+        message = (
+            f"Reuters-21578 not found in {data_home}/reuters21578/; set "
+            "TEXTWIN_DATA_HOME to the folder that holds reuters21578/"
+        )
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TEXTWIN_CACHE_DIR", str(textwin_cache_dir))
+        mp.setenv("TEXTWIN_DATA_HOME", str(data_home))
+        yield data_home
