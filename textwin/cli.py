@@ -74,18 +74,26 @@ def _pct(x, width=5):
     return "-".rjust(width) if x is None or not math.isfinite(x) else f"{100 * x:{width}.1f}"
 
 
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time (pipes, tests' capture)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):  # StreamHandler.__init__ assigns it; always use sys.stderr
+        pass
+
+
 def _setup_logging(args):
     level = logging.WARNING if args.quiet else (logging.DEBUG if args.verbose else logging.INFO)
     logger.setLevel(level)
-    if not any(getattr(h, "_textwin_cli", False) for h in logger.handlers):
-        handler = logging.StreamHandler(sys.stderr)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
         handler.setFormatter(logging.Formatter("textwin: %(message)s"))
-        handler._textwin_cli = True
         logger.addHandler(handler)
         logger.propagate = False
-    for h in logger.handlers:
-        if getattr(h, "_textwin_cli", False):
-            h.setStream(sys.stderr)  # follow a redirected stderr (tests, pipes)
 
 
 def _progress_enabled(args):

@@ -1,0 +1,355 @@
+"""The ``textwin`` command, end to end: printed numbers are checked against the library."""
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from textwin import __version__
+from textwin.cli import EXIT_BAD_MODEL, EXIT_NO_DATA, EXIT_USAGE, main
+from textwin.metrics import breakeven_points, micro_breakeven_point, precision_recall_f1
+from textwin.persistence import load_model
+
+REPO = Path(__file__).resolve().parents[1]
+
+TOPICS = {
+    "grain": "wheat corn grain harvest tonnes barley",
+    "crude": "oil crude barrel opec refinery petroleum",
+    "acq": "shares merger acquire stake takeover bid",
+}
+FILLER = "the a said company market year week would official report new".split()
+
+
+def _docs(n, seed):
+    """Documents mixing topic words and filler; labels = topics whose words occur."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        topics = [t for t in TOPICS if rng.random() < 0.35]
+        words = list(rng.choice(FILLER, size=6))
+        for t in topics:
+            words += list(rng.choice(TOPICS[t].split(), size=2))
+        # noise: a topic word without the label, so the task is not trivial
+        if rng.random() < 0.15:
+            words.append(rng.choice(" ".join(TOPICS.values()).split()))
+        rng.shuffle(words)
+        out.append((" ".join(words), sorted(topics)))
+    return out
+
+
+@pytest.fixture
+def jsonl_corpus(tmp_path):
+    path = tmp_path / "corpus.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for split, n, seed in (("train", 300, 0), ("test", 150, 1)):
+            for text, labels in _docs(n, seed):
+                fh.write(json.dumps({"text": text, "labels": labels, "split": split}) + "\n")
+    return path
+
+
+def run(capsys, *argv, stdin=None, monkeypatch=None):
+    """Run main(argv); return (exit code, stdout, stderr)."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(err, *fragments):
+    lines = [ln for ln in err.splitlines() if ln.startswith("textwin: error:")]
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+# -- basics ------------------------------------------------------------------------
+
+def test_version_and_help(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"textwin {__version__}"
+    for cmd in ([], ["train"], ["eval"], ["predict"], ["data"]):
+        with pytest.raises(SystemExit) as exc:
+            main([*cmd, "--help"])
+        assert exc.value.code == 0
+        assert "examples:" in capsys.readouterr().out
+
+
+def test_no_command_is_a_usage_error(capsys):
+    code, _, err = run(capsys)
+    assert code == EXIT_USAGE and "usage:" in err
+
+
+# -- custom corpus, end to end -----------------------------------------------------
+
+def _test_split(path):
+    recs = [json.loads(line) for line in open(path, encoding="utf-8")]
+    test = [r for r in recs if r["split"] == "test"]
+    return [r["text"] for r in test], [r["labels"] for r in test]
+
+
+@pytest.mark.parametrize("method", ["svm", "mls", "rwinnow", "perceptron", "smo"])
+def test_train_custom_jsonl_numbers_match_the_library(capsys, tmp_path, jsonl_corpus, method):
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category",
+                         "acq,grain", "--method", method, "--features", 15,
+                         "--output", model_path, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["method"] == method and result["n_train"] == 300
+    assert result["n_test"] == 150 and result["n_features"] == 15
+
+    # Score the raw test texts with the saved model, recompute every figure.
+    texts, labels = _test_split(jsonl_corpus)
+    model = load_model(model_path)
+    assert model.target_names == ["acq", "grain"]
+    Y = np.array([[c in labs for c in model.target_names] for labs in labels], dtype=np.uint8)
+    scores = model.decision_function(texts)
+    beps = breakeven_points(Y, scores)
+    prf = precision_recall_f1(Y, Y_score=scores, zero_division=np.nan)
+    for j, row in enumerate(result["categories"]):
+        assert row["category"] == model.target_names[j]
+        assert row["test_positives"] == int(Y[:, j].sum())
+        assert row["breakeven"] == pytest.approx(100 * beps[j], abs=1e-3)
+        assert row["precision"] == pytest.approx(100 * prf.precision[j], abs=1e-3)
+        assert row["recall"] == pytest.approx(100 * prf.recall[j], abs=1e-3)
+        assert row["f1"] == pytest.approx(100 * prf.f1[j], abs=1e-3)
+        assert row["breakeven"] > 70  # the task is learnable: a broken pipeline is not
+
+
+def test_train_table_output_and_predict(capsys, tmp_path, jsonl_corpus, monkeypatch):
+    model_path = tmp_path / "grain.npz"
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+                         "--features", 15, "-o", model_path)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split() == ["category", "BEP", "prec", "recall", "F1", "gap", "epochs"]
+    assert lines[2].split()[0] == "grain"
+    assert "textwin: training svm" in err  # logs on stderr, not stdout
+
+    model = load_model(model_path)
+    docs = ["the official said wheat and barley tonnes rose", "opec oil refinery"]
+    expected = model.decision_function(docs)[:, 0]
+    code, out, err = run(capsys, "predict", model_path, stdin="\n".join(docs) + "\n",
+                         monkeypatch=monkeypatch)
+    assert code == 0, err
+    rows = [ln.split("\t") for ln in out.splitlines()]
+    np.testing.assert_allclose([float(r[0]) for r in rows], expected, atol=1e-6)
+    assert [r[1] for r in rows] == ["grain" if s > 0 else "-" for s in expected]
+
+    # files and a folder, JSON output
+    folder = tmp_path / "inbox"
+    folder.mkdir()
+    for i, d in enumerate(docs):
+        (folder / f"{i}.txt").write_text(d)
+    code, out, _ = run(capsys, "predict", model_path, folder / "0.txt", folder, "--json")
+    got = json.loads(out)
+    assert [g["id"] for g in got] == [str(folder / "0.txt"), str(folder / "0.txt"),
+                                      str(folder / "1.txt")]
+    assert got[2]["scores"]["grain"] == pytest.approx(expected[1])
+    assert got[0]["labels"] == (["grain"] if expected[0] > 0 else [])
+
+
+def test_train_folder_corpus(capsys, tmp_path):
+    root = tmp_path / "news"
+    for i, (text, labels) in enumerate(_docs(200, 3)):
+        for lab in labels or ["none"]:
+            (root / lab).mkdir(parents=True, exist_ok=True)
+            (root / lab / f"{i}.txt").write_text(text)
+    code, out, err = run(capsys, "train", "--corpus", root, "--category", "crude",
+                         "--features", 15, "--json", "--seed", 4)
+    assert code == 0, err
+    res = json.loads(out)
+    assert res["n_train"] + res["n_test"] == 200 and res["n_test"] == 50
+    assert res["categories"][0]["breakeven"] > 70
+
+
+def test_train_and_predict_svmlight(capsys, tmp_path):
+    rng = np.random.default_rng(0)
+
+    def write(path, n):
+        with open(path, "w") as fh:
+            for _ in range(n):
+                idx = np.sort(rng.choice(40, size=6, replace=False)) + 1
+                label = 1 if (idx <= 5).any() else 2
+                fh.write(f"{label} " + " ".join(f"{j}:1" for j in idx) + "\n")
+
+    write(tmp_path / "train.svm", 200)
+    write(tmp_path / "test.svm", 80)
+    model = tmp_path / "v.npz"
+    code, out, err = run(capsys, "train", "--corpus", tmp_path / "train.svm", "--test-corpus",
+                         tmp_path / "test.svm", "--category", "1", "--json", "-o", model)
+    assert code == 0, err
+    assert json.loads(out)["categories"][0]["breakeven"] > 90
+    code, out, err = run(capsys, "predict", model, tmp_path / "test.svm", "--json")
+    assert code == 0, err
+    from sklearn.datasets import load_svmlight_file
+
+    X, y = load_svmlight_file(str(tmp_path / "test.svm"), n_features=40)
+    scores = [g["scores"]["1"] for g in json.loads(out)]
+    bep = breakeven_points((y == 1).astype(int), np.array(scores))[0]
+    assert 100 * bep == pytest.approx(json.loads(
+        run(capsys, "train", "--corpus", tmp_path / "train.svm", "--test-corpus",
+            tmp_path / "test.svm", "--category", "1", "--json")[1])["categories"][0]["breakeven"],
+        abs=1e-3)
+
+
+# -- errors: one line, distinct exit codes, never a traceback ----------------------
+
+def test_unknown_category_in_custom_corpus(capsys, jsonl_corpus):
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "graine")
+    assert code == EXIT_USAGE and out == ""
+    assert_one_line_error(err, "unknown category 'graine'", "closest: grain")
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["--method", "svn"], ["unknown method 'svn'", "closest: svm"]),
+    (["--eta", "0.1"], ["method 'svm' has no setting --eta"]),
+    (["--lam", "-1"], ["--lam must be positive"]),
+    (["--epochs", "0"], ["--epochs must be at least 1"]),
+])
+def test_bad_settings(capsys, jsonl_corpus, argv, fragments):
+    code, _, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq", *argv)
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, *fragments)
+
+
+def test_malformed_and_missing_corpus(capsys, tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "a", "labels": ["x"]}\nnot json\n')
+    code, _, err = run(capsys, "train", "--corpus", bad, "--category", "x")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "bad.jsonl:2")
+    code, _, err = run(capsys, "train", "--corpus", tmp_path / "nope.jsonl")
+    assert code == EXIT_NO_DATA
+    assert_one_line_error(err, "corpus not found")
+
+
+def test_missing_reuters_is_exit_3(capsys, tmp_path):
+    code, _, err = run(capsys, "train", "--category", "acq", "--data-home", tmp_path)
+    assert code == EXIT_NO_DATA
+    assert_one_line_error(err, "Reuters-21578", "textwin data --fetch")
+    code, _, err = run(capsys, "data", "--data-home", tmp_path)
+    assert code == EXIT_NO_DATA
+    assert_one_line_error(err, "corpus is missing")
+
+
+def test_bad_model_files(capsys, tmp_path):
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"PK\x03\x04 definitely not a model")
+    code, _, err = run(capsys, "predict", bad, "-")
+    assert code == EXIT_BAD_MODEL
+    assert_one_line_error(err, "not a usable textwin model")
+    code, _, err = run(capsys, "predict", tmp_path / "none.npz")
+    assert code == EXIT_NO_DATA
+    assert_one_line_error(err, "model file not found")
+
+
+def test_eval_needs_an_evaluation(capsys):
+    code, _, err = run(capsys, "eval")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "--micro-breakeven")
+
+
+def test_console_script_runs(tmp_path):
+    """Through a real process: the installed script if there is one, else -m."""
+    script = shutil.which("textwin")
+    cmd = [script] if script else [sys.executable, "-m", "textwin.cli"]
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([*cmd, "--version"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"textwin {__version__}"
+    proc = subprocess.run([*cmd, "train", "--category", "acq", "--data-home", str(tmp_path)],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert proc.returncode == EXIT_NO_DATA
+    assert proc.stdout == "" and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().startswith("textwin: error:")
+
+
+# -- the real corpus ---------------------------------------------------------------
+
+@pytest.mark.corpus
+def test_reuters_train_saved_model_scores_raw_stories(capsys, tmp_path, reuters_data_home):
+    """The printed BEPs equal those of the saved model on the raw ModApte test stories:
+    the stored vocabulary, stemming and IG columns reproduce the cached pipeline."""
+    from textwin.datasets import fetch_reuters21578
+
+    model_path = tmp_path / "acq_corn.npz"
+    code, out, err = run(capsys, "train", "--category", "acq,corn", "--method", "mls",
+                         "--epochs", 5, "--json", "-o", model_path)
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["n_train"], result["n_test"], result["n_features"]) == (9603, 3299, 1000)
+    test = fetch_reuters21578(subset="test", categories=["acq", "corn"],
+                              download_if_missing=False)
+    model = load_model(model_path)
+    scores = model.decision_function(test.data)
+    beps = breakeven_points(test.target, scores)
+    for j, row in enumerate(result["categories"]):
+        assert row["test_positives"] == int(test.target[:, j].sum())
+        assert row["breakeven"] == pytest.approx(100 * beps[j], abs=1e-3)
+        assert row["epochs"] == 5
+    assert result["categories"][0]["breakeven"] > 85  # acq is easy even after 5 epochs
+
+
+@pytest.mark.corpus
+def test_reuters_eval_json_matches_library(capsys, reuters_data_home):
+    from textwin.experiments import METHODS, load_protocol_data, score_matrix
+
+    code, out, err = run(capsys, "eval", "--micro-breakeven", "--methods", "perceptron,mls",
+                         "--categories", "acq,grain,ship", "--epochs", 3, "--json", "-q")
+    assert code == 0, err
+    assert err == ""  # -q: no logs, no warnings
+    rows = json.loads(out)
+    assert [r["method"] for r in rows] == ["perceptron", "mls"]
+    data = load_protocol_data(["acq", "grain", "ship"], reuters_data_home)
+    for row in rows:
+        est = METHODS[row["method"]].build(data.X_train.shape[0], epochs=3)
+        scores = score_matrix(est.fit(data.X_train, data.Y_train), data.X_test)
+        assert row["micro_breakeven"] == pytest.approx(
+            100 * micro_breakeven_point(data.Y_test, scores), abs=1e-3)
+        beps = breakeven_points(data.Y_test, scores)
+        assert list(row["breakeven"]) == ["acq", "grain", "ship"]
+        np.testing.assert_allclose(list(row["breakeven"].values()), 100 * beps, atol=1e-3)
+        assert row["paper_micro_breakeven"] is None  # not the paper's ten categories
+        assert row["paper_breakeven"]["acq"] == METHODS[row["method"]].paper_breakeven.get("acq")
+
+
+@pytest.mark.corpus
+def test_reuters_eval_table_has_paper_figures(capsys, reuters_data_home):
+    code, out, err = run(capsys, "eval", "--micro-breakeven", "--methods", "perceptron",
+                         "--epochs", 2)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split() == ["perceptron"]
+    micro = next(ln for ln in lines if ln.startswith("micro-average")).split()
+    assert micro[-1] == "88.5"  # the paper's figure beside ours
+    assert next(ln for ln in lines if ln.startswith("acq")).split()[-1] == "92.4"
+    assert next(ln for ln in lines if ln.startswith("earn")).split()[1:] != []
+    assert "time (s)" in out
+
+
+@pytest.mark.corpus
+def test_reuters_unknown_category_lists_closest(capsys, reuters_data_home):
+    code, out, err = run(capsys, "train", "--category", "aqc")
+    assert code == EXIT_USAGE and out == ""
+    assert_one_line_error(err, "unknown category 'aqc'", "acq")
+    code, _, err = run(capsys, "train", "--category", "money-fxx")
+    assert_one_line_error(err, "money-fx")
+
+
+@pytest.mark.corpus
+def test_reuters_data_verify_json(capsys, reuters_data_home):
+    code, out, err = run(capsys, "data", "--verify", "--json")
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["counts"] == {"train": 9603, "test": 3299, "categories": 118}
+    assert rep["verified"] is True and rep["sgm_files"] == 22
