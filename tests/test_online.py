@@ -1,0 +1,267 @@
+"""Perceptron and Winnows (math.md section 9): NumPy references and mistake bounds."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+from textwin.datasets._synthetic import make_winnow_data
+from textwin.online import BalancedWinnow, Perceptron, Winnow
+
+# ---------------------------------------------------------------------------
+# Ten-line NumPy versions of math.md section 9, the reference for the kernels
+# ---------------------------------------------------------------------------
+
+
+def ref_perceptron(X, y, eta, n_epochs, renormalize):
+    w = np.zeros(X.shape[1])
+    mistakes = []
+    for _ in range(n_epochs):
+        m = 0
+        for x, yi in zip(X, y):
+            if (x @ w > 0) != (yi > 0):
+                w += eta * yi * x
+                m += 1
+        if renormalize and np.linalg.norm(w) > 0:
+            w /= np.linalg.norm(w)
+        mistakes.append(m)
+    return w, np.array(mistakes)
+
+
+def ref_winnow(X, y, eta, theta, n_epochs, balanced, normalized, mu):
+    wp, wm = mu.copy(), (mu.copy() if balanced else np.zeros_like(mu))
+    mass = wp.sum() + wm.sum()
+    mistakes = []
+    for _ in range(n_epochs):
+        m = 0
+        for x, yi in zip(X, y):
+            if (x @ (wp - wm) >= theta) != (yi > 0):
+                m += 1
+                wp *= np.exp(eta * yi * x)
+                if balanced:
+                    wm *= np.exp(-eta * yi * x)
+                if normalized:
+                    scale = mass / (wp.sum() + wm.sum())
+                    wp *= scale
+                    wm *= scale
+        mistakes.append(m)
+    return wp - wm, np.array(mistakes)
+
+
+def _sparse_problem(n=120, d=15, seed=0, density=0.4):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=density, random_state=rng, format="csr",
+                  data_rvs=lambda k: rng.uniform(-1, 1, k))
+    y = np.where(X @ rng.randn(d) + 0.2 * rng.randn(n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("renormalize", [False, True])
+def test_perceptron_matches_numpy_reference(renormalize):
+    X, y = _sparse_problem()
+    est = Perceptron(eta=0.05, n_epochs=7, renormalize=renormalize).fit(X, y)
+    w, mistakes = ref_perceptron(X.toarray(), y, 0.05, 7, renormalize)
+    assert_allclose(est.coef_.ravel(), w, rtol=1e-10, atol=1e-13)
+    assert_array_equal(est.mistakes_[0], mistakes)
+    if renormalize:
+        assert np.linalg.norm(est.coef_) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "balanced, normalized, theta",
+    [(False, True, 0.05), (False, False, 0.05), (True, False, 0.0), (True, True, 0.02)],
+)
+def test_winnow_matches_numpy_reference(balanced, normalized, theta):
+    X, y = _sparse_problem(seed=1)
+    d = X.shape[1]
+    mu = np.full(d, 1.0 / (2 * d if balanced else d))
+    est = Winnow(theta=theta, eta=0.3, n_epochs=6, balanced=balanced,
+                 normalized=normalized).fit(X, y)
+    w, mistakes = ref_winnow(X.toarray(), y, 0.3, theta, 6, balanced, normalized, mu)
+    assert_allclose(est.coef_.ravel(), w, rtol=1e-9, atol=1e-15)
+    assert_array_equal(est.mistakes_[0], mistakes)
+    assert_allclose(est.intercept_, -theta)
+    if normalized:
+        total = est._w_pos.sum() + est._w_neg.sum()
+        assert total == pytest.approx(1.0)
+
+
+def test_winnow_many_mistakes_stay_finite_and_normalized():
+    # Thousands of multiplicative updates push the stored weights through the
+    # scale folding; the result must still match the reference direction.
+    X, y = _sparse_problem(n=300, seed=2)
+    y[::3] *= -1  # noisy: mistakes never stop
+    est = Winnow(theta=0.0, eta=2.0, n_epochs=30, balanced=True, normalized=True).fit(X, y)
+    w, _ = ref_winnow(X.toarray(), y, 2.0, 0.0, 30, True, True, np.full(15, 1 / 30))
+    assert np.all(np.isfinite(est.coef_))
+    assert_allclose(est.coef_.ravel(), w, rtol=1e-6, atol=1e-12)
+
+
+def test_prediction_rules():
+    X, y = _sparse_problem(seed=3)
+    # Winnow: in class iff score >= theta, i.e. decision_function >= 0
+    est = Winnow(theta=0.05, eta=0.3, n_epochs=3).fit(X, y)
+    scores = X @ est.coef_.ravel()
+    assert_allclose(est.decision_function(X), scores - 0.05)
+    assert_array_equal(est.predict(X), np.where(scores >= 0.05, 1.0, -1.0))
+    # Perceptron: in class iff w x > 0
+    per = Perceptron(eta=0.1, n_epochs=3).fit(X, y)
+    assert_array_equal(per.predict(X), np.where(X @ per.coef_.ravel() > 0, 1.0, -1.0))
+
+
+# ---------------------------------------------------------------------------
+# Mistake bounds on separable data
+# ---------------------------------------------------------------------------
+
+
+def _separable(n, d, margin, seed, positive=False):
+    """x uniform in [-1, 1]^d, labels by a hidden u, points with |u x| < margin removed."""
+    rng = np.random.RandomState(seed)
+    if positive:
+        u = np.zeros(d)
+        u[:3] = [0.5, 0.3, 0.2]  # in the simplex
+    else:
+        u = rng.randn(d)
+        u /= np.linalg.norm(u)
+    X = rng.uniform(-1, 1, size=(4 * n, d))
+    score = X @ u
+    keep = np.abs(score) >= margin
+    X, score = X[keep][:n], score[keep][:n]
+    assert X.shape[0] == n
+    return sp.csr_matrix(X), np.sign(score), u
+
+
+def test_perceptron_novikoff_bound():
+    # Block & Novikoff (seeds/004): at most (R / gamma)^2 mistakes when
+    # ||x|| <= R and y u x >= gamma for a unit u, from w = 0, whatever eta.
+    X, y, u = _separable(n=400, d=10, margin=0.15, seed=0)
+    R = np.sqrt(X.multiply(X).sum(axis=1)).max()
+    gamma = np.min(y * (X @ u))
+    bound = (R / gamma) ** 2
+    est = Perceptron(eta=0.5, n_epochs=300, renormalize=False).fit(X, y)
+    total = est.mistakes_[0].sum()
+    assert 0 < total <= bound
+    assert est.mistakes_[0][-1] == 0  # converged: an epoch without mistakes
+    assert est.score(X, y) == 1.0
+
+
+def _winnow_bound(X, y, w_star, mu, eta):
+    """Littlestone's bound as stated in seeds/003 (Theorem 1.45, threshold delta = 0).
+
+    With ||A||_inf = R, margin s = min_i y_i w* x_i and beta = 1/2:
+    updates <= KL(w* || w0) / (eta s - log cosh(eta R)).
+    """
+    R = np.abs(X.data).max()
+    s = np.min(y * (X @ w_star))
+    nz = w_star > 0
+    kl = np.sum(w_star[nz] * np.log(w_star[nz] / mu[nz]))
+    denom = eta * s - np.log(np.cosh(eta * R))
+    assert denom > 0
+    return kl / denom, R, s
+
+
+def test_normalized_winnow_littlestone_bound():
+    X, y, u = _separable(n=400, d=40, margin=0.12, seed=1, positive=True)
+    d = X.shape[1]
+    R = np.abs(X.data).max()
+    s = np.min(y * (X @ u))
+    eta = np.log((R + s) / (R - s)) / (2 * R)  # the step that gives the bound of seeds/003
+    bound, _, _ = _winnow_bound(X, y, u, np.full(d, 1.0 / d), eta)
+    est = Winnow(theta=0.0, eta=eta, n_epochs=200, normalized=True, mass=1.0).fit(X, y)
+    total = est.mistakes_[0].sum()
+    assert 0 < total <= bound
+    assert est.mistakes_[0][-1] == 0
+    assert est.score(X, y) == 1.0
+
+
+def test_balanced_normalized_winnow_bound_by_duplication():
+    # NWin on x is positive Winnow on [x, -x] (seeds/003, Remark 1.47), so the
+    # same bound holds with w* = [u+, u-] / ||u||_1 and the uniform prior over 2d.
+    X, y, u = _separable(n=400, d=30, margin=0.1, seed=2)
+    d = X.shape[1]
+    u1 = u / np.abs(u).sum()
+    w_star = np.concatenate([np.maximum(u1, 0), np.maximum(-u1, 0)])
+    X2 = sp.hstack([X, -X], format="csr")
+    R = np.abs(X.data).max()
+    s = np.min(y * (X @ u1))
+    eta = np.log((R + s) / (R - s)) / (2 * R)
+    bound, _, _ = _winnow_bound(X2, y, w_star, np.full(2 * d, 1.0 / (2 * d)), eta)
+    est = BalancedWinnow(normalized=True, eta=eta, n_epochs=300, prior=1.0 / (2 * d),
+                         fit_intercept=False).fit(X, y)
+    total = est.mistakes_[0].sum()
+    assert 0 < total <= bound
+    assert est.mistakes_[0][-1] == 0
+
+
+# ---------------------------------------------------------------------------
+# The synthetic experiment, multi-label, threads, partial_fit
+# ---------------------------------------------------------------------------
+
+
+def test_uwin_and_nwin_predict_alike_with_threshold_zero():
+    # With threshold 0 the sign of (w+ - w-) x does not depend on the scale the
+    # normalized Winnow divides by, so UWin and NWin make the same mistakes: the
+    # paper's Table 1 reports identical accuracies for them (82.4 / 82.4, 69.7 / 69.7).
+    X, y = make_winnow_data(300, 200, random_state=0, add_constant=False)
+    u = BalancedWinnow(normalized=False, n_epochs=20).fit(X, y)
+    nw = BalancedWinnow(normalized=True, n_epochs=20).fit(X, y)
+    assert_array_equal(u.mistakes_[0], nw.mistakes_[0])
+    assert_array_equal(u.predict(X), nw.predict(X))
+    # ... but the weights differ by one common scale
+    ratio = np.concatenate([u._w_pos / nw._w_pos, u._w_neg / nw._w_neg], axis=1)
+    assert not np.allclose(ratio, 1.0)
+    assert_allclose(ratio, ratio.flat[0], rtol=1e-8)
+
+
+def _multilabel(n=150, d=12, k=4, seed=0):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=0.5, random_state=rng, format="csr")
+    Y = (X @ rng.randn(d, k) > 0.1).astype(int)
+    return X, Y
+
+
+@pytest.mark.parametrize(
+    "est",
+    [Perceptron(eta=0.1, n_epochs=5), Winnow(theta=0.02, eta=0.5, n_epochs=5),
+     BalancedWinnow(normalized=True, n_epochs=5)],
+    ids=["perceptron", "winnow", "nwin"],
+)
+def test_multilabel_equals_per_column_and_n_jobs(est):
+    X, Y = _multilabel()
+    full = est.set_params(n_jobs=1).fit(X, Y)
+    coef = full.coef_.copy()
+    threaded = est.set_params(n_jobs=2).fit(X, Y)
+    assert_array_equal(threaded.coef_, coef)
+    assert set(np.unique(full.predict(X))) <= {0, 1}
+    for k in range(Y.shape[1]):
+        single = est.set_params(n_jobs=1).fit(X, Y[:, k])
+        assert_allclose(single.coef_.ravel(), coef[k], rtol=1e-12)
+
+
+def test_partial_fit_equals_fit():
+    X, y = _sparse_problem(seed=4)
+    labels = np.where(y > 0, "in", "out")
+    for make in (lambda e: Perceptron(eta=0.1, n_epochs=e, renormalize=True),
+                 lambda e: Winnow(theta=0.02, eta=0.5, n_epochs=e)):
+        ref = make(4).fit(X, labels)
+        inc = make(1)
+        inc.partial_fit(X, labels, classes=["in", "out"])
+        for _ in range(3):
+            inc.partial_fit(X, labels)
+        assert_allclose(inc.coef_, ref.coef_, rtol=1e-12)
+        assert_array_equal(inc.mistakes_[0], ref.mistakes_[0])
+    with pytest.raises(ValueError, match="classes must be passed"):
+        Perceptron().partial_fit(X, labels)
+    with pytest.raises(ValueError, match="not in classes"):
+        inc.partial_fit(X[:2], ["in", "elsewhere"])
+
+
+def test_bad_parameters_are_named():
+    X, y = _sparse_problem()
+    with pytest.raises(ValueError, match="eta"):
+        Perceptron(eta=0).fit(X, y)
+    with pytest.raises(ValueError, match="n_epochs"):
+        Winnow(n_epochs=0).fit(X, y)
+    with pytest.raises(ValueError, match="prior"):
+        Winnow(prior=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="NaN"):
+        Perceptron().fit(np.full((3, 2), np.nan), [0, 1, 0])
