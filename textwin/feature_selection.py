@@ -30,15 +30,15 @@ _AGGREGATES = ("max", "mean", "weighted")
 
 
 def _binary_presence(X):
-    """Return ``(X != 0)`` as float64 in the sparse format of ``X`` (or dense).
+    """Return ``(X != 0)`` as a float64 sparse matrix (CSR, or CSC for CSC input).
 
-    For sparse input only the ``data`` array is rebuilt; ``indices`` and ``indptr``
-    are shared with ``X``. Duplicate entries are summed first (on a copy) so that a
-    word stored twice in one document is counted once, and a stored zero counts as
-    absent.
+    For canonical sparse input only the ``data`` array is rebuilt; ``indices`` and
+    ``indptr`` are shared with ``X``. Duplicate entries are summed first (on a copy)
+    so that a word stored twice in one document counts once; a stored zero, which
+    the ``!= 0`` turns into a stored 0.0, adds nothing to the counts.
     """
     if not sp.issparse(X):
-        return (X != 0).astype(np.float64)
+        return sp.csr_matrix(X != 0, dtype=np.float64)
     if not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
@@ -115,41 +115,37 @@ def _indicator_from_target(Y, n_samples):
     return Y_ind, np.arange(Y.shape[1]), True
 
 
-def _information_gain(A, n_c):
-    """IG from counts, broadcast over leading axes.
+def _xlnx(x):
+    """``x ln x`` with ``0 ln 0 = 0``."""
+    return xlogy(x, x)
 
-    Parameters
-    ----------
-    A : ndarray of shape (..., n_features, n_classes)
-        ``A[..., t, c]``: number of (document, class) events of class ``c`` whose
-        document contains ``t``.
-    n_c : ndarray of shape (..., 1, n_classes)
-        Number of events of each class.
 
-    Returns
-    -------
-    ig : ndarray of shape (..., n_features)
-        ``H(C) - P(t) H(C|t) - P(not t) H(C|not t)``. Multiplying the two conditional
-        terms out gives ``(sum_c A ln A - n_t ln n_t + sum_c B ln B - n_tbar ln n_tbar)
-        / N`` with ``B = n_c - A``, which needs no division by a possibly empty
-        ``n_t``.
+def _class_terms(A, n_k):
+    """``A ln A + (n_k - A) ln(n_k - A) - n_k ln n_k``: one class's share of ``N * IG``.
+
+    It is exactly 0 where ``A == 0``, so it only needs evaluating on nonzero counts.
     """
-    N = n_c.sum(axis=-1)  # shape (..., 1)
-    n_t = A.sum(axis=-1)  # events whose document contains t
-    n_tbar = N - n_t
-    B = n_c - A
-    p_c = n_c[..., 0, :] / N
-    h_c = -xlogy(p_c, p_c).sum(axis=-1, keepdims=True)
-    cond = (
-        xlogy(A, A).sum(axis=-1)
-        - xlogy(n_t, n_t)
-        + xlogy(B, B).sum(axis=-1)
-        - xlogy(n_tbar, n_tbar)
-    ) / N
-    ig = h_c + cond
-    # A word in every event or in none carries no information: make it exactly 0
-    # (so that such words tie exactly) and clip rounding noise below 0.
-    ig[(n_t == 0) | (n_tbar == 0)] = 0.0
+    return _xlnx(A) + _xlnx(n_k - A) - _xlnx(n_k)
+
+
+def _information_gain(sum_class_terms, n_t, N):
+    """IG of every feature from ``sum_k _class_terms(A_k, n_k)``.
+
+    With ``N`` events, ``n_k`` of class ``k``, ``n_t`` of them in documents holding
+    ``t``, ``A_k`` of class ``k`` and holding ``t``, ``B_k = n_k - A_k``, the
+    probabilities of math.md §11 are ``P(k) = n_k/N``, ``P(t) = n_t/N``,
+    ``P(k|t) = A_k/n_t``, ``P(k|not t) = B_k/(N - n_t)``, and (using
+    ``sum n_k = N``, ``sum A_k = n_t``, ``sum B_k = N - n_t``)::
+
+        N * IG = N ln N - n_t ln n_t - (N - n_t) ln(N - n_t)
+                 + sum_k [A_k ln A_k + B_k ln B_k - n_k ln n_k]
+
+    No division by a possibly empty ``n_t``, and the bracket vanishes for ``A_k = 0``,
+    so the sum runs over the nonzero joint counts only.
+    """
+    ig = (_xlnx(N) - _xlnx(n_t) - _xlnx(N - n_t) + sum_class_terms) / N
+    # A word in every event or in none gets exactly 0 (every term cancels exactly);
+    # elsewhere clip rounding noise below 0.
     return np.maximum(ig, 0.0)
 
 
@@ -234,8 +230,9 @@ class InformationGain(SelectorMixin, BaseEstimator):
     ``k``-th place (``SelectKBest`` keeps the higher one). A feature present in every
     document or in none has IG exactly 0.
 
-    Cost: ``O(nnz(X) * (1 + categories per document))`` for the counts, then
-    ``O(n_features * n_classes)`` time and memory for the scores (as ``chi2``).
+    Cost: ``O(nnz(X) * categories per document)`` for the counts. The global score
+    then costs ``O(nonzero counts)``; the per-category one ``O(n_features *
+    n_classes)`` time and memory, like ``chi2``.
 
     Examples
     --------
@@ -290,29 +287,31 @@ class InformationGain(SelectorMixin, BaseEstimator):
             )
         Y_ind, self.classes_, multilabel = _indicator_from_target(Y, n_samples)
 
-        # Columns of E: the categories, then "no category" (multi-label only), then a
-        # column of ones, so that the single product E.T @ X_bin yields the joint
-        # counts and the document frequency of every word in one pass over nnz(X).
-        columns = [Y_ind]
-        if multilabel and self.scope == "global":
-            no_category = (np.diff(Y_ind.indptr) == 0).astype(np.float64)
-            columns.append(sp.csr_matrix(no_category[:, None]))
-        columns.append(sp.csr_matrix(np.ones((n_samples, 1))))
-        E = sp.hstack(columns, format="csr")
-        counts = E.T @ _binary_presence(X)  # sparse X: sparse; dense X: dense
-        counts = (counts.toarray() if sp.issparse(counts) else np.asarray(counts)).T
-        df = counts[:, -1]  # documents containing each word
-        joint = counts[:, :-1]  # events of each class whose document has the word
-        n_c = np.asarray(E.sum(axis=0)).ravel()[:-1]
-
+        X_bin = _binary_presence(X)
         if self.scope == "global":
-            self.scores_ = _information_gain(joint, n_c[None, :])
+            # Events are (document, category) pairs, plus one "no category" event per
+            # unlabelled document (multi-label only; a label vector has none).
+            E = Y_ind
+            if multilabel:
+                no_category = (np.diff(Y_ind.indptr) == 0).astype(np.float64)
+                E = sp.hstack([Y_ind, sp.csr_matrix(no_category[:, None])], format="csr")
+            n_k = np.asarray(E.sum(axis=0)).ravel()
+            # A[k, t]: events of class k whose document holds t. One pass over nnz(X).
+            A = (E.T @ X_bin).tocoo()
+            terms = np.bincount(A.col, _class_terms(A.data, n_k[A.row]), n_features)
+            n_t = np.bincount(A.col, A.data, n_features)
+            self.scores_ = _information_gain(terms, n_t, n_k.sum())
             return self
 
-        # Binary IG per category: classes "c" and "not c" over documents.
-        A = np.stack([joint.T, df[None, :] - joint.T], axis=-1)  # (C, features, 2)
-        n_binary = np.stack([n_c, n_samples - n_c], axis=-1)[:, None, :]  # (C, 1, 2)
-        self.scores_per_category_ = _information_gain(A, n_binary)
+        # Binary IG per category over documents: classes "c" and "not c".
+        # a[c, t]: documents of c holding t; df[t]: documents holding t.
+        n_c = np.asarray(Y_ind.sum(axis=0)).ravel()
+        a = (Y_ind.T @ X_bin).tocoo()
+        df = np.asarray(X_bin.sum(axis=0)).ravel()
+        terms = np.zeros((len(n_c), n_features))
+        terms[a.row, a.col] = _class_terms(a.data, n_c[a.row])  # class c, sparse
+        terms += _class_terms(df - a.toarray(), (n_samples - n_c)[:, None])  # not c
+        self.scores_per_category_ = _information_gain(terms, df, float(n_samples))
         if self.aggregate == "max":
             self.scores_ = self.scores_per_category_.max(axis=0)
         elif self.aggregate == "mean":
