@@ -278,6 +278,13 @@ def test_pipeline_with_multilabel_y():
     assert pipe.named_steps["clf"].n_features_in_ == 10
 
 
+def test_refit_with_other_scope_leaves_no_stale_attribute():
+    X, Y = random_data(19)
+    sel = InformationGain(k=2, scope="per_category").fit(X, Y)
+    sel.set_params(scope="global").fit(X, Y)
+    assert not hasattr(sel, "scores_per_category_")
+
+
 def test_clone_and_params():
     from sklearn.base import clone
     sel = InformationGain(k=7, scope="per_category", aggregate="mean")

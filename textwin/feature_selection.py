@@ -288,6 +288,7 @@ class InformationGain(SelectorMixin, BaseEstimator):
         Y_ind, self.classes_, multilabel = _indicator_from_target(Y, n_samples)
 
         X_bin = _binary_presence(X)
+        self.__dict__.pop("scores_per_category_", None)  # from an earlier per-category fit
         if self.scope == "global":
             # Events are (document, category) pairs, plus one "no category" event per
             # unlabelled document (multi-label only; a label vector has none).
