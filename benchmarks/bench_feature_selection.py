@@ -15,7 +15,8 @@ set (9,603 documents, 20,000 words with Zipf document frequencies, about 1.2
 categories per document over 118 categories). ``--reuters`` uses the real training
 set instead (``fetch_reuters21578`` + ``TextVectorizer``; set ``TEXTWIN_DATA_HOME``).
 
-Run: ``python benchmarks/bench_feature_selection.py [--reuters] [--repeat 5]``.
+Run from the repository root (after ``pip install .``, or with ``PYTHONPATH=.`` for an
+in-place build): ``python benchmarks/bench_feature_selection.py [--reuters] [--repeat 5]``.
 """
 import argparse
 import time
