@@ -1,0 +1,122 @@
+"""Algorithm 2 (math.md section 8): an unregularized bias by augmented Lagrangian."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.svm import SVC
+
+from textwin.linear import DualGaussSeidelClassifier, DualSVM, ModifiedLeastSquares
+
+
+def _problem(seed, n=300, d=40):
+    """Sparse data whose labels have an offset, so that the bias matters."""
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=0.3, random_state=rng, format="csr")
+    y = np.where(X @ rng.randn(d) + 0.5 * rng.randn(n) + 1.0 > 0, 1.0, -1.0)
+    return X, y
+
+
+def _primal(est, X, y, lam):
+    """(1/n) sum hinge(y (w x + b)) + lam/2 ||w||^2: the SVM objective with a free bias."""
+    w = est.coef_.toarray().ravel() if sp.issparse(est.coef_) else est.coef_.ravel()
+    u = y * (X @ w + est.intercept_[0])
+    return np.mean(np.maximum(0.0, 1.0 - u)) + 0.5 * lam * w @ w
+
+
+@pytest.mark.parametrize("seed, lam", [(0, 1e-2), (1, 1e-3)])
+def test_converged_algorithm2_matches_libsvm(seed, lam):
+    X, y = _problem(seed)
+    n = X.shape[0]
+    svc = SVC(kernel="linear", C=1.0 / (lam * n), tol=1e-12).fit(X, y)
+    est = DualSVM(lam=lam, fit_intercept=True, tol=1e-12, random_state=0).fit(X, y)
+    assert est.intercept_solver_ == "converged"
+    assert_allclose(est.coef_, svc.coef_.toarray(), atol=1e-5)
+    assert_allclose(est.intercept_, svc.intercept_, atol=1e-5)
+    # the constraint sum_i alpha_i y_i = 0 of the dual, in v's scaling
+    residual = abs(est.dual_coef_[0] @ y) / (lam * n)
+    assert residual < 1e-5
+    assert est.intercept_residual_[0] == pytest.approx(residual, rel=1e-6, abs=1e-12)
+    assert est.duality_gap_[0] <= 1e-12
+    assert est.n_rounds_[0] >= 2  # the bias needed multiplier steps
+    # libsvm's dual variables are alpha / (lam n) in math.md's scaling (section 10)
+    sv_alpha = np.zeros(n)
+    sv_alpha[svc.support_] = np.abs(svc.dual_coef_.toarray().ravel()) * lam * n
+    assert_allclose(est.dual_coef_[0], sv_alpha, atol=1e-4)
+
+
+def test_paper_budget_can_stop_far_from_the_optimum():
+    # math.md section 8: 4 rounds x 50 epochs left relative objective errors up to
+    # 6e-2 on test problems; here it stays about 1e-3 off while the converged mode
+    # reaches the optimum. The fit says so with one ConvergenceWarning.
+    X, y = _problem(1)
+    lam = 1e-3
+    converged = DualSVM(lam=lam, fit_intercept=True, tol=1e-12, random_state=0).fit(X, y)
+    with pytest.warns(ConvergenceWarning, match="Algorithm 2") as record:
+        paper = DualSVM(lam=lam, fit_intercept=True, intercept_solver="paper", tol=1e-12,
+                        random_state=0).fit(X, y)
+    assert len([w for w in record if issubclass(w.category, ConvergenceWarning)]) == 1
+    assert paper.intercept_solver_ == "paper"
+    assert paper.n_rounds_[0] == 4 and paper.n_iter_[0] <= 4 * 50
+    p_opt = _primal(converged, X, y, lam)
+    rel_error = (_primal(paper, X, y, lam) - p_opt) / p_opt
+    assert rel_error > 1e-4
+    assert paper.intercept_residual_[0] > 1e-4
+    assert abs(paper.intercept_[0] - converged.intercept_[0]) > 1e-3
+
+
+def test_rho_and_sigma_follow_section_8():
+    # Whatever the starting penalty, the multiplier steps (sigma) and the
+    # stiffening (rho / 4) must end at the same optimum. (A tiny rho0 such as
+    # 1e-3 makes every inner solve ill-conditioned: math.md warns it hurts.)
+    X, y = _problem(2)
+    lam = 1e-2
+    ref = DualSVM(lam=lam, fit_intercept=True, tol=1e-12, random_state=0).fit(X, y)
+    for rho0 in (0.1, 10.0):
+        est = DualSVM(lam=lam, fit_intercept=True, tol=1e-12, rho0=rho0,
+                      random_state=0).fit(X, y)
+        assert_allclose(est.intercept_, ref.intercept_, atol=1e-5)
+        assert_allclose(est.coef_, ref.coef_, atol=1e-5)
+
+
+def test_algorithm2_needs_the_square_regularizer():
+    X, y = _problem(0, n=50)
+    with pytest.raises(ValueError, match="constant_feature"):
+        DualGaussSeidelClassifier(regularizer="entropy", fit_intercept=True,
+                                  intercept_solver="converged").fit(X, y)
+    # "auto" picks the regularized constant feature for an entropy regularizer
+    est = DualGaussSeidelClassifier(regularizer="balanced_entropy", fit_intercept=True,
+                                    tol=1e-6, random_state=0).fit(X, y)
+    assert est.intercept_solver_ == "constant_feature"
+    assert not hasattr(est, "intercept_residual_")
+
+
+def test_constant_feature_is_a_regularized_bias():
+    # A constant feature 1 regularized like the others is the same problem as
+    # Algorithm 1 on [X, 1]: the bias is the last weight.
+    X, y = _problem(3, n=120)
+    lam = 1e-2
+    est = ModifiedLeastSquares(lam=lam, tol=1e-12, max_epochs=5000, random_state=0).fit(X, y)
+    X1 = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+    plain = DualGaussSeidelClassifier(loss="squared_hinge", lam=lam, tol=1e-12,
+                                      random_state=0).fit(X1, y)
+    assert_allclose(est.coef_, plain.coef_[:, :-1], atol=1e-8)
+    assert_allclose(est.intercept_, plain.coef_[:, -1], atol=1e-8)
+
+
+def test_algorithm2_multiclass_each_problem_has_its_residual():
+    rng = np.random.RandomState(5)
+    X = sp.random(200, 20, density=0.4, random_state=rng, format="csr")
+    y = np.argmax(X @ rng.randn(20, 3) + rng.randn(3), axis=1)
+    lam = 1e-2
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est = DualSVM(lam=lam, fit_intercept=True, tol=1e-10, random_state=0).fit(X, y)
+    assert est.intercept_residual_.shape == (3,)
+    for k in range(3):
+        yk = np.where(y == k, 1.0, -1.0)
+        assert abs(est.dual_coef_[k] @ yk) / (lam * X.shape[0]) < 1e-6
+        svc = SVC(kernel="linear", C=1.0 / (lam * X.shape[0]), tol=1e-12).fit(X, yk)
+        assert_allclose(est.intercept_[k], svc.intercept_[0], atol=1e-5)
