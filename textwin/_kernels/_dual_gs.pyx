@@ -1098,7 +1098,7 @@ def dual_gauss_seidel(
     cdef Regularizer reg
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
-    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_loss = 0.0, est_p
+    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_loss = 0.0, est_p, est, lag = 2.0
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked
 
@@ -1170,16 +1170,20 @@ def dual_gauss_seidel(
             "balanced_normalized_entropy": lambda: BalancedNormalizedEntropy(d, mu, mass),
         }[regularizer]()
 
+    cdef bint warm = int(max_epochs) > 0 and bool(np.any(alpha_arr != 0))
     # project alpha into the domain of the loss (open for the logistic loss)
     lo1, hi1 = loss_obj.lower(1.0), loss_obj.upper(1.0)
     lower = lo1 * weight if np.isfinite(lo1) else np.full(n, lo1)
     upper = hi1 * weight if np.isfinite(hi1) else np.full(n, hi1)
     if loss_obj.smooth_solve:
-        # start inside (0, s): small, as math.md §4 asks, unless it was at the top
+        # start inside (0, s) and small (math.md §4): a0 = s * min(1e-3, lam / max|x|)
+        # keeps |v_j| = |sum_i a0_i z_ij| / (lam n) <= max s, so e^v stays finite
+        x_top = max(float(np.max(xmax)), 1e-300)
+        frac = min(1e-3, lam / x_top)
         too_high = alpha_arr >= upper
         too_low = alpha_arr <= lower
-        alpha_arr[too_low] = 1e-3 * weight[too_low]
-        alpha_arr[too_high] = (1 - 1e-3) * weight[too_high]
+        alpha_arr[too_low] = frac * weight[too_low]
+        alpha_arr[too_high] = (1 - frac) * weight[too_high]
     else:
         np.clip(alpha_arr, lower, upper, out=alpha_arr)
     alpha_arr[weight == 0] = 0.0
@@ -1191,11 +1195,13 @@ def dual_gauss_seidel(
     cdef double[::1] av = alpha_arr
     cdef int[::1] order = np.arange(n, dtype=np.int32)
     max_ep = int(max_epochs)
-    gaps_arr = np.zeros(max_ep + 1)
-    at_arr = np.zeros(max_ep + 1, dtype=np.int64)
+    gaps_arr = np.zeros(max_ep + 2)
+    at_arr = np.zeros(max_ep + 2, dtype=np.int64)
     cdef double[::1] gaps = gaps_arr
     cdef long long[::1] at = at_arr
     cdef Py_ssize_t n_gaps = 0
+    ests_arr = np.full(max_ep + 1, np.nan)
+    cdef double[::1] ests = ests_arr
     terms_arr = np.zeros(n)
     cdef double[::1] terms = terms_arr
     trace_arr = np.zeros(n * max_ep + 1 if trace_dual else 1)  # D at entry, then per step
@@ -1235,6 +1241,14 @@ def dual_gauss_seidel(
         if trace_ptr != NULL:
             trace_ptr[0] = _dual(&P, loss_obj, reg)
             n_trace = 1
+        if warm:
+            # a warm start may already be converged (the outer loop of Algorithm 2)
+            _exact_gap(&P, loss_obj, reg, NULL, &gap_abs, &primal)
+            gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
+            at[n_gaps] = 0
+            n_gaps += 1
+            if gaps[0] <= tol_c:
+                n_ep = 0
         for ep in range(n_ep):
             if do_shuffle:
                 _shuffle(&order[0], n, &state)
@@ -1243,15 +1257,22 @@ def dual_gauss_seidel(
             reg.refresh()
             epoch = ep + 1
             checked = False
-            if epoch % every == 0 or epoch == n_ep:
-                # cheap: the terms at the margins seen during the epoch
+            est = INFINITY
+            if epoch % every == 0:
+                # cheap: the terms at the margins seen during the epoch.  They
+                # lag behind (each is taken before its own step), so the
+                # estimate runs above the exact gap by a factor learnt at the
+                # last exact check (clamped to [1, 5], 2 before any)
                 est_p = est_loss / n + lam_c * reg.value()
-                if est_gap / n <= tol_c * (est_p if est_p > TINY else TINY):
-                    checked = True
+                est = est_gap / n / (est_p if est_p > TINY else TINY)
+                ests[epoch - 1] = est
+                checked = est <= tol_c * lag
             if checked or epoch % exact_every == 0 or epoch == n_ep:
                 _exact_gap(&P, loss_obj, reg, NULL, &gap_abs, &primal)
                 gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
                 at[n_gaps] = epoch
+                if est < INFINITY and gaps[n_gaps] > 0:
+                    lag = _clip(est / gaps[n_gaps], 1.0, 5.0)
                 n_gaps += 1
                 if gaps[n_gaps - 1] <= tol_c:
                     converged = True
@@ -1271,6 +1292,7 @@ def dual_gauss_seidel(
         "n_epochs": epoch,
         "gaps": gaps_arr[:n_gaps].copy(),
         "epochs_at_gaps": at_arr[:n_gaps].copy(),
+        "gap_estimates": ests_arr[:epoch].copy(),
         "gap": rel,
         "abs_gap": gap_abs,
         "primal": primal,

@@ -1,0 +1,410 @@
+"""Tests of the dual Gauss-Seidel kernel (textwin._kernels._dual_gs) against math.md.
+
+Each test checks mathematics a wrong kernel gets wrong: objective values
+against scikit-learn / scipy, duality gaps, monotone dual descent, the
+duplication identity of the balanced regularizers, and a step-for-step match
+with a pure-NumPy reference (tests/_reference.py).
+"""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+import _reference as R
+from textwin._kernels import _dual_gs as K
+from textwin._kernels._dual_gs import dual_gauss_seidel
+
+LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
+ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]
+REGULARIZERS = ["square", *ENTROPIES]
+
+
+def make_csr(n=60, d=15, density=0.4, seed=0, binary=False, empty_rows=()):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, format="csr", random_state=seed)
+    X.data = np.ones(X.nnz) if binary else rng.normal(size=X.nnz)
+    X = X.tolil()
+    for i in empty_rows:
+        X[i, :] = 0
+    X = X.tocsr()
+    X.eliminate_zeros()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    return X, y
+
+
+def reuters_like(n=300, d=2000, seed=0):
+    """Binary sparse rows with Zipf feature frequencies, labels from a few features."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, d + 1)
+    p = np.minimum(0.5, 30 * p / p.sum())
+    X = sp.csr_matrix((rng.random((n, d)) < p).astype(np.float64))
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    y = np.where(X[:, :40] @ rng.normal(size=40) > 0.3, 1.0, -1.0)
+    return X, y
+
+
+def solve(X, y, loss="hinge", regularizer="square", t=None, s=None, alpha=None, **kw):
+    n, d = X.shape
+    t = np.full(n, 0.0 if loss == "logistic" else 1.0) if t is None else t
+    s = np.ones(n) if s is None else s
+    alpha = np.zeros(n) if alpha is None else alpha
+    if regularizer != "square":
+        kw.setdefault("mu", np.full(d, 1.0 / d))
+    res = dual_gauss_seidel(X.data, X.indices, X.indptr, y, t, s, alpha, d,
+                            loss=loss, regularizer=regularizer, **kw)
+    res["alpha"] = alpha
+    return res
+
+
+def primal_square(X, y, w, loss, lam, t=1.0):
+    return np.mean(R.loss_value(loss, y * (X @ w), t)) + lam / 2 * w @ w
+
+
+# --- square regularizer against scikit-learn -----------------------------------
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_square_matches_liblinear_svc(loss):
+    from sklearn.svm import LinearSVC
+
+    X, y = make_csr(n=200, d=40, density=0.2, seed=3)
+    lam = 1e-2
+    res = solve(X, y, loss, lam=lam, tol=1e-12, max_epochs=100000)
+    # liblinear: C sum f + |w|^2/2 = P / lam with C = 1/(lam n) (same f, both losses)
+    # (liblinear stalls at tol=1e-12 and returns a worse point: 1e-10 is its limit)
+    svc = LinearSVC(loss=loss, C=1 / (lam * X.shape[0]), fit_intercept=False,
+                    tol=1e-10, max_iter=10 ** 6, random_state=0).fit(X, y)
+    p_ours = primal_square(X, y, res["w"], loss, lam)
+    p_sk = primal_square(X, y, svc.coef_.ravel(), loss, lam)
+    assert res["gap"] <= 1e-12
+    assert abs(p_ours - p_sk) <= 1e-6 * p_sk
+    assert p_ours <= p_sk * (1 + 1e-12)          # ours is certified optimal to 1e-12
+    np.testing.assert_allclose(res["w"], svc.coef_.ravel(), atol=1e-3 * np.abs(res["w"]).max())
+
+
+def test_square_logistic_matches_sklearn():
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = make_csr(n=200, d=40, density=0.2, seed=4)
+    lam = 1e-2
+    res = solve(X, y, "logistic", lam=lam, tol=1e-12, max_epochs=100000)
+    lr = LogisticRegression(C=1 / (lam * X.shape[0]), fit_intercept=False, tol=1e-12,
+                            max_iter=100000).fit(X, y)
+    p_ours = primal_square(X, y, res["w"], "logistic", lam, t=0.0)
+    p_sk = primal_square(X, y, lr.coef_.ravel(), "logistic", lam, t=0.0)
+    assert abs(p_ours - p_sk) <= 1e-6 * p_sk
+    np.testing.assert_allclose(res["w"], lr.coef_.ravel(), rtol=1e-4, atol=1e-6)
+
+
+def test_square_least_squares_matches_ridge():
+    from sklearn.linear_model import Ridge
+
+    X, y = make_csr(n=150, d=30, density=0.3, seed=5)
+    lam = 1e-2
+    res = solve(X, y, "least_squares", lam=lam, tol=1e-12, max_epochs=100000)
+    # (1/n) |y - Xw|^2 + lam/2 |w|^2  <=>  |y - Xw|^2 + (lam n / 2) |w|^2   (y_i^2 = 1)
+    ridge = Ridge(alpha=lam * X.shape[0] / 2, fit_intercept=False, solver="cholesky").fit(X.toarray(), y)
+    p_ours = primal_square(X, y, res["w"], "least_squares", lam)
+    p_sk = primal_square(X, y, ridge.coef_, "least_squares", lam)
+    assert abs(p_ours - p_sk) <= 1e-9 * p_sk
+    # |w - w*|^2 <= 2 gap / lam: a 1e-12 relative gap pins w to about 1e-5
+    np.testing.assert_allclose(res["w"], ridge.coef_, rtol=1e-4, atol=2e-5)
+
+
+# --- entropy regularizers against scipy -------------------------------------------
+
+
+@pytest.mark.parametrize("regularizer", ENTROPIES)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_entropy_matches_scipy(loss, regularizer):
+    X, y = make_csr(n=60, d=15, seed=7)
+    n, d = X.shape
+    rng = np.random.default_rng(0)
+    t = np.where(rng.random(n) < 0.5, 0.5, 1.0) if loss != "logistic" else rng.normal(size=n) * 0.3
+    s = rng.uniform(0.5, 2.0, size=n)
+    mu = rng.uniform(0.5, 1.5, size=d) / d
+    lam, A = 0.05, 2.0
+    res = solve(X, y, loss, regularizer, t=t, s=s, lam=lam, mu=mu, mass=A, tol=1e-10,
+                max_epochs=100000)
+    assert res["gap"] <= 1e-10
+    if loss == "hinge":     # not smooth: compare with scipy's minimum of the dual
+        ref = -R.scipy_dual_min(X.toarray(), y, t, s, loss, regularizer, lam, mu, A)
+    else:
+        ref = R.scipy_primal_min(X.toarray(), y, t, s, loss, regularizer, lam, mu, A)
+    assert abs(res["primal"] - ref) <= 1e-6 * ref
+    # the primal at the returned w, recomputed independently (rows with a closed-form g)
+    if regularizer in ("entropy", "balanced_entropy"):
+        p = R.primal(X.toarray(), y, t, s, res["w"], loss, regularizer, lam, mu)
+        assert abs(p - res["primal"]) <= 1e-10 * p
+
+
+# --- duality gap, monotone descent, Fenchel-Young ----------------------------------
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_exit_gap_below_tol_with_weights_and_targets(loss, regularizer):
+    X, y = make_csr(n=120, d=30, density=0.2, seed=11, empty_rows=(3, 17))
+    n = X.shape[0]
+    rng = np.random.default_rng(1)
+    s = rng.uniform(0, 3, size=n)
+    s[::7] = 0.0                          # removed examples
+    t = rng.uniform(-0.5, 1.5, size=n)
+    res = solve(X, y, loss, regularizer, t=t, s=s, lam=1e-2, tol=1e-6, max_epochs=20000)
+    assert res["converged"] and res["gap"] <= 1e-6
+    assert res["gaps"][-1] == pytest.approx(res["gap"], rel=1e-6, abs=1e-15)
+    assert np.all(res["alpha"][s == 0] == 0)
+    # the reported gap is exact: P + D and the sum of per-example terms agree
+    assert res["primal"] + res["dual"] == pytest.approx(res["abs_gap"], abs=1e-12)
+    terms = K.gap_terms(X.data, X.indices, X.indptr, y, t, s, res["alpha"], X.shape[1],
+                        loss=loss, regularizer=regularizer, lam=1e-2,
+                        mu=None if regularizer == "square" else np.full(X.shape[1], 1 / X.shape[1]))
+    assert terms.sum() / n == pytest.approx(res["abs_gap"], rel=1e-8, abs=1e-15)
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_gap_terms_nonnegative_anywhere_in_domain(loss, regularizer):
+    X, y = make_csr(n=50, d=12, seed=2)
+    n = X.shape[0]
+    rng = np.random.default_rng(3)
+    s = rng.uniform(0.1, 2, size=n)
+    lo, hi = R.domain(loss, 1.0)
+    a = rng.uniform(0.01, 0.99, size=n) * s if np.isfinite(hi) else rng.uniform(-1 if lo < 0 else 0, 3, size=n)
+    a[:5] = 0.0 if lo == 0 and loss != "logistic" else a[:5]
+    t = rng.uniform(-1, 1, size=n)
+    terms = K.gap_terms(X.data, X.indices, X.indptr, y, t, s, a, X.shape[1], loss=loss,
+                        regularizer=regularizer, lam=0.1,
+                        mu=None if regularizer == "square" else rng.uniform(0.5, 1, 12))
+    assert np.all(terms >= 0)
+    assert terms.max() > 0
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dual_never_rises(loss, regularizer):
+    X, y = make_csr(n=80, d=20, density=0.3, seed=5)
+    n = X.shape[0]
+    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    trace = K.dual_trace(X.data, X.indices, X.indptr, y, t, np.ones(n), np.zeros(n), 20,
+                         loss=loss, regularizer=regularizer, lam=1e-3,
+                         mu=None if regularizer == "square" else np.full(20, 0.05), max_epochs=3)
+    assert trace.size == 3 * n + 1 or trace.size > n
+    assert np.all(np.diff(trace) <= 1e-12 * np.maximum(1.0, np.abs(trace[1:])))
+    assert trace[-1] < trace[0]
+
+
+@pytest.mark.parametrize("lam", [1e-3, 1e-4])
+@pytest.mark.parametrize("regularizer", ENTROPIES)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_dual_never_rises_on_reuters_like_data(loss, regularizer, lam):
+    X, y = reuters_like()
+    n, d = X.shape
+    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    trace = K.dual_trace(X.data, X.indices, X.indptr, y, t, np.ones(n), np.zeros(n), d,
+                         loss=loss, regularizer=regularizer, lam=lam, mu=np.full(d, 1.0 / d),
+                         max_epochs=2)
+    assert np.all(np.isfinite(trace))
+    assert np.all(np.diff(trace) <= 1e-12 * np.maximum(1.0, np.abs(trace[1:])))
+
+
+def test_uncapped_newton_raises_the_dual():
+    """math.md §6: without the exponent cap a Newton step on an entropy row can raise D."""
+    X, y = reuters_like()
+    n, d = X.shape
+    kw = dict(loss="squared_hinge", regularizer="normalized_entropy", lam=1e-4,
+              mu=np.full(d, 1.0 / d), max_epochs=1)
+    args = (X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n))
+    capped = K.dual_trace(*args, np.zeros(n), d, **kw)
+    uncapped = K.dual_trace(*args, np.zeros(n), d, exp_cap=np.inf, **kw)
+    rises = np.diff(uncapped)
+    assert rises.max() > 1e-2 * abs(uncapped[0]) + 1e-3      # by a lot
+    assert np.all(np.diff(capped) <= 1e-12 * np.maximum(1.0, np.abs(capped[1:])))
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+def test_loss_shims_fenchel_young(loss):
+    t, s = 0.7, 1.6
+    lo, hi = K.py_domain(loss, s)
+    assert (lo, hi) == R.domain(loss, s)
+    for u in np.linspace(-3, 3, 13):
+        # at the optimum alpha = -s f'(u) (inside the domain) the gap term vanishes
+        if loss == "logistic":
+            a = s / (1 + np.exp(u - t))
+        elif loss == "hinge":
+            a = s if u < t else 0.0
+        else:
+            a = 2 * s * (t - u)
+            if loss == "squared_hinge":
+                a = max(a, 0.0)
+        assert K.py_gap_term(loss, u, a, t, s) == pytest.approx(0, abs=1e-12)
+        for a2 in np.linspace(max(lo, -3) + 1e-3, min(hi, 3) - 1e-3, 7):
+            direct = s * K.py_loss(loss, u, t) + K.py_conj(loss, a2, t, s) + a2 * u
+            assert K.py_gap_term(loss, u, a2, t, s) == pytest.approx(direct, abs=1e-10)
+            assert K.py_gap_term(loss, u, a2, t, s) >= 0
+            eps = 1e-6
+            fd = (K.py_conj(loss, a2 + eps, t, s) - K.py_conj(loss, a2 - eps, t, s)) / (2 * eps)
+            assert K.py_dconj(loss, a2, t, s) == pytest.approx(fd, rel=1e-5, abs=1e-7)
+            fd2 = (K.py_dconj(loss, a2 + eps, t, s) - K.py_dconj(loss, a2 - eps, t, s)) / (2 * eps)
+            assert K.py_d2conj(loss, a2, t, s) == pytest.approx(fd2, rel=1e-4, abs=1e-6)
+
+
+# --- structure: duplication trick, reference Gauss-Seidel, bias coordinate ----------
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("balanced,positive", [("balanced_entropy", "entropy"),
+                                               ("balanced_normalized_entropy", "normalized_entropy")])
+def test_balanced_equals_positive_on_duplicated_data(loss, balanced, positive):
+    X, y = make_csr(n=70, d=12, seed=9)
+    d = X.shape[1]
+    mu = np.random.default_rng(0).uniform(0.5, 1.5, d) / d
+    X2 = sp.hstack([X, -X], format="csr")
+    X2.indices = X2.indices.astype(np.int32)
+    X2.indptr = X2.indptr.astype(np.int32)
+    kw = dict(lam=0.02, mass=1.5, tol=1e-11, max_epochs=100000)
+    rb = solve(X, y, loss, balanced, mu=mu, **kw)
+    rp = solve(X2, y, loss, positive, mu=np.concatenate([mu, mu]), **kw)
+    assert rb["primal"] == pytest.approx(rp["primal"], rel=1e-8)
+    np.testing.assert_allclose(rb["w"], rp["w"][:d] - rp["w"][d:], atol=1e-6 * np.abs(rb["w"]).max())
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_matches_numpy_reference_step_for_step(loss, regularizer):
+    X, y = make_csr(n=25, d=8, density=0.4, seed=13, empty_rows=(4,))
+    n, d = X.shape
+    rng = np.random.default_rng(2)
+    t = rng.uniform(0, 1.2, size=n)
+    s = rng.uniform(0.5, 1.5, size=n)
+    mu = rng.uniform(0.5, 1.5, size=d) / d
+    lam = 0.01
+    a0 = 1e-3 * s if loss == "logistic" else np.zeros(n)
+    ref = R.reference_gauss_seidel(X.toarray(), y, t, s, a0, loss, regularizer, lam, mu, 1.3,
+                                   epochs=3)
+    for epochs in (1, 3):
+        res = solve(X, y, loss, regularizer, t=t, s=s, alpha=a0.copy(), lam=lam, mu=mu,
+                    mass=1.3, tol=0.0, max_epochs=epochs, shuffle=False)
+        np.testing.assert_allclose(res["alpha"], ref[epochs - 1], rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("loss", ["squared_hinge", "least_squares", "logistic"])
+def test_bias_coordinate_solves_augmented_problem(loss):
+    """Fixed sigma, rho: the kernel minimizes P(w) + lam rho/2 (b - sigma)^2 (math.md §8)."""
+    X, y = make_csr(n=100, d=10, density=0.4, seed=21)
+    y = np.where(np.asarray(X.sum(axis=1)).ravel() + 0.8 > 0, 1.0, -1.0)   # needs a bias
+    n, d = X.shape
+    lam, sigma, rho = 0.01, 0.3, 2.0
+    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    res = solve(X, y, loss, lam=lam, bias_sigma=sigma, bias_rho=rho, tol=1e-11, max_epochs=100000)
+    assert res["gap"] <= 1e-11
+    Xd = X.toarray()
+
+    def P(wb):
+        w, b = wb[:d], wb[d]
+        return (np.mean(R.loss_value(loss, y * (Xd @ w + b), t)) + lam / 2 * w @ w
+                + lam * rho / 2 * (b - sigma) ** 2)
+
+    opt = minimize(P, np.zeros(d + 1), method="BFGS", options={"gtol": 1e-10})
+    assert res["primal"] == pytest.approx(opt.fun, rel=1e-7)
+    assert res["bias"] == pytest.approx(opt.x[d], abs=1e-4)
+    assert res["bias"] == pytest.approx(sigma + res["v_bias"] / rho)
+    assert res["v_bias"] == pytest.approx(np.sum(res["alpha"] * y) / (lam * n))
+    assert abs(res["bias"]) > 0.1
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+def test_bias_coordinate_converges_with_every_regularizer(regularizer):
+    X, y = make_csr(n=100, d=10, density=0.4, seed=21)
+    res = solve(X, y, "hinge", regularizer, lam=0.01, bias_rho=1.0, bias_sigma=-0.2, tol=1e-8,
+                max_epochs=100000)
+    assert res["gap"] <= 1e-8
+
+
+# --- robustness ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lam", [1e-8, 1e-3, 1.0, 1e2])
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_no_overflow_or_nan(loss, regularizer, lam):
+    X, y = make_csr(n=40, d=10, density=0.4, seed=17, empty_rows=(0, 5))
+    X.data = X.data * 1e3                     # feature values up to a few 1e3
+    res = solve(X, y, loss, regularizer, lam=lam, tol=1e-8, max_epochs=30,
+                bias_rho=1.0 if regularizer == "square" else 0.0)
+    for key in ("w", "v", "alpha"):
+        assert np.all(np.isfinite(res[key])), key
+    for key in ("gap", "primal", "dual", "bias"):
+        assert np.isfinite(res[key]), key
+    assert res["abs_gap"] >= 0 and res["primal"] >= 0
+
+
+def test_warm_start_and_determinism():
+    X, y = make_csr(n=150, d=30, density=0.2, seed=1)
+    r1 = solve(X, y, "hinge", lam=1e-2, tol=1e-8, max_epochs=10000, seed=5)
+    r2 = solve(X, y, "hinge", lam=1e-2, tol=1e-8, max_epochs=10000, seed=5)
+    np.testing.assert_array_equal(r1["alpha"], r2["alpha"])
+    r3 = solve(X, y, "hinge", lam=1e-2, tol=1e-8, max_epochs=10000, seed=6)
+    assert not np.array_equal(r1["alpha"], r3["alpha"])
+    # warm start: v is rebuilt from alpha, already converged
+    r4 = solve(X, y, "hinge", alpha=r1["alpha"].copy(), lam=1e-2, tol=1e-8, max_epochs=10000)
+    assert r4["n_epochs"] == 0 and r4["epochs_at_gaps"][0] == 0
+    np.testing.assert_allclose(r4["w"], r1["w"], atol=1e-8)
+    # an alpha outside the domain is projected first
+    r5 = solve(X, y, "hinge", alpha=np.full(150, 7.0), lam=1e-2, max_epochs=0)
+    assert np.all(r5["alpha"] == 1.0)
+    r6 = solve(X, y, "logistic", alpha=np.zeros(150), lam=1e-2, max_epochs=0)
+    assert np.allclose(r6["alpha"], 1e-3)
+
+
+def test_gap_history_is_exact_and_read_only_input_works():
+    X, y = make_csr(n=150, d=30, density=0.2, seed=1)
+    for a in (X.data, X.indices, X.indptr, y):
+        a.setflags(write=False)
+    res = solve(X, y, "squared_hinge", "normalized_entropy", lam=1e-3, tol=1e-7,
+                max_epochs=1000, exact_gap_every=3)
+    assert res["converged"]
+    assert np.all(np.diff(res["epochs_at_gaps"]) > 0)
+    assert res["epochs_at_gaps"][-1] == res["n_epochs"]
+    assert np.all(res["gaps"][:-1] > 1e-7)   # no exact check said converged before the last
+
+
+def test_max_epochs_reports_unconverged():
+    X, y = make_csr(n=150, d=30, density=0.2, seed=1)
+    res = solve(X, y, "hinge", lam=1e-4, tol=1e-12, max_epochs=2)
+    assert res["n_epochs"] == 2 and not res["converged"] and res["gap"] > 1e-12
+
+
+@pytest.mark.parametrize("change,match", [
+    (dict(loss="svm"), r"unknown loss 'svm'.*hinge"),
+    (dict(regularizer="l1"), r"unknown regularizer 'l1'.*normalized_entropy"),
+    (dict(lam=0.0), "lam must be"),
+    (dict(lam=np.nan), "lam must be"),
+    (dict(regularizer="entropy", mu=None), "needs a prior mu"),
+    (dict(weight=-np.ones(10)), "weight must be >= 0"),
+    (dict(y=np.zeros(10)), r"\+1 and -1"),
+    (dict(target=np.full(10, np.nan)), "target contains NaN"),
+    (dict(alpha=np.zeros(9)), "length 10"),
+    (dict(alpha=np.zeros(10, dtype=np.float32)), "writable, C-contiguous float64"),
+    (dict(X_indices=None), "int32"),
+    (dict(X_data=None), "NaN"),
+    (dict(step="line_search"), "unknown step"),
+    (dict(step_fraction=0.0), "step_fraction"),
+    (dict(n_features=3), r"X_indices must lie in \[0, n_features=3\)"),
+])
+def test_bad_input_is_a_clear_value_error(change, match):
+    X, y = make_csr(n=10, d=6, density=0.5, seed=0)
+    args = dict(X_data=X.data, X_indices=X.indices, X_indptr=X.indptr, y=y,
+                target=np.ones(10), weight=np.ones(10), alpha=np.zeros(10), n_features=6)
+    if "X_indices" in change:
+        change = dict(X_indices=X.indices.astype(np.int64))
+    if "X_data" in change:
+        bad = X.data.copy()
+        bad[0] = np.nan
+        change = dict(X_data=bad)
+    args.update(change)
+    with pytest.raises(ValueError, match=match):
+        dual_gauss_seidel(**args)
