@@ -405,14 +405,14 @@ def cmd_eval(args):
 
 
 def _print_table(results, categories):
-    """Categories down, methods across; each cell 'ours paper'."""
+    """Categories down, methods across; each cell 'ours (paper)'."""
     name_w = max(14, max(len(c) for c in categories) + 2)
-    col_w = max(13, max(len(r.method) for r in results) + 2)
-    _out("Break-even points (%), ModApte test set: ours, with the paper's figure after it")
+    col_w = max(14, max(len(r.method) for r in results) + 2)
+    _out("Break-even points (%) on the ModApte test set: ours (the paper's)")
     _out("".ljust(name_w) + "".join(r.method.rjust(col_w) for r in results))
 
     def cell(ours, paper):
-        p = "    " if paper is None else f"{paper:4.1f}"
+        p = " " * 6 if paper is None else f"({paper:4.1f})"
         return f"{_pct(ours)} {p}".rjust(col_w)
 
     for cat in categories:
@@ -420,7 +420,8 @@ def _print_table(results, categories):
             cell(r.breakeven.get(cat), r.paper_breakeven.get(cat)) for r in results))
     _out("micro-average".ljust(name_w) + "".join(
         cell(r.micro_breakeven, r.paper_micro_breakeven) for r in results))
-    _out("time (s)".ljust(name_w) + "".join(f"{r.seconds:.1f}".rjust(col_w) for r in results))
+    _out("time (s)".ljust(name_w) + "".join(f"{r.seconds:.1f}".rjust(col_w - 7) + " " * 7
+                                            for r in results))
 
 
 # ---------------------------------------------------------------------------
