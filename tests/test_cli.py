@@ -140,6 +140,9 @@ def test_train_table_output_and_predict(capsys, tmp_path, jsonl_corpus, monkeypa
     expected = model.decision_function(docs)[:, 0]
     code, out, err = run(capsys, "predict", model_path, stdin="\n".join(docs) + "\n",
                          monkeypatch=monkeypatch)
+    code2, out2, _ = run(capsys, "predict", model_path, "--json", "-",
+                         stdin="\n".join(docs) + "\n", monkeypatch=monkeypatch)
+    assert code2 == 0 and [g["id"] for g in json.loads(out2)] == ["line 1", "line 2"]
     assert code == 0, err
     rows = [ln.split("\t") for ln in out.splitlines()]
     np.testing.assert_allclose([float(r[0]) for r in rows], expected, atol=1e-6)

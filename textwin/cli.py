@@ -781,7 +781,13 @@ offline: copy reuters21578.tar.gz (or its 22 reut2-*.sgm files) into
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    # argparse leaves inputs given after an option (`predict M --json - a.txt`) over.
+    if extra and getattr(args, "command", None) == "predict" and all(
+            e == "-" or not e.startswith("-") for e in extra):
+        args.inputs = [*args.inputs, *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
