@@ -1,0 +1,361 @@
+"""DualGaussSeidelClassifier and its presets: agreement with scikit-learn, labels,
+threads, warnings, validation."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.svm import LinearSVC
+
+import textwin
+from textwin.datasets._synthetic import make_winnow_data
+from textwin.linear import (
+    DualGaussSeidelClassifier,
+    DualSVM,
+    LargeMarginNWinnow,
+    LargeMarginPerceptron,
+    LargeMarginUWinnow,
+    ModifiedLeastSquares,
+    RegularizedWinnow,
+    _check_csr,
+)
+
+LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
+REGULARIZERS = ["square", "entropy", "normalized_entropy", "balanced_entropy",
+                "balanced_normalized_entropy"]
+
+
+def _binary(n=200, d=30, seed=0, density=0.25):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=density, random_state=rng, format="csr")
+    y = np.where(X @ rng.randn(d) + 0.3 * rng.randn(n) > 0, 1, -1)
+    return X, y
+
+
+def _multilabel(n=150, d=20, k=4, seed=1):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=0.4, random_state=rng, format="csr")
+    Y = (X @ rng.randn(d, k) > 0.2).astype(int)
+    return X, Y
+
+
+# ---------------------------------------------------------------------------
+# Agreement with scikit-learn (C = 1 / (lam n))
+# ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge"])
+def test_matches_linearsvc(loss):
+    X, y = _binary()
+    lam, n = 1e-2, X.shape[0]
+    sk = LinearSVC(loss=loss, C=1 / (lam * n), fit_intercept=False, tol=1e-10,
+                   max_iter=10**6).fit(X, y)
+    est = DualGaussSeidelClassifier(loss=loss, lam=lam, tol=1e-12, random_state=0).fit(X, y)
+    assert_allclose(est.coef_, sk.coef_, atol=1e-6)
+    assert est.duality_gap_[0] <= 1e-12
+    assert_array_equal(est.predict(X), sk.predict(X))
+
+
+def test_matches_logistic_regression():
+    X, y = _binary(seed=1)
+    lam, n = 1e-2, X.shape[0]
+    sk = LogisticRegression(C=1 / (lam * n), fit_intercept=False, tol=1e-12,
+                            max_iter=10000).fit(X, y)
+    est = DualGaussSeidelClassifier(loss="logistic", lam=lam, tol=1e-12,
+                                    random_state=0).fit(X, y)
+    assert_allclose(est.coef_, sk.coef_, atol=1e-6)
+    assert_allclose(est.predict_proba(X), sk.predict_proba(X), atol=1e-6)
+    assert not hasattr(DualSVM(), "predict_proba")
+
+
+def test_sample_and_class_weights_match_linearsvc():
+    X, y = _binary(seed=2)
+    lam, n = 1e-2, X.shape[0]
+    sw = np.random.RandomState(0).uniform(0.2, 3.0, n)
+
+    def svc(class_weight):
+        return LinearSVC(loss="hinge", C=1 / (lam * n), fit_intercept=False, tol=1e-10,
+                         max_iter=10**6, class_weight=class_weight).fit(X, y, sample_weight=sw)
+
+    # 'balanced' counts the sample weights (scikit-learn PR #30057, in 1.9 too)
+    est = DualSVM(lam=lam, tol=1e-12, class_weight="balanced", random_state=0)
+    est.fit(X, y, sample_weight=sw)
+    assert_allclose(est.coef_, svc("balanced").coef_, atol=1e-8)
+    # a dict multiplies each class's weights
+    cw = {-1: 0.5, 1: 2.0}
+    est2 = DualSVM(lam=lam, tol=1e-12, class_weight=cw, random_state=0).fit(X, y, sample_weight=sw)
+    assert_allclose(est2.coef_, svc(cw).coef_, atol=1e-8)
+    assert not np.allclose(est.coef_, est2.coef_, atol=1e-3)
+    # integer weights are repeated rows
+    reps = np.random.RandomState(1).randint(1, 4, n)
+    rep = DualSVM(lam=lam, tol=1e-12, random_state=0).fit(X, y, sample_weight=reps)
+    Xr, yr = sp.csr_matrix(np.repeat(X.toarray(), reps, axis=0)), np.repeat(y, reps)
+    # the repeated data set has more rows: keep C = 1/(lam n) the same
+    full = DualSVM(lam=lam * n / reps.sum(), tol=1e-12, random_state=0).fit(Xr, yr)
+    assert_allclose(rep.coef_, full.coef_, atol=1e-6)
+
+
+@pytest.mark.parametrize("loss", LOSSES)
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+def test_every_pair_reaches_its_tolerance(loss, regularizer):
+    X, y = _binary(n=120, d=15, seed=3)
+    est = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=1e-2, tol=1e-6,
+                                    max_epochs=5000, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        est.fit(X, y)
+    assert est.duality_gap_[0] <= 1e-6
+    assert est.gap_history_[0][-1] <= 1e-6
+    w = est.coef_.ravel()
+    if regularizer in ("entropy", "normalized_entropy"):
+        assert np.all(w > 0)
+    if regularizer == "normalized_entropy":
+        assert w.sum() == pytest.approx(1.0)  # mass A = 1
+    if regularizer == "balanced_normalized_entropy":
+        assert np.abs(w).sum() <= 1.0 + 1e-12
+
+
+def test_threshold_targets_satisfy_the_optimality_condition():
+    # math.md section 7: squared hinge with t_i = gamma + y_i theta. At the optimum
+    # alpha_i = -f'(u_i) = 2 (t_i - u_i)_+ with u_i = y_i w x_i.
+    X, y = _binary(seed=4)
+    X = (X > 0).astype(np.float64)  # binary features as in the Reuters experiment
+    theta, gamma = 0.3, 0.1
+    est = RegularizedWinnow(theta=theta, gamma=gamma, lam=1e-2, tol=1e-12, max_epochs=20000,
+                            random_state=0).fit(X, y)
+    w = est.coef_.ravel()
+    assert w.sum() == pytest.approx(1.0) and np.all(w > 0)
+    u = y * (X @ w)
+    t = gamma + y * theta
+    assert_allclose(est.dual_coef_[0], 2 * np.maximum(t - u, 0), atol=1e-5)
+    assert_allclose(est.decision_function(X), X @ w - theta)
+    assert_allclose(est.intercept_, -theta)
+
+
+# ---------------------------------------------------------------------------
+# Labels: binary, multi-class, multi-label
+# ---------------------------------------------------------------------------
+
+
+def test_binary_string_labels_positive_means_second_class():
+    X, y = _binary(seed=5)
+    labels = np.where(y > 0, "spam", "ham")  # classes_ sorted: ham, spam
+    est = DualSVM(lam=1e-2, tol=1e-8, random_state=0).fit(X, labels)
+    assert_array_equal(est.classes_, ["ham", "spam"])
+    num = DualSVM(lam=1e-2, tol=1e-8, random_state=0).fit(X, y)
+    assert_allclose(est.coef_, num.coef_)
+    scores = est.decision_function(X)
+    assert scores.shape == (X.shape[0],)
+    assert_array_equal(est.predict(X), np.where(scores > 0, "spam", "ham"))
+    assert est.dual_coef_.shape == (1, X.shape[0])
+
+
+def test_multilabel_equals_per_column_binary_fits():
+    # In data order (shuffle=False) nothing is random: the multi-label fit must be
+    # exactly the per-column binary fits, problem by problem.
+    X, Y = _multilabel()
+    est = DualSVM(lam=1e-2, tol=1e-6, shuffle=False).fit(X, Y)
+    assert est.coef_.shape == (Y.shape[1], X.shape[1])
+    for k in range(Y.shape[1]):
+        single = DualSVM(lam=1e-2, tol=1e-6, shuffle=False).fit(X, Y[:, k])
+        assert_array_equal(est.coef_[k], single.coef_[0])
+        assert_array_equal(est.dual_coef_[k], single.dual_coef_[0])
+        assert est.gap_history_[k][-1] <= 1e-6
+    P = est.predict(X)
+    assert P.shape == Y.shape and set(np.unique(P)) <= {0, 1}
+    # sparse indicator in, sparse indicator out
+    Ps = DualSVM(lam=1e-2, tol=1e-6, shuffle=False).fit(X, sp.csr_matrix(Y)).predict(X)
+    assert sp.issparse(Ps)
+    assert_array_equal(Ps.toarray(), P)
+
+
+def test_multilabel_empty_prediction_and_constant_column():
+    X, Y = _multilabel(seed=2)
+    Y[:, 1] = 0  # a label with no positive example
+    with pytest.warns(UserWarning, match=r"\[1\]"):
+        est = DualSVM(lam=1e-2, random_state=0).fit(X, Y)
+    assert not est.coef_[1].any() and est.intercept_[1] < 0
+    P = est.predict(X)
+    assert not P[:, 1].any()
+    # documents no score calls positive get the empty label set
+    empty = np.all(est.decision_function(X) <= 0, axis=1)
+    assert_array_equal(P[empty].sum(axis=1), 0)
+
+
+def test_multiclass_one_vs_rest():
+    rng = np.random.RandomState(6)
+    X = sp.random(240, 20, density=0.4, random_state=rng, format="csr")
+    y = np.array(["a", "b", "c"])[np.argmax(X @ rng.randn(20, 3), axis=1)]
+    est = ModifiedLeastSquares(lam=1e-2, tol=1e-6, max_epochs=5000, shuffle=False).fit(X, y)
+    assert_array_equal(est.classes_, ["a", "b", "c"])
+    scores = est.decision_function(X)
+    assert_array_equal(est.predict(X), est.classes_[np.argmax(scores, axis=1)])
+    for k, c in enumerate(est.classes_):
+        single = ModifiedLeastSquares(lam=1e-2, tol=1e-6, max_epochs=5000, shuffle=False).fit(X, y == c)
+        assert_array_equal(est.coef_[k], single.coef_[0])
+        assert_array_equal(est.intercept_[k], single.intercept_[0])
+    assert est.score(X, y) > 0.8
+
+
+# ---------------------------------------------------------------------------
+# Threads and seeds
+# ---------------------------------------------------------------------------
+
+
+def test_results_do_not_depend_on_n_jobs():
+    X, Y = _multilabel(k=5, seed=7)
+    fits = [
+        DualGaussSeidelClassifier(loss="squared_hinge", regularizer="balanced_entropy",
+                                  lam=1e-2, tol=1e-4, random_state=11, n_jobs=j).fit(X, Y)
+        for j in (1, 2, -1)
+    ]
+    for other in fits[1:]:
+        assert_array_equal(other.coef_, fits[0].coef_)  # bitwise
+        assert_array_equal(other.dual_coef_, fits[0].dual_coef_)
+        assert_array_equal(other.n_iter_, fits[0].n_iter_)
+    # and the seed matters (shuffled coordinate order): another seed, other iterates
+    other_seed = DualGaussSeidelClassifier(loss="squared_hinge", regularizer="balanced_entropy",
+                                           lam=1e-2, tol=1e-4, random_state=12).fit(X, Y)
+    assert not np.array_equal(other_seed.dual_coef_, fits[0].dual_coef_)
+
+
+def test_warm_start_reuses_the_dual_variables():
+    X, y = _binary(seed=8)
+    cold = DualSVM(lam=1e-2, tol=1e-8, random_state=0).fit(X, y)
+    est = DualSVM(lam=1e-2, tol=1e-8, random_state=0, warm_start=True).fit(X, y)
+    est.fit(X, y)  # starts at the optimum
+    assert est.n_iter_[0] <= 2 < cold.n_iter_[0]
+    assert_allclose(est.coef_, cold.coef_, atol=1e-6)
+
+
+# ---------------------------------------------------------------------------
+# Warnings and errors
+# ---------------------------------------------------------------------------
+
+
+def test_one_convergence_warning_per_fit():
+    X, Y = _multilabel(k=4)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        DualSVM(lam=1e-3, max_epochs=1, tol=1e-10, random_state=0).fit(X, Y)
+    conv = [w for w in record if issubclass(w.category, ConvergenceWarning)]
+    assert len(conv) == 1
+    message = str(conv[0].message)
+    assert "4 binary problem(s)" in message and "tol=1e-10" in message
+    assert "max_epochs" in message
+    # the worst gap is quoted
+    est = DualSVM(lam=1e-3, max_epochs=1, tol=1e-10, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        est.fit(X, Y)
+    assert f"{est.duality_gap_.max():.3g}" in message
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_is_rejected(bad):
+    X, y = _binary()
+    X = X.toarray()
+    X[3, 4] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        DualSVM().fit(X, y)
+
+
+@pytest.mark.parametrize("lam", [0.0, -1.0, np.nan])
+def test_lam_must_be_positive(lam):
+    X, y = _binary()
+    with pytest.raises(ValueError, match="lam"):
+        DualSVM(lam=lam).fit(X, y)
+
+
+def test_bad_loss_or_regularizer_lists_the_valid_pairs():
+    X, y = _binary()
+    with pytest.raises(ValueError, match=r"loss='svm'.*Valid.*\('hinge', 'square'\)"):
+        DualGaussSeidelClassifier(loss="svm").fit(X, y)
+    with pytest.raises(ValueError, match=r"regularizer='l1'.*'balanced_normalized_entropy'"):
+        DualGaussSeidelClassifier(regularizer="l1").fit(X, y)
+    with pytest.raises(ValueError, match="prior"):
+        DualGaussSeidelClassifier(prior=0.1).fit(X, y)
+
+
+def test_single_class_is_an_error_in_binary_mode():
+    X, _ = _binary()
+    with pytest.raises(ValueError, match="one class"):
+        DualSVM().fit(X, np.ones(X.shape[0]))
+
+
+def test_csr_conversion_downcasts_and_rejects_huge_indices():
+    X, y = _binary(seed=9)
+    X64 = sp.csr_matrix((X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64)),
+                        shape=X.shape)
+    a = DualSVM(lam=1e-2, tol=1e-8, random_state=0).fit(X, y)
+    b = DualSVM(lam=1e-2, tol=1e-8, random_state=0).fit(X64, y)
+    assert_array_equal(a.coef_, b.coef_)
+    # unsorted indices with duplicates are summed, on a copy
+    Xd = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([2, 0, 2]), np.array([0, 3])),
+                       shape=(1, 3))
+    Xd.has_canonical_format = False
+    C = _check_csr(Xd)
+    assert_array_equal(C.toarray(), [[2.0, 0.0, 4.0]])
+    assert C.indices.dtype == np.int32 and Xd.nnz == 3
+    big = sp.csr_matrix((np.array([1.0]), np.array([2**31 + 1], dtype=np.int64),
+                         np.array([0, 1], dtype=np.int64)), shape=(1, 2**31 + 2))
+    with pytest.raises(ValueError, match="32-bit"):
+        _check_csr(big)
+
+
+# ---------------------------------------------------------------------------
+# Presets
+# ---------------------------------------------------------------------------
+
+
+def test_presets_fix_their_loss_and_regularizer():
+    X, y = _binary(seed=10)
+    lam = 1e-2
+    pairs = [
+        (DualSVM(lam=lam, tol=1e-10, random_state=0),
+         dict(loss="hinge", regularizer="square")),
+        (ModifiedLeastSquares(lam=lam, tol=1e-10, max_epochs=3000, random_state=0),
+         dict(loss="squared_hinge", regularizer="square", fit_intercept=True,
+              intercept_solver="constant_feature")),
+        (LargeMarginPerceptron(lam=lam, tol=1e-10, max_epochs=3000),
+         dict(loss="hinge", regularizer="square", fit_intercept=True,
+              intercept_solver="constant_feature", shuffle=False)),
+        (LargeMarginUWinnow(lam=lam, tol=1e-10, max_epochs=3000),
+         dict(loss="hinge", regularizer="balanced_entropy", fit_intercept=True,
+              prior=0.01, shuffle=False)),
+        (LargeMarginNWinnow(lam=lam, tol=1e-10, max_epochs=3000),
+         dict(loss="hinge", regularizer="balanced_normalized_entropy", fit_intercept=True,
+              prior=0.01, mass="prior", shuffle=False)),
+    ]
+    for preset, params in pairs:
+        general = DualGaussSeidelClassifier(lam=lam, tol=1e-10, max_epochs=3000,
+                                            random_state=0, **params)
+        assert_allclose(preset.fit(X, y).coef_, general.fit(X, y).coef_, atol=1e-12)
+        assert_allclose(preset.intercept_, general.intercept_, atol=1e-12)
+    # LM-NWin keeps ||w+||_1 + ||w-||_1 = W = ||mu||_1 over both halves: 2 * 0.01 * (d + 1)
+    nwin = pairs[-1][0]
+    w_all = np.append(nwin.coef_.ravel(), nwin.intercept_)
+    assert np.abs(w_all).sum() <= 2 * 0.01 * (X.shape[1] + 1) + 1e-12
+
+
+def test_paper_synthetic_experiment_orders_the_methods():
+    # Regularized Winnow methods, section 4 / Table 1 at d = 500: the large-margin
+    # Winnows beat LM-Perc (paper: 94.0 / 94.3 vs 87.1).
+    Xtr, ytr = make_winnow_data(1000, 500, random_state=0, add_constant=False)
+    Xte, yte = make_winnow_data(1000, 500, random_state=1, add_constant=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the paper's 200 passes
+        perc = LargeMarginPerceptron(lam=1e-2).fit(Xtr, ytr).score(Xte, yte)
+        uwin = LargeMarginUWinnow(lam=1e-2).fit(Xtr, ytr).score(Xte, yte)
+        nwin = LargeMarginNWinnow(lam=1e-3).fit(Xtr, ytr).score(Xte, yte)
+    assert uwin > perc + 0.04 and nwin > perc + 0.04
+    assert uwin > 0.92 and nwin > 0.92
+
+
+def test_top_level_exports():
+    for name in ("DualGaussSeidelClassifier", "DualSVM", "ModifiedLeastSquares",
+                 "RegularizedWinnow", "LargeMarginPerceptron", "LargeMarginUWinnow",
+                 "LargeMarginNWinnow", "Perceptron", "Winnow", "BalancedWinnow"):
+        assert getattr(textwin, name).__name__ == name
