@@ -239,7 +239,16 @@ def test_get_cache_dir_order(tmp_path, monkeypatch):
     assert get_cache_dir(tmp_path / "data") == tmp_path / "env_cache"
     monkeypatch.delenv("TEXTWIN_CACHE_DIR")
     assert get_cache_dir(tmp_path / "data") == tmp_path / "data" / "cache"
-    # A read-only data home: the user cache folder takes over.
+    # A read-only data home (r-x, as CI's): the user cache folder takes over,
+    # even for root, who could write there anyway.
+    readonly = tmp_path / "readonly"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    try:
+        assert get_cache_dir(readonly) == tmp_path / "home" / ".cache" / "textwin"
+        assert not (readonly / "cache").exists()
+    finally:
+        readonly.chmod(0o755)
     real = _base._writable_dir
     monkeypatch.setattr(
         _base, "_writable_dir", lambda p: None if "data" in p.parts else real(p)

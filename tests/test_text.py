@@ -1,5 +1,6 @@
 """Tokenizer, memoized Porter stemmer and TextVectorizer."""
 import pickle
+import re
 
 import numpy as np
 import pytest
@@ -171,3 +172,29 @@ def test_sklearn_api_clone_and_pickle():
     vec.fit(DOCS)
     restored = pickle.loads(pickle.dumps(vec))
     np.testing.assert_array_equal(restored.transform(DOCS).toarray(), vec.transform(DOCS).toarray())
+
+
+def test_latin1_fast_path_equals_general_path():
+    # The default pattern on latin-1 text takes the joined-bytes path; the same
+    # regex spelled differently, or a non-latin-1 corpus, takes the per-document
+    # str path. All must give the same words.
+    docs = DOCS + ["Superscript x² ½ and Straße", "ÀÉÎÕÜ àéîõü ÿ µ\ttab"]
+    token_re = re.compile(TOKEN_PATTERN)
+    assert isinstance(TextVectorizer()._tokens(docs, token_re)[0][0], bytes)  # fast path taken
+    fast = TextVectorizer(weighting="count").fit(docs)
+    general = TextVectorizer(weighting="count", token_pattern=r"(?:[^\W\d_]+)").fit(docs)
+    assert fast.vocabulary_ == general.vocabulary_
+    np.testing.assert_array_equal(fast.transform(docs).toarray(), general.transform(docs).toarray())
+    X_ref, names_ref = _sklearn_counts(docs)
+    assert fast.get_feature_names_out().tolist() == names_ref.tolist()
+    np.testing.assert_array_equal(fast.transform(docs).toarray(), X_ref.toarray())
+    # A NUL inside a document, or text beyond latin-1 (Greek, a euro sign):
+    # the str path.
+    nul = ["nul\x00inside", "inside"]
+    assert not isinstance(TextVectorizer()._tokens(nul, token_re)[1], bytes)
+    assert TextVectorizer(weighting="count").fit_transform(nul).toarray().tolist() == [[1, 1], [1, 0]]
+    greek = ["Ωμέγα € alpha", "βήτα alpha"]
+    X_ref, names_ref = _sklearn_counts(greek)
+    vec = TextVectorizer(weighting="count")
+    np.testing.assert_array_equal(vec.fit_transform(greek).toarray(), X_ref.toarray())
+    assert vec.get_feature_names_out().tolist() == names_ref.tolist()

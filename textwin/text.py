@@ -36,6 +36,20 @@ TOKEN_PATTERN = r"[^\W\d_]+"
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
 
+# Fast path of TextVectorizer: the documents joined by _SEP, encoded as
+# latin-1 and searched once with a bytes regex matching exactly the bytes
+# whose character TOKEN_PATTERN matches (letters, and also the superscript
+# digits and vulgar fractions that Python counts as word characters).
+_SEP = "\x00"
+_LATIN1_WORD_BYTES = bytes(b for b in range(256) if _TOKEN_RE.fullmatch(chr(b)))
+_LATIN1_TOKEN_RE = re.compile(
+    b"[" + b"".join(re.escape(bytes([b])) for b in _LATIN1_WORD_BYTES) + b"]+|\x00"
+)
+
+
+def _decode_latin1(token):
+    return token.decode("latin-1")
+
 _WEIGHTINGS = ("binary", "count", "tfidf")
 
 
@@ -242,36 +256,58 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     # -- the shared tokenizing pass ---------------------------------------
     def _tokens(self, docs, token_re):
-        """Flat list of tokens and the number of tokens per document."""
-        findall = token_re.findall
-        if self.lowercase:
-            per_doc = [findall(doc.lower()) for doc in docs]
-        else:
-            per_doc = [findall(doc) for doc in docs]
-        lengths = np.fromiter(map(len, per_doc), dtype=np.int64, count=len(per_doc))
-        flat = [tok for toks in per_doc for tok in toks]
-        return flat, lengths
+        """Every token of every document, in order, with a separator between documents.
 
-    def _term_of(self, distinct_tokens):
+        Returns ``(tokens, separator, decode)``: ``separator`` is the item that
+        stands between two documents in ``tokens`` and ``decode`` turns a token
+        into a str. With the default pattern and a latin-1 corpus (Reuters is),
+        the documents are joined and searched once as bytes, where the regex
+        runs 2-3 times faster than on str; the bytes class is built from
+        :data:`TOKEN_PATTERN` itself, so the words are the same.
+        """
+        text = _SEP.join(docs)
+        if self.lowercase:
+            text = text.lower()
+        if self.token_pattern == TOKEN_PATTERN and text.count(_SEP) == max(len(docs) - 1, 0):
+            try:
+                raw = text.encode("latin-1")
+            except UnicodeEncodeError:
+                pass
+            else:
+                return _LATIN1_TOKEN_RE.findall(raw), _SEP.encode(), _decode_latin1
+        # General path: one search per document, an object as the separator.
+        separator = object()
+        findall = token_re.findall
+        tokens = []
+        for i, doc in enumerate(docs):
+            if i:
+                tokens.append(separator)
+            tokens.extend(findall(doc.lower() if self.lowercase else doc))
+        return tokens, separator, str
+
+    def _term_of(self, distinct_tokens, decode):
         """Dict from each distinct token to its term (its stem, or itself)."""
         if not self.stem:
-            return {t: t for t in distinct_tokens}
+            return {t: decode(t) for t in distinct_tokens}
         stem = self._stemmer.stem
-        return {t: stem(t) for t in distinct_tokens}
+        return {t: stem(decode(t)) for t in distinct_tokens}
 
     @staticmethod
-    def _count_matrix(flat_cols, lengths, n_features):
-        """CSR matrix of term counts from the flat column ids of each document.
+    def _count_matrix(tokens, separator, col_of_token, n_docs, n_features):
+        """CSR matrix of term counts.
 
-        ``flat_cols`` holds, document after document, the column of every
-        token (``-1`` for tokens outside the vocabulary, which are dropped).
-        One sort of the keys ``row * n_features + col`` both groups equal
-        terms of a document (their count) and orders the columns of each row.
+        ``col_of_token`` maps each distinct token to its column (``-1`` for a
+        token outside the vocabulary, dropped). The separators between
+        documents give each token its row; one sort of the keys
+        ``row * n_features + col`` both groups equal terms of a document
+        (their count) and orders the columns of each row.
         """
-        n_docs = len(lengths)
-        rows = np.repeat(np.arange(n_docs, dtype=np.int64), lengths)
-        keep = flat_cols >= 0
-        keys = rows[keep] * n_features + flat_cols[keep]
+        col_of_token[separator] = -2
+        cols = np.fromiter(map(col_of_token.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        is_sep = cols == -2
+        rows = np.cumsum(is_sep)
+        keep = cols >= 0
+        keys = rows[keep] * n_features + cols[keep]
         keys, counts = np.unique(keys, return_counts=True)
         row_of = keys // n_features
         indptr = np.zeros(n_docs + 1, dtype=np.int64)
@@ -328,25 +364,23 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         token_re = self._validate_params()
         docs = _check_documents(raw_documents)
         self._stemmer = PorterStemmer() if self.stem else None
-        flat, lengths = self._tokens(docs, token_re)
+        tokens, separator, decode = self._tokens(docs, token_re)
 
         # Every distinct token is stemmed once; the columns are the sorted
         # distinct terms, so each token maps to its column in one lookup.
-        distinct = set(flat)
-        term_of = self._term_of(distinct)
+        distinct = set(tokens)
+        distinct.discard(separator)
+        term_of = self._term_of(distinct, decode)
         terms = sorted(set(term_of.values()))
-        col_of_term = {term: j for j, term in enumerate(terms)}
-        col_of_token = {t: col_of_term[term] for t, term in term_of.items()}
-        flat_cols = np.fromiter(
-            map(col_of_token.__getitem__, flat), dtype=np.int64, count=len(flat)
-        )
         if not terms:
             raise ValueError(
                 f"the {len(docs)} training documents contain no word at all "
                 f"(token_pattern={self.token_pattern!r}); there is no vocabulary "
                 "to learn"
             )
-        X = self._count_matrix(flat_cols, lengths, len(terms))
+        col_of_term = {term: j for j, term in enumerate(terms)}
+        col_of_token = {t: col_of_term[term] for t, term in term_of.items()}
+        X = self._count_matrix(tokens, separator, col_of_token, len(docs), len(terms))
         df = np.bincount(X.indices, minlength=len(terms)).astype(np.int64)
 
         min_df = self.min_df
@@ -388,14 +422,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         token_re = self._validate_params()
         docs = _check_documents(raw_documents)
-        flat, lengths = self._tokens(docs, token_re)
-        term_of = self._term_of(set(flat))
+        tokens, separator, decode = self._tokens(docs, token_re)
+        distinct = set(tokens)
+        distinct.discard(separator)
         vocab = self.vocabulary_
-        col_of_token = {t: vocab.get(term, -1) for t, term in term_of.items()}
-        flat_cols = np.fromiter(
-            map(col_of_token.__getitem__, flat), dtype=np.int64, count=len(flat)
-        )
-        X = self._count_matrix(flat_cols, lengths, len(vocab))
+        col_of_token = {t: vocab.get(term, -1) for t, term in self._term_of(distinct, decode).items()}
+        X = self._count_matrix(tokens, separator, col_of_token, len(docs), len(vocab))
         return self._weight(X)
 
     def get_feature_names_out(self, input_features=None):

@@ -56,7 +56,17 @@ def get_data_home(data_home=None):
 
 
 def _writable_dir(path):
-    """Create ``path`` if needed and return it if files can be written there."""
+    """Create ``path`` if needed and return it if files can be written there.
+
+    A folder whose permission bits deny writing to everyone (``r-x``) counts
+    as read-only even for root, who could write there anyway: a shared,
+    read-only corpus must not collect caches.
+    """
+    existing = path
+    while not existing.exists() and existing.parent != existing:
+        existing = existing.parent
+    if existing.exists() and not existing.stat().st_mode & 0o222:
+        return None
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError:

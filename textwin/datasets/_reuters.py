@@ -209,25 +209,29 @@ def _parse_attributes(attrs, filename, text, pos):
 def _element(content, tag, newid, where):
     """The text inside the one ``<tag>...</tag>`` of ``content``, or None if absent.
 
-    ``str.find`` rather than a regex: the stories are long and this runs
-    ~100,000 times. The tag must occur at most once and be closed, so that a
+    ``str.find`` rather than a regex (the stories are long and this runs
+    ~100,000 times). The tag must occur at most once and be closed, so that a
     missing or doubled tag cannot make the parser skip text silently.
     """
-    start = content.find(f"<{tag}>")
-    n_open = content.count(f"<{tag}>")
-    n_close = content.count(f"</{tag}>")
-    if n_open != n_close or n_open > 1:
-        raise where(
-            0 if start < 0 else start,
-            f"story NEWID={newid} has {n_open} <{tag}> and {n_close} </{tag}> tags; "
-            "at most one of each, in pairs, is expected",
-        )
-    if start < 0:
+    opening, closing = f"<{tag}>", f"</{tag}>"
+    start = content.find(opening)
+    end = content.find(closing, max(start, 0))
+    if start < 0 and end < 0:
         return None
-    end = content.find(f"</{tag}>")
-    if end < start:
-        raise where(start, f"story NEWID={newid}: </{tag}> comes before <{tag}>")
-    return content[start + len(tag) + 2:end]
+    if (
+        start < 0
+        or end < 0
+        or content.find(opening, start + 1) >= 0
+        or content.find(closing, end + 1) >= 0
+        or content.find(closing, 0, start) >= 0
+    ):
+        raise where(
+            max(start, 0),
+            f"story NEWID={newid} has {content.count(opening)} {opening} and "
+            f"{content.count(closing)} {closing} tags; at most one of each, in "
+            "this order, is expected",
+        )
+    return content[start + len(opening):end]
 
 
 def _parse_document(content, offset, attrs, filename, text):
@@ -237,26 +241,27 @@ def _parse_document(content, offset, attrs, filename, text):
     def where(pos, message):
         return _error(filename, text, offset + pos, message)
 
-    inner = _element(content, "TOPICS", newid, where)
+    start = content.find("<TEXT")
+    end = content.find("</TEXT>", max(start, 0))
+    if start < 0 or end < 0 or content.find("<TEXT", start + 1) >= 0 or content.find("</TEXT>", end + 1) >= 0:
+        raise where(
+            max(start, 0),
+            f"story NEWID={newid} needs exactly one <TEXT>...</TEXT> element",
+        )
+
+    # The header (before <TEXT>) holds <TOPICS>; <D> counts as a topic only
+    # there, never inside <PLACES>, <ORGS>, ...
+    inner = _element(content[:start], "TOPICS", newid, where)
     if inner is None:
-        raise where(0, f"story NEWID={newid} has no <TOPICS> element")
+        raise where(0, f"story NEWID={newid} has no <TOPICS> element before <TEXT>")
     if not _TOPIC_LIST.fullmatch(inner):
         raise where(
             content.find("<TOPICS>"),
             f"story NEWID={newid}: <TOPICS> must hold only <D>...</D> entries, "
             f"found {inner[:60]!r}",
         )
-    # <D> counts as a topic only here, never inside <PLACES>, <ORGS>, ...
     topics = tuple(_D.findall(inner)) if inner else ()
 
-    start = content.find("<TEXT")
-    n_text = content.count("<TEXT>") + content.count("<TEXT ")
-    end = content.find("</TEXT>")
-    if n_text != 1 or content.count("</TEXT>") != 1 or end < start:
-        raise where(
-            max(start, 0),
-            f"story NEWID={newid} needs exactly one <TEXT>...</TEXT> element",
-        )
     gt = content.find(">", start)
     match = _TEXT_OPEN.fullmatch(content, start, gt + 1)
     if match is None or match.group(1) not in _TEXT_TYPES:
