@@ -237,7 +237,8 @@ def test_malformed_and_missing_corpus(capsys, tmp_path):
 
 
 def test_missing_reuters_is_exit_3(capsys, tmp_path):
-    code, _, err = run(capsys, "train", "--category", "acq", "--data-home", tmp_path)
+    code, _, err = run(capsys, "train", "--category", "acq", "--data-home", tmp_path,
+                       "--offline")
     assert code == EXIT_NO_DATA
     assert_one_line_error(err, "Reuters-21578", "textwin data --fetch")
     code, _, err = run(capsys, "data", "--data-home", tmp_path)
@@ -270,7 +271,8 @@ def test_console_script_runs(tmp_path):
     proc = subprocess.run([*cmd, "--version"], capture_output=True, text=True, env=env,
                           timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == f"textwin {__version__}"
-    proc = subprocess.run([*cmd, "train", "--category", "acq", "--data-home", str(tmp_path)],
+    proc = subprocess.run([*cmd, "train", "--category", "acq", "--data-home", str(tmp_path),
+                           "--offline"],
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == EXIT_NO_DATA
     assert proc.stdout == "" and "Traceback" not in proc.stderr

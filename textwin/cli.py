@@ -104,11 +104,17 @@ def _progress_enabled(args):
 # Data
 # ---------------------------------------------------------------------------
 
+def _first_line(exc):
+    """The first line of a library error, without the API-only advice."""
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return text.replace(" and download_if_missing=False", "").rstrip(".")
+
+
 def _missing_data(exc, data_home):
     from .datasets import get_data_home
 
     where = get_data_home(data_home) / "reuters21578"
-    reason = str(exc).splitlines()[0].rstrip(".") if str(exc) else type(exc).__name__
+    reason = _first_line(exc)
     return CLIError(
         f"the Reuters-21578 corpus is not available ({reason}); put the 22 reut2-*.sgm files in "
         f"{where}, or run `textwin data --fetch`, or point --data-home / TEXTWIN_DATA_HOME at "
@@ -120,7 +126,7 @@ def _protocol_data(categories, args):
 
     try:
         return load_protocol_data(categories, args.data_home, n_features=args.features,
-                                  download_if_missing=False)
+                                  download_if_missing=not args.offline)
     except (FileNotFoundError, OSError) as exc:
         raise _missing_data(exc, args.data_home) from None
 
@@ -540,13 +546,16 @@ def cmd_data(args):
         return len(list(folder.glob("reut2-*.sgm"))) if folder.is_dir() else 0
 
     report = {"data_home": str(home), "corpus_dir": str(folder), "sgm_files": count_sgm()}
-    if args.fetch and report["sgm_files"] < 22:
-        logger.info("fetching Reuters-21578 into %s", home)
+    if (args.fetch or args.verify) and report["sgm_files"] < 22:
+        # An archive placed by hand is unpacked; --fetch also downloads.
+        if args.fetch:
+            logger.info("fetching Reuters-21578 into %s", home)
         try:
-            fetch_reuters21578(data_home=args.data_home, subset="all", download_if_missing=True)
+            fetch_reuters21578(data_home=args.data_home, subset="all",
+                               download_if_missing=args.fetch)
         except OSError as exc:
             raise CLIError(
-                f"{str(exc).splitlines()[0]}; download reuters21578.tar.gz by hand (see "
+                f"{_first_line(exc)}; download reuters21578.tar.gz by hand (see "
                 f"`textwin data --help`) and put it in {home}", EXIT_NO_DATA) from None
         report["sgm_files"] = count_sgm()
     report["present"] = report["sgm_files"] == 22
@@ -617,7 +626,8 @@ examples:
 exit codes: 0 ok, 2 usage or bad input, 3 missing data, 4 unusable model file,
 1 internal error (please report it), 130 interrupted.
 The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
-else $TEXTWIN_DATA_HOME, else ~/textwin_data.
+else $TEXTWIN_DATA_HOME, else ~/textwin_data; train and eval download it there when it
+is missing (not with --offline).
 """
 
 
@@ -632,6 +642,9 @@ def _common(p, data=True):
         p.add_argument("--data-home", metavar="DIR", default=None,
                        help="folder holding reuters21578/ (default: $TEXTWIN_DATA_HOME or "
                             "~/textwin_data)")
+    if data == "download":
+        p.add_argument("--offline", action="store_true",
+                       help="never download the corpus; fail (exit 3) if it is missing")
 
 
 def _settings_options(p):
@@ -703,7 +716,7 @@ examples:
     g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default="binary",
                    help="feature values of a text corpus (default: %(default)s)")
     _settings_options(p)
-    _common(p)
+    _common(p, data="download")
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
@@ -732,7 +745,7 @@ examples:
                    help="number of information-gain features (default: %(default)s)")
     p.add_argument("--n-jobs", type=int, default=None, help="threads over categories")
     _settings_options(p)
-    _common(p)
+    _common(p, data="download")
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
@@ -767,8 +780,9 @@ examples:
   textwin data --verify
   textwin data --data-home /srv/corpora --fetch
 
-offline: copy reuters21578.tar.gz (or its 22 reut2-*.sgm files) into
-<data home>/reuters21578/ and run `textwin data --verify`.
+offline: put reuters21578.tar.gz (from the UCI KDD archive), unopened, into the data
+home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then run
+`textwin data --verify` (it unpacks the archive and checks every file's SHA-256).
 """)
     p.add_argument("--fetch", action="store_true", help="download the corpus if it is missing")
     p.add_argument("--verify", action="store_true",
