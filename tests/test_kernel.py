@@ -287,7 +287,7 @@ def test_matches_numpy_reference_step_for_step(loss, regularizer):
                                    epochs=3)
     for epochs in (1, 3):
         res = solve(X, y, loss, regularizer, t=t, s=s, alpha=a0.copy(), lam=lam, mu=mu,
-                    mass=1.3, tol=0.0, max_epochs=epochs, shuffle=False)
+                    mass=1.3, tol=0.0, max_epochs=epochs, shuffle=False, shrinking=False)
         np.testing.assert_allclose(res["alpha"], ref[epochs - 1], rtol=1e-7, atol=1e-9)
 
 

@@ -760,6 +760,12 @@ cdef struct Problem:
     double kappa                # exponent cap
     double floor                # curvature floor
     double growth               # curvature growth across a capped step (majorizer)
+    bint shrinking              # liblinear's shrinking heuristic
+    Py_ssize_t active           # order[:active] are the active examples
+    double pg_max_old
+    double pg_min_old
+    double* gap_seen            # per-example gap term / loss at the last visit
+    double* loss_seen
 
 
 cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
@@ -794,25 +800,29 @@ cdef double _dual(Problem* P, Loss loss, Regularizer reg) noexcept nogil:
     return out
 
 
-cdef void _epoch(Problem* P, Loss loss, Regularizer reg, const int* order,
-                 double* est_gap, double* est_loss,
+cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
                  double* trace, Py_ssize_t* n_trace) noexcept nogil:
-    """One pass of Algorithm 1 (math.md §3) in the given order.
+    """One pass of Algorithm 1 (math.md §3) over the active examples order[:P.active].
 
-    Accumulates in est_gap / est_loss the per-example gap terms and losses at
-    the margins seen before each step (the cheap gap estimate).
+    Records for each visited example its gap term and loss at the margin seen
+    before its step (P.gap_seen, P.loss_seen: the cheap gap estimate).  With
+    shrinking, an example at a bound of its domain whose gradient pushes it
+    further out than anything seen last epoch leaves the active set
+    (liblinear's rule); the caller restores the full set when the exact gap
+    says the solve is not done.
     """
-    cdef Py_ssize_t k, i
-    cdef int start, nnz
+    cdef Py_ssize_t k = 0, i
+    cdef int start, nnz, tmp
     cdef const double* x
     cdef const int* j
-    cdef double s_i, t_i, y_i, a_i, b, c, cq, g, H, cap, delta, dv
-    cdef double gap_sum = 0.0, loss_sum = 0.0
-    for k in range(P.n):
+    cdef double s_i, t_i, y_i, a_i, b, c, cq, g, H, cap, delta, dv, pg, lo, hi
+    cdef double pg_max = -INFINITY, pg_min = INFINITY
+    while k < P.active:
         i = order[k]
         s_i = P.s[i]
-        if s_i == 0:
-            continue                       # alpha_i is pinned at 0
+        if s_i == 0:                       # alpha_i is pinned at 0
+            k += 1
+            continue
         y_i = P.y[i]
         t_i = P.t[i]
         a_i = P.alpha[i]
@@ -827,16 +837,36 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, const int* order,
         if P.bias:
             b += y_i * (P.sigma + P.vb / P.rho)
             cq = 1.0 / P.rho
-        gap_sum += loss.gap_term(b, a_i, t_i, s_i)
-        loss_sum += s_i * loss.value(b, t_i)
+        P.gap_seen[i] = loss.gap_term(b, a_i, t_i, s_i)
+        P.loss_seen[i] = s_i * loss.value(b, t_i)
 
-        # Phi'(0); nothing to do when the projected gradient vanishes
+        # Phi'(0) and its projection on the domain of alpha_i
         g = loss.dconj(a_i, t_i, s_i) + b
-        if fabs(g) <= SKIP_PG:
-            continue
-        if g > 0 and a_i <= loss.lower(s_i):
-            continue
-        if g < 0 and a_i >= loss.upper(s_i):
+        lo = loss.lower(s_i)
+        hi = loss.upper(s_i)
+        pg = g
+        if a_i <= lo:
+            pg = g if g < 0 else 0.0
+            if P.shrinking and g > P.pg_max_old:
+                P.active -= 1              # shrink: swap i past the active end
+                tmp = order[k]
+                order[k] = order[P.active]
+                order[P.active] = tmp
+                continue
+        elif a_i >= hi:
+            pg = g if g > 0 else 0.0
+            if P.shrinking and g < P.pg_min_old:
+                P.active -= 1
+                tmp = order[k]
+                order[k] = order[P.active]
+                order[P.active] = tmp
+                continue
+        k += 1
+        if pg > pg_max:
+            pg_max = pg
+        if pg < pg_min:
+            pg_min = pg
+        if fabs(pg) <= SKIP_PG:
             continue
 
         # the exponent cap |delta| max_j |x_ij| / (lam n) <= kappa (entropy rows)
@@ -867,8 +897,15 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, const int* order,
         if trace != NULL:
             trace[n_trace[0]] = _dual(P, loss, reg)
             n_trace[0] += 1
-    est_gap[0] = gap_sum
-    est_loss[0] = loss_sum
+    # liblinear: thresholds for the next epoch's shrinking
+    P.pg_max_old = pg_max if pg_max > 0 else INFINITY
+    P.pg_min_old = pg_min if pg_min < 0 else -INFINITY
+
+
+cdef void _unshrink(Problem* P) noexcept nogil:
+    P.active = P.n
+    P.pg_max_old = INFINITY
+    P.pg_min_old = -INFINITY
 
 
 cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
@@ -1018,7 +1055,7 @@ def dual_gauss_seidel(
     bias_sigma=0.0, bias_rho=0.0, tol=1e-3, max_epochs=1000, shuffle=True,
     seed=0, step="auto", step_fraction=1.0, gradient_step=None,
     exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
-    exact_gap_every=10, return_gap_terms=False, trace_dual=False,
+    exact_gap_every=10, shrinking=True, return_gap_terms=False, trace_dual=False,
 ):
     """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
 
@@ -1081,6 +1118,10 @@ def dual_gauss_seidel(
         if the estimate is below ``tol``.
     exact_gap_every : int >= 1
         Also compute the exact gap every this many epochs (and after the last).
+    shrinking : bool
+        liblinear's shrinking: examples at a bound of their domain whose
+        gradient points out of it leave the epoch; all come back whenever an
+        exact gap check fails, so the exit gap is over every example.
     return_gap_terms : bool
         Add "gap_terms", the per-example terms of the final exact gap.
     trace_dual : bool
@@ -1233,6 +1274,12 @@ def dual_gauss_seidel(
     P.floor = curvature_floor
     # within the cap the curvature of h grows at most by e^kappa (e^(2 kappa) normalized)
     P.growth = reg.growth2 ** exp_cap if (reg.entropy and np.isfinite(exp_cap)) else 1.0
+    P.shrinking = bool(shrinking)
+    _unshrink(&P)
+    seen_arr = np.zeros((2, n))
+    cdef double[:, ::1] seen = seen_arr
+    P.gap_seen = &seen[0, 0]
+    P.loss_seen = &seen[1, 0]
     state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     do_shuffle = bool(shuffle)
 
@@ -1251,18 +1298,22 @@ def dual_gauss_seidel(
                 n_ep = 0
         for ep in range(n_ep):
             if do_shuffle:
-                _shuffle(&order[0], n, &state)
-            _epoch(&P, loss_obj, reg, &order[0], &est_gap, &est_loss,
-                   trace_ptr, &n_trace)
+                _shuffle(&order[0], P.active, &state)
+            _epoch(&P, loss_obj, reg, &order[0], trace_ptr, &n_trace)
             reg.refresh()
             epoch = ep + 1
             checked = False
             est = INFINITY
             if epoch % every == 0:
-                # cheap: the terms at the margins seen during the epoch.  They
-                # lag behind (each is taken before its own step), so the
-                # estimate runs above the exact gap by a factor learnt at the
-                # last exact check (clamped to [1, 5], 2 before any)
+                # cheap: the terms at the margins seen at each example's last
+                # visit.  They lag behind (each is taken before its own step),
+                # so the estimate runs above the exact gap by a factor learnt
+                # at the last exact check (clamped to [1, 5], 2 before any)
+                est_gap = 0.0
+                est_loss = 0.0
+                for k in range(n):
+                    est_gap += P.gap_seen[k]
+                    est_loss += P.loss_seen[k]
                 est_p = est_loss / n + lam_c * reg.value()
                 est = est_gap / n / (est_p if est_p > TINY else TINY)
                 ests[epoch - 1] = est
@@ -1277,6 +1328,7 @@ def dual_gauss_seidel(
                 if gaps[n_gaps - 1] <= tol_c:
                     converged = True
                     break
+                _unshrink(&P)              # not done: every example is back
         # the exit gap is exact, with the per-example terms
         _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
 
