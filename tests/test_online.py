@@ -265,3 +265,16 @@ def test_bad_parameters_are_named():
         Winnow(prior=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
         Perceptron().fit(np.full((3, 2), np.nan), [0, 1, 0])
+
+
+def test_partial_fit_multilabel_equals_fit():
+    X, Y = _multilabel(seed=5)
+    ref = BalancedWinnow(normalized=True, n_epochs=3).fit(X, Y)
+    inc = BalancedWinnow(normalized=True, n_epochs=1)
+    for _ in range(3):
+        inc.partial_fit(X, sp.csr_matrix(Y))
+    # (each call folds the normalization scale into the weights: rounding only)
+    assert_allclose(inc.coef_, ref.coef_, rtol=1e-9, atol=1e-15)
+    assert_allclose(inc.intercept_, ref.intercept_, rtol=1e-9, atol=1e-15)
+    assert_array_equal(inc.mistakes_[2], ref.mistakes_[2])
+    assert sp.issparse(inc.predict(X)) and not sp.issparse(ref.predict(X))

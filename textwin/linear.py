@@ -38,6 +38,9 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
+from textwin._kernels._dual_gs import _REGULARIZERS, dual_gauss_seidel
+
 __all__ = [
     "DualGaussSeidelClassifier",
     "DualSVM",
@@ -322,14 +325,8 @@ def _convergence_warning(name, failures, tol, extra=""):
 # Dual Gauss-Seidel
 # ---------------------------------------------------------------------------
 
-_LOSSES = ("hinge", "squared_hinge", "least_squares", "logistic")
-_REGULARIZERS = (
-    "square",
-    "entropy",
-    "normalized_entropy",
-    "balanced_entropy",
-    "balanced_normalized_entropy",
-)
+# The kernel owns the names of the losses and regularizers (math.md sections 4, 5).
+_LOSSES = tuple(_KERNEL_LOSSES)
 # (loss, regularizer) -> the coordinate step the kernel takes with step="auto"
 # (math.md section 6). Every loss works with every regularizer; the table is the
 # single place that says so, and the error for a bad pair lists it.
@@ -347,18 +344,6 @@ _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
 # "paper" is the Reuters experiment's 4 x 50 (math.md section 8).
 _PAPER_ROUNDS, _PAPER_EPOCHS = 4, 50
 _CONVERGED_ROUNDS = 100
-
-
-def _dual_gauss_seidel():
-    """The compiled kernel (imported lazily so that the module imports without it)."""
-    try:
-        from textwin._kernels._dual_gs import dual_gauss_seidel
-    except ImportError as exc:  # pragma: no cover - a broken build
-        raise ImportError(
-            "textwin's compiled kernel textwin._kernels._dual_gs is missing; build "
-            "it with `pip install -e .` (or `python setup.py build_ext --inplace`)."
-        ) from exc
-    return dual_gauss_seidel
 
 
 def _store_params(estimator, params):
@@ -699,7 +684,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             ),
             exp_cap=float(p["exp_cap"]),
         )
-        kernel = _dual_gauss_seidel()
+        kernel = dual_gauss_seidel
         constant = []  # multi-label columns with a single class
 
         def solve(k):
