@@ -1,5 +1,4 @@
 """scikit-learn's estimator checks over the general estimator and every preset."""
-import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from textwin.linear import (

@@ -327,15 +327,9 @@ def _convergence_warning(name, failures, tol, extra=""):
 
 # The kernel owns the names of the losses and regularizers (math.md sections 4, 5).
 _LOSSES = tuple(_KERNEL_LOSSES)
-# (loss, regularizer) -> the coordinate step the kernel takes with step="auto"
-# (math.md section 6). Every loss works with every regularizer; the table is the
-# single place that says so, and the error for a bad pair lists it.
-_SOLVERS = {
-    (loss, reg): ("exact" if reg == "square" and loss != "logistic" else "newton")
-    for loss in _LOSSES
-    for reg in _REGULARIZERS
-}
-_ENTROPIES = _REGULARIZERS[1:]
+# Every loss works with every regularizer (the kernel picks the step, math.md
+# section 6); this list is what the error for a bad pair quotes.
+_VALID_PAIRS = [(loss, reg) for loss in _LOSSES for reg in _REGULARIZERS]
 _NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
 _BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
@@ -526,14 +520,12 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     def _check_params(self, p):
         name = type(self).__name__
         if p["loss"] not in _LOSSES or p["regularizer"] not in _REGULARIZERS:
-            valid = ", ".join(f"({l!r}, {r!r})" for l, r in _SOLVERS)
+            valid = ", ".join(f"({loss!r}, {reg!r})" for loss, reg in _VALID_PAIRS)
             raise ValueError(
                 f"{name}: the combination loss={p['loss']!r}, regularizer="
                 f"{p['regularizer']!r} is not supported. Valid (loss, regularizer) "
                 f"pairs: {valid}."
             )
-        if (p["loss"], p["regularizer"]) not in _SOLVERS:  # pragma: no cover
-            raise ValueError(f"{name}: no solver for {(p['loss'], p['regularizer'])}.")
         _check_positive(name, "lam", p["lam"])
         _check_positive(name, "tol", p["tol"], allow_zero=True)
         _check_positive(name, "rho0", p["rho0"])
@@ -562,9 +554,8 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                 f"regularizer='square'; with regularizer={p['regularizer']!r} use "
                 f"intercept_solver='constant_feature' (or 'auto')."
             )
-        for key in ("theta",):
-            if not isinstance(p[key], Real) or not np.isfinite(p[key]):
-                raise ValueError(f"{name}: {key} must be a finite number, got {p[key]!r}.")
+        if not isinstance(p["theta"], Real) or not np.isfinite(p["theta"]):
+            raise ValueError(f"{name}: theta must be a finite number, got {p['theta']!r}.")
         if p["gamma"] is not None and (not isinstance(p["gamma"], Real) or not np.isfinite(p["gamma"])):
             raise ValueError(f"{name}: gamma must be a finite number or None, got {p['gamma']!r}.")
         if p["regularizer"] == "square" and p["prior"] is not None:

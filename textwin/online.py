@@ -19,7 +19,6 @@ randomness: the result depends only on the data and its order.
 """
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from textwin._kernels import _online
 from textwin.linear import (
