@@ -377,12 +377,27 @@ def test_unsafe_archive_is_refused(tmp_path, member, kind):
     assert not (tmp_path.parent / "reut2-000.sgm").exists()
 
 
+def test_damaged_archive_says_so(tmp_path):
+    (tmp_path / "reuters21578.tar.gz").write_bytes(b"<html>503 Service Unavailable</html>")
+    with pytest.raises(OSError, match="damaged or not a tar.gz/zip archive"):
+        fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
+
+
 def test_archive_with_wrong_checksum_is_refused(tmp_path):
     (tmp_path / "reuters21578.tar.gz").write_bytes(
         _tar_bytes([("reut2-000.sgm", b"<REUTERS>tampered</REUTERS>", "file")])
     )
     with pytest.raises(OSError, match="reut2-000.sgm in .* has SHA-256 .* expected"):
         fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
+    assert not (tmp_path / "reuters21578" / "reut2-000.sgm").exists()
+
+
+def test_tampered_download_is_deleted(tmp_path, monkeypatch):
+    tampered = _tar_bytes([(f, b"<REUTERS>x</REUTERS>", "file") for f in SGML_FILES])
+    monkeypatch.setattr(_base, "_urlopen", lambda url, timeout=None: _Response(tampered))
+    with pytest.raises(OSError, match=r"(?s)could not download.*SHA-256.*the download was deleted"):
+        fetch_reuters21578(data_home=tmp_path)
+    assert not list(tmp_path.glob("*.tar.gz")) and not list(tmp_path.glob("*.zip"))
     assert not (tmp_path / "reuters21578" / "reut2-000.sgm").exists()
 
 
@@ -428,6 +443,21 @@ def test_download_falls_back_to_the_uci_zip(tmp_path, monkeypatch, distribution_
     # Now local: no second download.
     monkeypatch.setattr(_base, "_urlopen", lambda *a, **k: pytest.fail("downloaded twice"))
     fetch_reuters21578(data_home=tmp_path, subset="test")
+
+
+@pytest.mark.corpus
+def test_download_from_a_file_url(tmp_path, monkeypatch, distribution_tar):
+    # The real opener (urllib) on a file:// URL: the whole download path but the network.
+    served = tmp_path / "server" / "reuters21578.tar.gz"
+    served.parent.mkdir()
+    served.write_bytes(distribution_tar)
+    remote = _reuters.ARCHIVES[0]._replace(url=served.as_uri())
+    monkeypatch.setattr(_reuters, "ARCHIVES", (remote,))
+    home = tmp_path / "home"
+    train = fetch_reuters21578(data_home=home, categories=["acq"])
+    assert len(train.data) == 9603 and int(train.target.sum()) == 1650
+    assert (home / "reuters21578.tar.gz").read_bytes() == distribution_tar
+    assert not list(home.glob(".*.tmp"))  # atomic writes left no temporary file
 
 
 @pytest.mark.corpus

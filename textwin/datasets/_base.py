@@ -13,6 +13,7 @@ import tarfile
 import tempfile
 import urllib.request
 import zipfile
+import zlib
 from collections import namedtuple
 from pathlib import Path, PurePosixPath
 
@@ -199,6 +200,17 @@ def iter_archive_members(archive, wanted):
     target folder.
     """
     archive = Path(archive)
+    try:
+        yield from _iter_members(archive, wanted)
+    except (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error) as exc:
+        # An HTML error page saved under the archive's name, a cut download...
+        raise OSError(
+            f"{archive} is damaged or not a tar.gz/zip archive ({exc.__class__.__name__}: "
+            f"{exc}); delete it and download it again"
+        ) from None
+
+
+def _iter_members(archive, wanted):
     name = archive.name.lower()
     if name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zf:
@@ -218,13 +230,9 @@ def iter_archive_members(archive, wanted):
                         tmp_path = Path(tmp) / PurePosixPath(info.filename).name
                         with zf.open(info) as src, open(tmp_path, "wb") as dst:
                             shutil.copyfileobj(src, dst, _CHUNK)
-                        yield from iter_archive_members(tmp_path, wanted)
+                        yield from _iter_members(tmp_path, wanted)
         return
-    try:
-        tf = tarfile.open(archive, "r:*")
-    except tarfile.TarError as exc:
-        raise OSError(f"{archive} is not a readable tar archive: {exc}") from None
-    with tf:
+    with tarfile.open(archive, "r:*") as tf:
         members = tf.getmembers()
         for member in members:
             _check_member_name(member.name, archive)

@@ -18,6 +18,7 @@ error naming the file and the line, never a silently smaller corpus.
 import difflib
 import hashlib
 import html
+import http.client
 import json
 import re
 import warnings
@@ -414,7 +415,9 @@ def _download(data_home):
     for remote in ARCHIVES:
         try:
             archive = fetch_remote(remote, data_home)
-        except OSError as exc:  # URLError, HTTPError, timeouts, checksum are OSErrors
+        except (OSError, http.client.HTTPException) as exc:
+            # URLError, HTTPError, timeouts and a bad checksum are OSErrors; a
+            # connection cut mid-transfer is an http.client.IncompleteRead.
             reasons.append(f"{remote.url}: {exc}")
             continue
         try:
