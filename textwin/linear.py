@@ -37,6 +37,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
+from tqdm import tqdm
 
 from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
 from textwin._kernels._dual_gs import _REGULARIZERS, dual_gauss_seidel
@@ -101,13 +102,28 @@ def _effective_n_jobs(n_jobs):
     return int(n_jobs)
 
 
-def _map_problems(fn, n_problems, n_jobs):
-    """[fn(k) for k in range(n_problems)], in threads when n_jobs > 1."""
+def _map_problems(fn, n_problems, n_jobs, desc=None, verbose=0):
+    """[fn(k) for k in range(n_problems)], in threads when n_jobs > 1.
+
+    With ``verbose``, a progress bar over the problems goes to stderr (only
+    when stderr is a terminal).
+    """
     n_workers = min(_effective_n_jobs(n_jobs), n_problems)
-    if n_workers <= 1:
-        return [fn(k) for k in range(n_problems)]
-    with ThreadPoolExecutor(max_workers=n_workers) as pool:
-        return list(pool.map(fn, range(n_problems)))
+    bar = tqdm(total=n_problems, desc=desc, unit="problem", file=sys.stderr, leave=False,
+               disable=not verbose or n_problems < 2 or not sys.stderr.isatty())
+
+    def run(k):
+        out = fn(k)
+        bar.update(1)
+        return out
+
+    try:
+        if n_workers <= 1:
+            return [run(k) for k in range(n_problems)]
+        with ThreadPoolExecutor(max_workers=n_workers) as pool:
+            return list(pool.map(run, range(n_problems)))
+    finally:
+        bar.close()
 
 
 def _problem_seeds(random_state, n_problems):
@@ -444,7 +460,8 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         Multiplies the loss weight of each class's examples (for one-vs-rest and
         multi-label problems: the positives of that class).
     verbose : int, default=0
-        Print one line per binary problem to stderr.
+        1: a progress bar over the binary problems on stderr (when it is a
+        terminal); 2: also one line per problem (epochs, relative gap).
 
     Attributes
     ----------
@@ -700,12 +717,12 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                            n_epochs=int(res["n_epochs"]), gaps=np.asarray(res["gaps"]),
                            gap=float(res["gap"]), residual=np.nan, rounds=0,
                            converged=float(res["gap"]) <= p["tol"])
-            if p["verbose"]:
-                print(f"[{name}] problem {k}: {out['n_epochs']} epochs, relative gap "
-                      f"{out['gap']:.3g}", file=sys.stderr)
+            if p["verbose"] >= 2:
+                tqdm.write(f"[{name}] problem {k}: {out['n_epochs']} epochs, relative gap "
+                           f"{out['gap']:.3g}", file=sys.stderr)
             return out
 
-        results = _map_problems(solve, K, p["n_jobs"])
+        results = _map_problems(solve, K, p["n_jobs"], desc=name, verbose=p["verbose"])
 
         w = np.vstack([r["w"] for r in results])
         if mode == "constant_feature":
