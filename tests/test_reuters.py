@@ -4,7 +4,6 @@ import shutil
 import tarfile
 import urllib.error
 import zipfile
-from pathlib import Path
 
 import numpy as np
 import pytest

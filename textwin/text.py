@@ -12,9 +12,10 @@ words: lower case, no stop-word removal. Three pieces do that here:
 - :class:`TextVectorizer` is a scikit-learn transformer from raw texts to a CSR
   matrix of binary, count or L2-normalized tf-idf values.
 
-The vectorizer never builds per-document Python dictionaries: it tokenizes,
-maps every distinct token to a column once, and builds the CSR matrix with
-numpy from the flat array of column ids.
+The vectorizer never builds per-document Python dictionaries: it tokenizes
+the whole corpus in one regex pass (over latin-1 bytes when it can, 2-3 times
+faster than over str), maps every distinct token to a column once, and builds
+the CSR matrix with numpy from the flat array of column ids.
 """
 import math
 import numbers
@@ -49,6 +50,7 @@ _LATIN1_TOKEN_RE = re.compile(
 
 def _decode_latin1(token):
     return token.decode("latin-1")
+
 
 _WEIGHTINGS = ("binary", "count", "tfidf")
 
@@ -401,9 +403,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.vocabulary_ = {term: j for j, term in enumerate(terms)}
         self.document_frequency_ = df
         self.n_empty_ = int(np.count_nonzero(np.diff(X.indptr) == 0))
-        self.n_features_out_ = len(terms)
         if self.weighting == "tfidf":
             self.idf_ = smooth_idf(df, len(docs))
+        elif hasattr(self, "idf_"):  # left by an earlier fit with weighting="tfidf"
+            del self.idf_
         return self._weight(X)
 
     def transform(self, raw_documents):

@@ -29,7 +29,6 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import Bunch
 
-from .. import __version__
 from .._io import atomic_write
 from ._base import (
     RemoteFileMetadata,
@@ -290,6 +289,14 @@ def _parse_document(content, offset, attrs, filename, text):
     )
 
 
+def _check_between(text, start, end, filename):
+    """Only white space may separate two ``<REUTERS>`` elements."""
+    gap = text[start:end]
+    if gap.strip():
+        where = start + len(gap) - len(gap.lstrip())
+        raise _error(filename, text, where, "unexpected text outside a <REUTERS> element")
+
+
 def parse_sgml(text, filename="<string>"):
     """Parse the text of one Reuters-21578 SGML file.
 
@@ -328,9 +335,7 @@ def parse_sgml(text, filename="<string>"):
                     "this <REUTERS> element is not closed before the next one "
                     f"(line {_line(text, tag.start())})",
                 )
-            if text[pos:tag.start()].strip():
-                raise _error(filename, text, pos + len(text[pos:tag.start()]) - len(text[pos:tag.start()].lstrip()),
-                             "unexpected text outside a <REUTERS> element")
+            _check_between(text, pos, tag.start(), filename)
             open_tag = tag
         else:
             if open_tag is None:
@@ -350,10 +355,7 @@ def parse_sgml(text, filename="<string>"):
             filename, text, open_tag.start(),
             "this <REUTERS> element is never closed (file truncated?)",
         )
-    rest = text[pos:]
-    if rest.strip():
-        raise _error(filename, text, pos + len(rest) - len(rest.lstrip()),
-                     "unexpected text outside a <REUTERS> element")
+    _check_between(text, pos, len(text), filename)
     if not docs:
         raise ReutersFormatError(f"{filename}: no <REUTERS> element at all")
     return docs
