@@ -125,6 +125,22 @@ def test_train_custom_jsonl_numbers_match_the_library(capsys, tmp_path, jsonl_co
         assert row["breakeven"] > 70  # the task is learnable: a broken pipeline is not
 
 
+def test_tfidf_corpus_model_scores_like_training(capsys, tmp_path, jsonl_corpus):
+    model_path = tmp_path / "t.npz"
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "crude",
+                         "--weighting", "tfidf", "--json", "-o", model_path)
+    assert code == 0, err
+    texts, labels = _test_split(jsonl_corpus)
+    model = load_model(model_path)
+    assert model.idf is not None and model.preprocessing["weighting"] == "tfidf"
+    y = np.array([["crude" in labs] for labs in labels], dtype=np.uint8)
+    bep = breakeven_points(y, model.decision_function(texts))[0]
+    assert json.loads(out)["categories"][0]["breakeven"] == pytest.approx(100 * bep, abs=1e-3)
+    code, _, err = run(capsys, "train", "--category", "acq", "--weighting", "tfidf")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "--weighting is for --corpus")
+
+
 def test_train_table_output_and_predict(capsys, tmp_path, jsonl_corpus, monkeypatch):
     model_path = tmp_path / "grain.npz"
     code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",

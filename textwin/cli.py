@@ -196,7 +196,7 @@ def _prepare_user_corpus(args, corpus):
     if corpus.is_text:
         from .text import TextVectorizer
 
-        vectorizer = TextVectorizer(weighting=args.weighting)
+        vectorizer = TextVectorizer(weighting=args.weighting or "binary")
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -215,10 +215,62 @@ def _prepare_user_corpus(args, corpus):
             np.asarray(support, dtype=np.int64))
 
 
+def _training_data(args):
+    """Matrices, categories and model parts for ``train`` (Reuters or ``--corpus``)."""
+    from types import SimpleNamespace
+
+    from .experiments import UnknownCategoryError, resolve_categories
+
+    if args.corpus is None:
+        if args.category is None:
+            raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
+                           "earn, grain), a comma-separated list, or all")
+        if args.weighting not in (None, "binary"):
+            raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
+                           "features")
+        try:
+            data = _protocol_data(args.category, args)
+        except UnknownCategoryError as exc:
+            raise CLIError(str(exc)) from None
+        # The cached corpus is vectorized with TextVectorizer's defaults (title and body).
+        return SimpleNamespace(
+            categories=data.categories, X_train=data.X_train, X_test=data.X_test,
+            Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
+            support=data.support, preprocessing={"weighting": "binary"},
+            source="Reuters-21578 ModApte")
+
+    corpus = _load_user_corpus(args)
+    available = corpus.target_names
+    if args.category is None:
+        if len(available) != 1:
+            more = ", ..." if len(available) > 10 else ""
+            raise CLIError(f"give --category: one of {', '.join(available[:10])}{more}, a "
+                           "comma-separated list, or all")
+        categories = available
+    else:
+        try:
+            categories = resolve_categories(args.category, available)
+        except UnknownCategoryError as exc:
+            raise CLIError(str(exc)) from None
+    X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
+    cols = [available.index(c) for c in categories]
+    Y_train = corpus.Y_train[:, cols]
+    for j, cat in enumerate(categories):
+        if not Y_train[:, j].any():
+            raise CLIError(f"category {cat!r} has no training document in {corpus.source}; "
+                           "a classifier needs positive examples")
+    return SimpleNamespace(
+        categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
+        Y_test=corpus.Y_test[:, cols],
+        vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
+        support=support, preprocessing={} if vectorizer is None else vectorizer.get_params(),
+        source=corpus.source)
+
+
 def cmd_train(args):
     import numpy as np
 
-    from .experiments import UnknownCategoryError, resolve_categories, resolve_methods
+    from .experiments import resolve_methods, score_matrix
     from .persistence import TextModel, save_model
 
     try:
@@ -226,51 +278,13 @@ def cmd_train(args):
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     overrides = _overrides(args, method)
-
-    if args.corpus is None:
-        if args.category is None:
-            raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
-                           "earn, grain), a comma-separated list, or all")
-        try:
-            data = _protocol_data(args.category, args)
-        except UnknownCategoryError as exc:
-            raise CLIError(str(exc)) from None
-        categories = data.categories
-        X_train, X_test, Y_train, Y_test = data.X_train, data.X_test, data.Y_train, data.Y_test
-        vocabulary, support = data.vocabulary, data.support
-        # The cached corpus is vectorized with TextVectorizer's defaults (title and body).
-        preprocessing = {"weighting": "binary"}
-        source = "Reuters-21578 ModApte"
-    else:
-        corpus = _load_user_corpus(args)
-        available = corpus.target_names
-        if args.category is None:
-            if len(available) != 1:
-                raise CLIError("give --category: one of "
-                               f"{', '.join(available[:10])}{', ...' if len(available) > 10 else ''}"
-                               ", a comma-separated list, or all")
-            categories = available
-        else:
-            try:
-                categories = resolve_categories(args.category, available)
-            except UnknownCategoryError as exc:
-                raise CLIError(str(exc)) from None
-        X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
-        cols = [corpus.target_names.index(c) for c in categories]
-        Y_train, Y_test = corpus.Y_train[:, cols], corpus.Y_test[:, cols]
-        vocabulary = None if vectorizer is None else vectorizer.get_feature_names_out().astype(str)
-        preprocessing = {} if vectorizer is None else vectorizer.get_params()
-        source = corpus.source
-        for j, cat in enumerate(categories):
-            if not Y_train[:, j].any():
-                raise CLIError(f"category {cat!r} has no training document in {source}; "
-                               "a classifier needs positive examples")
+    d = _training_data(args)
+    categories, X_train, X_test = d.categories, d.X_train, d.X_test
+    Y_train, Y_test, source = d.Y_train, d.Y_test, d.source
     logger.info("training %s on %d documents, %d features, %d categor%s", method.key,
                 X_train.shape[0], X_train.shape[1], len(categories),
                 "y" if len(categories) == 1 else "ies")
     est, seconds = _train_problem(method, X_train, Y_train, overrides)
-    from .experiments import score_matrix
-
     scores = score_matrix(est, X_test)
     beps, prf = _evaluate(Y_test, scores)
 
@@ -286,8 +300,8 @@ def cmd_train(args):
             "f1": _num(100 * prf.f1[j]),
             "train_positives": int(Y_train[:, j].sum()),
             "test_positives": int(Y_test[:, j].sum()),
-            "duality_gap": _pick(gap, j),
-            "epochs": _pick(n_iter, j),
+            "duality_gap": _pick(gap, j, float),
+            "epochs": _pick(n_iter, j, int),
         })
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": source,
@@ -299,20 +313,20 @@ def cmd_train(args):
     if args.output is not None:
         model = TextModel(
             _coef(est), _intercept(est, len(categories)), categories,
-            vocabulary=vocabulary, selected=support, preprocessing=preprocessing,
+            vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
             metadata={"method": method.key, "settings": result["settings"],
                       "corpus": source, "test": rows,
                       "estimator": type(est).__name__})
-        try:
-            save_model(args.output, model)
-        except OSError as exc:
-            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
         # The weights written must reproduce the estimator's own scores (a threshold
         # or bias kept outside coef_/intercept_ would be lost otherwise).
         check = np.asarray(X_test @ model.coef.T) + model.intercept
         if not np.allclose(check, scores, rtol=1e-7, atol=1e-9):
             raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
                            "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
+        try:
+            save_model(args.output, model)
+        except OSError as exc:
+            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
         result["model"] = str(args.output)
         logger.info("model written to %s", args.output)
     if args.json:
@@ -341,16 +355,15 @@ def _fmt(x, width=7):
     return "-".rjust(width) if x is None else f"{x:{width}.1f}"
 
 
-def _pick(values, j):
+def _pick(values, j, kind):
+    """Entry ``j`` of a per-problem attribute (``None`` if absent or not finite)."""
     import numpy as np
 
     if values is None:
         return None
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     v = arr[j] if arr.size > j else arr[0]
-    if not math.isfinite(v):
-        return None
-    return int(v) if float(v).is_integer() and v >= 1 else float(v)
+    return kind(v) if math.isfinite(v) else None
 
 
 def _coef(est):
@@ -713,8 +726,8 @@ examples:
                    help="fraction held out for testing when the corpus has no split "
                         "(default: %(default)s)")
     g.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default: %(default)s)")
-    g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default="binary",
-                   help="feature values of a text corpus (default: %(default)s)")
+    g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
+                   help="feature values of a text corpus (default: binary)")
     _settings_options(p)
     _common(p, data="download")
     p.set_defaults(func=cmd_train)
