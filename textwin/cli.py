@@ -236,7 +236,7 @@ def _training_data(args):
         return SimpleNamespace(
             categories=data.categories, X_train=data.X_train, X_test=data.X_test,
             Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
-            support=data.support, preprocessing={"weighting": "binary"},
+            support=data.support, preprocessing={"weighting": "binary"}, idf=None,
             source="Reuters-21578 ModApte")
 
     corpus = _load_user_corpus(args)
@@ -264,7 +264,7 @@ def _training_data(args):
         Y_test=corpus.Y_test[:, cols],
         vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
         support=support, preprocessing={} if vectorizer is None else vectorizer.get_params(),
-        source=corpus.source)
+        idf=getattr(vectorizer, "idf_", None), source=corpus.source)
 
 
 def cmd_train(args):
@@ -314,7 +314,7 @@ def cmd_train(args):
         model = TextModel(
             _coef(est), _intercept(est, len(categories)), categories,
             vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-            metadata={"method": method.key, "settings": result["settings"],
+            idf=d.idf, metadata={"method": method.key, "settings": result["settings"],
                       "corpus": source, "test": rows,
                       "estimator": type(est).__name__})
         # The weights written must reproduce the estimator's own scores (a threshold
