@@ -297,8 +297,8 @@ cdef class Regularizer:
         curv[0] = 0.0
         return 0.0
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
-        """v <- v + dv * x_i; xconst is the common value of the row's entries or NaN."""
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+        """v <- v + dv * x_i, and the caches along."""
         pass
 
     cdef void refresh(self) noexcept nogil:
@@ -339,7 +339,7 @@ cdef class Square(Regularizer):
         curv[0] = self.sq_norm[i]
         return self.margin(i, x, j, nnz)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k
         for k in range(nnz):                 # v += dv * x_i
             self.v[j[k]] += dv * x[k]
@@ -391,18 +391,16 @@ cdef class Entropy(Regularizer):
         curv[0] = c
         return b
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+        # w_j *= e^(dv x_j): one exp per run of equal values (once per binary row)
         cdef int k
-        cdef double f
-        if xconst == xconst:                 # one exp for the whole row (binary data)
-            f = exp(dv * xconst)
-            for k in range(nnz):
-                self.v[j[k]] += dv * x[k]
-                self.w[j[k]] *= f
-        else:
-            for k in range(nnz):
-                self.v[j[k]] += dv * x[k]
-                self.w[j[k]] *= exp(dv * x[k])
+        cdef double xp = NAN, f = 1.0
+        for k in range(nnz):
+            if x[k] != xp:
+                xp = x[k]
+                f = exp(dv * xp)
+            self.v[j[k]] += dv * x[k]
+            self.w[j[k]] *= f
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -466,24 +464,18 @@ cdef class BalancedEntropy(Regularizer):
         curv[0] = c
         return b
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k, jj
-        cdef double f, fi
-        if xconst == xconst:
-            f = exp(dv * xconst)
-            fi = 1.0 / f
-            for k in range(nnz):
-                jj = j[k]
-                self.v[jj] += dv * x[k]
-                self.wp[jj] *= f
-                self.wm[jj] *= fi
-        else:
-            for k in range(nnz):
-                jj = j[k]
-                f = exp(dv * x[k])
-                self.v[jj] += dv * x[k]
-                self.wp[jj] *= f
-                self.wm[jj] /= f
+        cdef double xp = NAN, f = 1.0, fi = 1.0
+        for k in range(nnz):
+            if x[k] != xp:                   # one exp per run of equal values
+                xp = x[k]
+                f = exp(dv * xp)
+                fi = 1.0 / f
+            jj = j[k]
+            self.v[jj] += dv * x[k]
+            self.wp[jj] *= f
+            self.wm[jj] *= fi
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -556,26 +548,20 @@ cdef class NormalizedEntropy(Regularizer):
         curv[0] = c if c > 0 else 0.0
         return b
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k, jj
-        cdef double f, old, dz = 0.0
-        if xconst == xconst:
-            f = exp(dv * xconst)
-            for k in range(nnz):
-                jj = j[k]
-                self.v[jj] += dv * x[k]
-                old = self.E[jj]
-                self.E[jj] = old * f
-                dz += self.E[jj] - old
-        else:
-            for k in range(nnz):
-                jj = j[k]
-                self.v[jj] += dv * x[k]
-                old = self.E[jj]
-                self.E[jj] = old * exp(dv * x[k])
-                dz += self.E[jj] - old
+        cdef double xp = NAN, f = 1.0, old, dz = 0.0
+        for k in range(nnz):
+            if x[k] != xp:                   # one exp per run of equal values
+                xp = x[k]
+                f = exp(dv * xp)
+            jj = j[k]
+            self.v[jj] += dv * x[k]
+            old = self.E[jj]
+            self.E[jj] = old * f
+            dz += self.E[jj] - old           # Z changes on the row only
         self.Zs += dz
-        if not (1.0 / BIG < self.Zs < BIG):
+        if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor
             self.refresh()
 
     cdef void refresh(self) noexcept nogil:
@@ -663,32 +649,23 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         curv[0] = c if c > 0 else 0.0
         return b
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv, double xconst) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k, jj
-        cdef double f, fi, dz = 0.0, op, om
-        if xconst == xconst:
-            f = exp(dv * xconst)
-            fi = 1.0 / f
-            for k in range(nnz):
-                jj = j[k]
-                self.v[jj] += dv * x[k]
-                op = self.Ep[jj]
-                om = self.Em[jj]
-                self.Ep[jj] = op * f
-                self.Em[jj] = om * fi
-                dz += (self.Ep[jj] - op) + (self.Em[jj] - om)
-        else:
-            for k in range(nnz):
-                jj = j[k]
-                f = exp(dv * x[k])
-                self.v[jj] += dv * x[k]
-                op = self.Ep[jj]
-                om = self.Em[jj]
-                self.Ep[jj] = op * f
-                self.Em[jj] = om / f
-                dz += (self.Ep[jj] - op) + (self.Em[jj] - om)
+        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om
+        for k in range(nnz):
+            if x[k] != xp:                   # one exp per run of equal values
+                xp = x[k]
+                f = exp(dv * xp)
+                fi = 1.0 / f
+            jj = j[k]
+            self.v[jj] += dv * x[k]
+            op = self.Ep[jj]
+            om = self.Em[jj]
+            self.Ep[jj] = op * f
+            self.Em[jj] = om * fi
+            dz += (self.Ep[jj] - op) + (self.Em[jj] - om)
         self.Zs += dz
-        if not (1.0 / BIG < self.Zs < BIG):
+        if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor, never shift v
             self.refresh()
 
     cdef void refresh(self) noexcept nogil:
@@ -746,7 +723,6 @@ cdef struct Problem:
     const double* s             # loss weights s_i
     double* alpha               # dual variables, in/out
     const double* xmax          # max_j |x_ij| (entropy rows: the exponent cap)
-    const double* xconst        # common value of row i's entries, or NaN
     Py_ssize_t n
     double lam
     double S                    # lam * n
@@ -891,7 +867,7 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
 
         P.alpha[i] = a_i + delta
         dv = delta * y_i / P.S               # v += delta z_i / (lam n)
-        reg.add(x, j, nnz, dv, P.xconst[i] if P.xconst != NULL else NAN)
+        reg.add(x, j, nnz, dv)
         if P.bias:
             P.vb += dv
         if trace != NULL:
@@ -1029,24 +1005,17 @@ def _csr(X_data, X_indices, X_indptr, n_features):
 
 
 def _row_stats(X_data, X_indptr, n):
-    """Per-row ||x_i||^2, max_j |x_ij| and the common value of the entries (NaN if none)."""
-    absx = np.abs(X_data)
+    """Per-row ||x_i||^2 (square curvature) and max_j |x_ij| (exponent cap)."""
     counts = np.diff(X_indptr)
     nonempty = counts > 0
-    starts = X_indptr[:n][nonempty]
     sq_norm = np.zeros(n)
     xmax = np.zeros(n)
-    xconst = np.full(n, np.nan)
-    if starts.size:
+    if np.any(nonempty):
         nnz = X_indptr[n]
+        starts = X_indptr[:n][nonempty]
         sq_norm[nonempty] = np.add.reduceat(X_data[:nnz] ** 2, starts)
-        xmax[nonempty] = np.maximum.reduceat(absx[:nnz], starts)
-        xmin = np.minimum.reduceat(X_data[:nnz], starts)
-        xhi = np.maximum.reduceat(X_data[:nnz], starts)
-        same = xmin == xhi
-        idx = np.flatnonzero(nonempty)[same]
-        xconst[idx] = xhi[same]
-    return sq_norm, xmax, xconst
+        xmax[nonempty] = np.maximum.reduceat(np.abs(X_data[:nnz]), starts)
+    return sq_norm, xmax
 
 
 def dual_gauss_seidel(
@@ -1195,7 +1164,7 @@ def dual_gauss_seidel(
     if int(gap_every) < 1 or int(exact_gap_every) < 1:
         raise ValueError("gap_every and exact_gap_every must be integers >= 1")
 
-    sq_norm, xmax, xconst = _row_stats(np.asarray(X_data), X_indptr, n)
+    sq_norm, xmax = _row_stats(np.asarray(X_data), X_indptr, n)
     if regularizer == "square":
         reg = Square(d, sq_norm)
     else:
@@ -1232,7 +1201,7 @@ def dual_gauss_seidel(
     cdef const double[::1] Xd = X_data
     cdef const int[::1] Xi = X_indices
     cdef const int[::1] Xp = X_indptr
-    cdef const double[::1] yv = y, tv = target, sv = weight, xm = xmax, xc = xconst
+    cdef const double[::1] yv = y, tv = target, sv = weight, xm = xmax
     cdef double[::1] av = alpha_arr
     cdef int[::1] order = np.arange(n, dtype=np.int32)
     max_ep = int(max_epochs)
@@ -1259,7 +1228,6 @@ def dual_gauss_seidel(
     P.s = &sv[0]
     P.alpha = &av[0]
     P.xmax = &xm[0]
-    P.xconst = &xc[0] if reg.entropy else NULL
     P.n = n
     P.lam = lam
     P.S = lam * n
