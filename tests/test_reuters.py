@@ -119,6 +119,10 @@ def test_unknown_category_and_subset(reuters_data_home):
         fetch_reuters21578(data_home=reuters_data_home, categories=["earnings"])
     with pytest.raises(ValueError, match=r"pass \['earn'\]"):
         fetch_reuters21578(data_home=reuters_data_home, categories="earn")
+    with pytest.raises(ValueError, match=r"must be names \(str\), got \[3\]"):
+        fetch_reuters21578(data_home=reuters_data_home, categories=[3])
+    names = fetch_reuters21578(data_home=reuters_data_home, categories=np.array(["wheat", "corn"]))
+    assert names.target_names == ["corn", "wheat"] and type(names.target_names[0]) is str
     with pytest.raises(ValueError, match="empty list"):
         fetch_reuters21578(data_home=reuters_data_home, categories=[])
     with pytest.raises(ValueError, match="subset='dev'"):

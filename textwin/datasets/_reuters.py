@@ -536,6 +536,9 @@ def _resolve_categories(categories, train_counts, test_counts):
             f"category names{hint}"
         )
     names = list(categories)
+    if not all(isinstance(name, str) for name in names):
+        raise ValueError(f"categories must be names (str), got {names!r}")
+    names = [str(name) for name in names]  # plain str, also from a numpy array
     if not names:
         raise ValueError("categories is an empty list; pass None for every category")
     for name in names:
