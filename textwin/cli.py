@@ -151,9 +151,16 @@ def _overrides(args, method):
     return given
 
 
-def _train_problem(method, X_train, Y_train, overrides):
+def _estimator_verbosity(args):
+    """2 (-v): a line per binary problem; 1: a progress bar over them (on a terminal)."""
+    return 2 if args.verbose else (1 if _progress_enabled(args) else 0)
+
+
+def _train_problem(method, X_train, Y_train, overrides, verbose=0):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
     est = method.build(X_train.shape[0], **overrides)
+    if verbose and "verbose" in est.get_params():
+        est.set_params(verbose=verbose)
     t0 = time.perf_counter()
     if Y_train.shape[1] == 1:
         est.fit(X_train, Y_train[:, 0])
@@ -284,7 +291,8 @@ def cmd_train(args):
     logger.info("training %s on %d documents, %d features, %d categor%s", method.key,
                 X_train.shape[0], X_train.shape[1], len(categories),
                 "y" if len(categories) == 1 else "ies")
-    est, seconds = _train_problem(method, X_train, Y_train, overrides)
+    est, seconds = _train_problem(method, X_train, Y_train, overrides,
+                                  verbose=_estimator_verbosity(args))
     scores = score_matrix(est, X_test)
     beps, prf = _evaluate(Y_test, scores)
 
@@ -414,7 +422,8 @@ def cmd_eval(args):
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
     results = run_micro_breakeven([m.key for m in methods], data=data, overrides=overrides,
-                                  progress=_progress_enabled(args), n_jobs=args.n_jobs)
+                                  progress=_progress_enabled(args), n_jobs=args.n_jobs,
+                                  verbose=_estimator_verbosity(args))
     dicts = [r.to_dict() for r in results]
     if args.json:
         _print_json(dicts)

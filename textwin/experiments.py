@@ -379,13 +379,14 @@ def score_matrix(estimator, X):
     return scores[:, None] if scores.ndim == 1 else scores
 
 
-def _fit_scores(method, data, overrides, n_jobs):
+def _fit_scores(method, data, overrides, n_jobs, verbose=0):
     """Fit one method on every category and score the test set."""
-    n = data.X_train.shape[0]
-    kw = dict(overrides)
-    est = method.build(n, **kw)
-    if n_jobs is not None and "n_jobs" in est.get_params():
+    est = method.build(data.X_train.shape[0], **overrides)
+    params = est.get_params()
+    if n_jobs is not None and "n_jobs" in params:
         est.set_params(n_jobs=n_jobs)
+    if verbose and "verbose" in params:
+        est.set_params(verbose=verbose)
     Y = data.Y_train
     if Y.shape[1] == 1:  # one category: a binary problem, not a one-column indicator
         est.fit(data.X_train, Y[:, 0])
@@ -396,7 +397,7 @@ def _fit_scores(method, data, overrides, n_jobs):
 
 def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_features=1000,
                         overrides=None, n_jobs=None, progress=False, data=None,
-                        download_if_missing=False):
+                        download_if_missing=False, verbose=0):
     """Train each method on ModApte training and score the test set.
 
     Parameters
@@ -415,6 +416,9 @@ def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_f
         Passed to estimators that take it.
     progress : bool
         Show a tqdm bar (on stderr) over the methods.
+    verbose : int
+        Passed to estimators that take it (textwin's: 1 a progress bar over the
+        categories, 2 a line per category).
     data : ProtocolData, optional
         Pre-loaded data (from :func:`load_protocol_data`).
 
@@ -445,7 +449,8 @@ def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_f
                 bar.set_postfix_str(method.key)
             logger.info("training %s on %d categories", method.key, len(data.categories))
             t0 = time.perf_counter()
-            est, scores = _fit_scores(method, data, overrides.get(method.key, {}), n_jobs)
+            est, scores = _fit_scores(method, data, overrides.get(method.key, {}), n_jobs,
+                                      verbose)
             seconds = time.perf_counter() - t0
             # A category without positive test documents has no BEP (None); it adds
             # nothing to the micro-average.
