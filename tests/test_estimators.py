@@ -359,3 +359,34 @@ def test_top_level_exports():
                  "RegularizedWinnow", "LargeMarginPerceptron", "LargeMarginUWinnow",
                  "LargeMarginNWinnow", "Perceptron", "Winnow", "BalancedWinnow"):
         assert getattr(textwin, name).__name__ == name
+
+
+def test_gradient_step_is_in_the_regularized_winnow_papers_scaling():
+    # math.md section 10: the paper's step eta on alpha / (lam n) is eta * lam * n
+    # on math.md's alpha. Three epochs in data order against the kernel itself.
+    from textwin._kernels._dual_gs import dual_gauss_seidel
+
+    X, y = _binary(n=200, d=12, seed=11)
+    lam, eta = 1e-2, 0.05
+    with pytest.warns(ConvergenceWarning):
+        est = DualGaussSeidelClassifier(
+            loss="hinge", regularizer="balanced_entropy", lam=lam, prior=0.01, tol=1e-12,
+            max_epochs=3, shuffle=False, step="gradient", gradient_step=eta).fit(X, y)
+    alpha = np.zeros(X.shape[0])
+    ys = np.where(y > 0, 1.0, -1.0)
+    res = dual_gauss_seidel(X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32), ys,
+                            np.ones_like(ys), np.ones_like(ys), alpha, X.shape[1],
+                            loss="hinge", regularizer="balanced_entropy", lam=lam,
+                            mu=np.full(X.shape[1], 0.01), tol=1e-12, max_epochs=3,
+                            shuffle=False, step="gradient", gradient_step=eta * lam * 200)
+    assert_array_equal(est.coef_[0], res["w"])
+    assert_array_equal(est.dual_coef_[0], alpha)
+    # and the fixed step reaches the optimum the Newton step finds
+    newton = DualGaussSeidelClassifier(loss="hinge", regularizer="balanced_entropy", lam=lam,
+                                       prior=0.01, tol=1e-10, max_epochs=20000,
+                                       random_state=0).fit(X, y)
+    fixed = DualGaussSeidelClassifier(loss="hinge", regularizer="balanced_entropy", lam=lam,
+                                      prior=0.01, tol=1e-10, max_epochs=20000, step="gradient",
+                                      gradient_step=eta, random_state=0).fit(X, y)
+    assert_allclose(fixed.coef_, newton.coef_, atol=1e-6)
+    assert newton.n_iter_[0] < fixed.n_iter_[0]
