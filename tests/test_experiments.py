@@ -87,6 +87,15 @@ def test_factories_build_the_papers_estimators():
     assert lsvc.estimator.loss == "hinge"
 
 
+def test_balanced_regularized_winnow_differs_from_rwinnow_only_in_the_regularizer():
+    a, b = METHODS["rwinnow"].build(100), METHODS["rwinnow-balanced"].build(100)
+    pa, pb = a._all_params(), b._all_params()
+    assert pb["regularizer"] == "balanced_normalized_entropy"
+    assert pa["regularizer"] == "normalized_entropy"
+    for key in ("loss", "theta", "gamma", "lam", "max_epochs", "mass", "shuffle", "tol"):
+        assert pa[key] == pb[key], key
+
+
 def test_unknown_setting_is_refused():
     with pytest.raises(ValueError, match="no setting eta"):
         METHODS["svm"].build(10, eta=0.1)

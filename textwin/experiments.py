@@ -257,6 +257,15 @@ def _method_list():
             notes="not in the paper: Algorithm 2 until the inner gap is at most tol and "
                   "the residual at most 1e-6"),
         Method(
+            key="rwinnow-balanced",
+            paper_name="balanced regularized Winnow (positive and negative weights)",
+            settings={"theta": 0.1, "gamma": 0.1, "lam": 1e-4, "epochs": 100, "tol": 1e-3},
+            factory=lambda s, n: _dual_gauss_seidel(
+                "DualGaussSeidelClassifier", s, loss="squared_hinge",
+                regularizer="balanced_normalized_entropy"),
+            notes="not in the paper, which names it as open work: update (28) with w = w+ - w-, "
+                  "||w+||_1 + ||w-||_1 = 1, everything else as rwinnow"),
+        Method(
             key="linearsvc", paper_name="scikit-learn LinearSVC (liblinear, hinge)",
             settings={"lam": 1e-3, "tol": 1e-4, "max_iter": 10000},
             factory=_sklearn_linearsvc,
