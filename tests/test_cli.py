@@ -374,3 +374,23 @@ def test_reuters_data_verify_json(capsys, reuters_data_home):
     rep = json.loads(out)
     assert rep["counts"] == {"train": 9603, "test": 3299, "categories": 118}
     assert rep["verified"] is True and rep["sgm_files"] == 22
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_data_verify_unpacks_an_archive_placed_by_hand(capsys, tmp_path, reuters_data_home):
+    """The offline route of the user guide: an archive in an empty data home."""
+    import tarfile
+
+    home = tmp_path / "home"
+    home.mkdir()
+    with tarfile.open(home / "reuters21578.tar.gz", "w:gz") as tar:
+        for sgm in sorted((reuters_data_home / "reuters21578").glob("reut2-*.sgm")):
+            tar.add(sgm, arcname=sgm.name)
+    code, out, err = run(capsys, "data", "--data-home", home)
+    assert code == EXIT_NO_DATA and "0 of 22" in out
+    code, out, err = run(capsys, "data", "--verify", "--json", "--data-home", home)
+    assert code == 0, err
+    rep = json.loads(out)
+    assert rep["sgm_files"] == 22 and rep["verified"] is True
+    assert rep["counts"] == {"train": 9603, "test": 3299, "categories": 118}
