@@ -120,3 +120,17 @@ def test_algorithm2_multiclass_each_problem_has_its_residual():
         assert abs(est.dual_coef_[k] @ yk) / (lam * X.shape[0]) < 1e-6
         svc = SVC(kernel="linear", C=1.0 / (lam * X.shape[0]), tol=1e-12).fit(X, yk)
         assert_allclose(est.intercept_[k], svc.intercept_[0], atol=1e-5)
+
+
+def test_warm_start_resumes_algorithm2():
+    X, y = _problem(4)
+    lam = 1e-2
+    cold = DualSVM(lam=lam, fit_intercept=True, tol=1e-10, random_state=0).fit(X, y)
+    est = DualSVM(lam=lam, fit_intercept=True, tol=1e-10, random_state=0, warm_start=True)
+    est.fit(X, y)
+    rounds, epochs = est.n_rounds_[0], est.n_iter_[0]
+    est.fit(X, y)  # from the optimum: alpha and the multiplier sigma = b
+    assert est.n_rounds_[0] == 1 and est.n_iter_[0] < epochs / 10
+    assert rounds > 1
+    assert_allclose(est.intercept_, cold.intercept_, atol=1e-6)
+    assert_allclose(est.coef_, cold.coef_, atol=1e-6)

@@ -666,7 +666,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         theta = float(p["theta"])
         lam_n = p["lam"] * n
 
-        alpha0 = None
+        alpha0, sigma0 = None, np.zeros(K)
         if (
             p["warm_start"]
             and getattr(self, "dual_coef_", None) is not None
@@ -674,6 +674,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             and getattr(self, "_fit_dimension", None) == d
         ):
             alpha0 = self.dual_coef_
+            # Algorithm 2 restarts its multiplier at the previous bias (sigma = b
+            # at convergence, where v_b = 0)
+            sigma0 = self.intercept_ + theta
         seeds = _problem_seeds(p["random_state"], K)
 
         kernel_kwargs = dict(
@@ -709,7 +712,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             args = (X.data, X.indices, X.indptr, np.ascontiguousarray(yk), target,
                     np.ascontiguousarray(W[:, k]), alpha, d)
             if mode in ("converged", "paper"):
-                out = _algorithm2(kernel, args, kernel_kwargs, p, seeds[k], mode)
+                out = _algorithm2(kernel, args, kernel_kwargs, p, seeds[k], mode, sigma0[k])
             else:
                 res = kernel(*args, tol=float(p["tol"]), max_epochs=int(p["max_epochs"]),
                              seed=int(seeds[k]), **kernel_kwargs)
@@ -817,8 +820,10 @@ def _constant_solution(yk, weight, d, n):
                 gaps=np.zeros(0), gap=0.0, residual=0.0, rounds=0, converged=True)
 
 
-def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode):
+def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
     """Algorithm 2 (math.md section 8): an unregularized bias by augmented Lagrangian.
+
+    ``sigma`` starts at ``sigma0`` (0, or the previous bias on a warm start).
 
     The kernel treats the bias coordinate with the conjugate
     ``sigma v_b + v_b^2 / (2 rho)`` (``b = sigma + v_b / rho``); this loop
@@ -831,7 +836,7 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode):
         rounds, epochs = _PAPER_ROUNDS, _PAPER_EPOCHS
     else:
         rounds, epochs = _CONVERGED_ROUNDS, int(p["max_epochs"])
-    sigma, rho, r_prev = 0.0, float(p["rho0"]), np.inf
+    sigma, rho, r_prev = float(sigma0), float(p["rho0"]), np.inf
     n_epochs, gaps = 0, []
     res = None
     for rnd in range(1, rounds + 1):
