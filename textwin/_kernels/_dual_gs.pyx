@@ -1004,18 +1004,16 @@ def _csr(X_data, X_indices, X_indptr, n_features):
     return X_data, X_indices, X_indptr
 
 
-def _row_stats(X_data, X_indptr, n):
-    """Per-row ||x_i||^2 (square curvature) and max_j |x_ij| (exponent cap)."""
-    counts = np.diff(X_indptr)
-    nonempty = counts > 0
-    sq_norm = np.zeros(n)
-    xmax = np.zeros(n)
+def _row_stats(X_data, X_indptr, n, entropy):
+    """Per-row ||x_i||^2 (square curvature) or max_j |x_ij| (the exponent cap)."""
+    nonempty = X_indptr[1:] > X_indptr[:n]
+    out = np.zeros(n)
     if np.any(nonempty):
-        nnz = X_indptr[n]
-        starts = X_indptr[:n][nonempty]
-        sq_norm[nonempty] = np.add.reduceat(X_data[:nnz] ** 2, starts)
-        xmax[nonempty] = np.maximum.reduceat(np.abs(X_data[:nnz]), starts)
-    return sq_norm, xmax
+        vals = X_data[:X_indptr[n]]
+        vals = np.abs(vals) if entropy else vals * vals
+        reduce = np.maximum.reduceat if entropy else np.add.reduceat
+        out[nonempty] = reduce(vals, X_indptr[:n][nonempty])
+    return out
 
 
 def dual_gauss_seidel(
@@ -1024,7 +1022,7 @@ def dual_gauss_seidel(
     bias_sigma=0.0, bias_rho=0.0, tol=1e-3, max_epochs=1000, shuffle=True,
     seed=0, step="auto", step_fraction=1.0, gradient_step=None,
     exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
-    exact_gap_every=10, shrinking=True, return_gap_terms=False, trace_dual=False,
+    exact_gap_every=50, shrinking=True, return_gap_terms=False, trace_dual=False,
 ):
     """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
 
@@ -1086,7 +1084,8 @@ def dual_gauss_seidel(
         margins seen during the epoch, then the exact gap (one more pass) only
         if the estimate is below ``tol``.
     exact_gap_every : int >= 1
-        Also compute the exact gap every this many epochs (and after the last).
+        Also compute the exact gap every this many epochs (and after the
+        last), a safety net for the estimate; "gaps" holds every exact check.
     shrinking : bool
         liblinear's shrinking: examples at a bound of their domain whose
         gradient points out of it leave the epoch; all come back whenever an
@@ -1110,7 +1109,7 @@ def dual_gauss_seidel(
     cdef int epoch = 0, ep
     cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_loss = 0.0, est_p, est, lag = 2.0
     cdef uint64_t state
-    cdef bint do_shuffle, converged = False, checked
+    cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
     # ---- validation -----------------------------------------------------
     loss_obj = _make_loss(loss)
@@ -1164,9 +1163,10 @@ def dual_gauss_seidel(
     if int(gap_every) < 1 or int(exact_gap_every) < 1:
         raise ValueError("gap_every and exact_gap_every must be integers >= 1")
 
-    sq_norm, xmax = _row_stats(np.asarray(X_data), X_indptr, n)
+    # square: ||x_i||^2 (its curvature); entropy: max_j |x_ij| (the cap)
+    row_stat = _row_stats(np.asarray(X_data), X_indptr, n, regularizer != "square")
     if regularizer == "square":
-        reg = Square(d, sq_norm)
+        reg = Square(d, row_stat)
     else:
         if mu is None:
             raise ValueError(f"the {regularizer} regularizer needs a prior mu of length {d}")
@@ -1188,7 +1188,7 @@ def dual_gauss_seidel(
     if loss_obj.smooth_solve:
         # start inside (0, s) and small (math.md §4): a0 = s * min(1e-3, lam / max|x|)
         # keeps |v_j| = |sum_i a0_i z_ij| / (lam n) <= max s, so e^v stays finite
-        x_top = max(float(np.max(xmax)), 1e-300)
+        x_top = max(float(np.max(np.abs(X_data))), 1e-300)
         frac = min(1e-3, lam / x_top)
         too_high = alpha_arr >= upper
         too_low = alpha_arr <= lower
@@ -1201,7 +1201,7 @@ def dual_gauss_seidel(
     cdef const double[::1] Xd = X_data
     cdef const int[::1] Xi = X_indices
     cdef const int[::1] Xp = X_indptr
-    cdef const double[::1] yv = y, tv = target, sv = weight, xm = xmax
+    cdef const double[::1] yv = y, tv = target, sv = weight, xm = row_stat
     cdef double[::1] av = alpha_arr
     cdef int[::1] order = np.arange(n, dtype=np.int32)
     max_ep = int(max_epochs)
@@ -1250,6 +1250,7 @@ def dual_gauss_seidel(
     P.loss_seen = &seen[1, 0]
     state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     do_shuffle = bool(shuffle)
+    want_terms = bool(return_gap_terms)
 
     with nogil:
         _rebuild(&P, reg)
@@ -1262,6 +1263,7 @@ def dual_gauss_seidel(
             gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
             at[n_gaps] = 0
             n_gaps += 1
+            fresh = True
             if gaps[0] <= tol_c:
                 n_ep = 0
         for ep in range(n_ep):
@@ -1270,6 +1272,7 @@ def dual_gauss_seidel(
             _epoch(&P, loss_obj, reg, &order[0], trace_ptr, &n_trace)
             reg.refresh()
             epoch = ep + 1
+            fresh = False
             checked = False
             est = INFINITY
             if epoch % every == 0:
@@ -1293,12 +1296,17 @@ def dual_gauss_seidel(
                 if est < INFINITY and gaps[n_gaps] > 0:
                     lag = _clip(est / gaps[n_gaps], 1.0, 5.0)
                 n_gaps += 1
+                fresh = True
                 if gaps[n_gaps - 1] <= tol_c:
                     converged = True
                     break
-                _unshrink(&P)              # not done: every example is back
-        # the exit gap is exact, with the per-example terms
-        _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
+                if checked:
+                    # converged on the active set, not on all: every example
+                    # is back (liblinear's full-set recheck)
+                    _unshrink(&P)
+        # the exit gap is exact (a last pass unless one was just made)
+        if want_terms or not fresh:
+            _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
 
     w = np.zeros(d)
     reg.weights(w)
