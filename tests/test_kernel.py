@@ -408,3 +408,58 @@ def test_bad_input_is_a_clear_value_error(change, match):
     args.update(change)
     with pytest.raises(ValueError, match=match):
         dual_gauss_seidel(**args)
+
+
+def test_huge_exponents_are_rescaled_not_overflowed():
+    """|v| in the thousands (e^v overflows): the normalized rows rescale E by a common factor."""
+    X, y = reuters_like()
+    d = X.shape[1]
+    X2 = sp.hstack([X, -X], format="csr")
+    X2.indices = X2.indices.astype(np.int32)
+    X2.indptr = X2.indptr.astype(np.int32)
+    kw = dict(lam=1e-4, tol=1e-8, max_epochs=20000)
+    rb = solve(X, y, "squared_hinge", "balanced_normalized_entropy", **kw)
+    rp = solve(X2, y, "squared_hinge", "normalized_entropy", mu=np.full(2 * d, 1.0 / d), **kw)
+    assert np.abs(rb["v"]).max() > 1000 and np.abs(rp["v"]).max() > 1000
+    assert rb["gap"] <= 1e-8 and rp["gap"] <= 1e-8
+    assert np.all(np.isfinite(rb["w"])) and np.abs(rb["w"]).sum() <= 1.0 + 1e-9   # |w+|1 + |w-|1 = A
+    assert rb["primal"] == pytest.approx(rp["primal"], rel=1e-6)
+
+
+@pytest.mark.parametrize("regularizer", ["square", "normalized_entropy"])
+def test_parallel_threads_share_one_matrix(regularizer):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = reuters_like(n=400, d=500)
+    Y = [y, -y, np.where(np.arange(400) % 3 == 0, 1.0, -1.0), y[::-1].copy()]
+    run = lambda yk: solve(X, yk, "squared_hinge", regularizer, lam=1e-3, tol=1e-8, seed=3)["w"]
+    sequential = [run(yk) for yk in Y]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        parallel = list(pool.map(run, Y))
+    for a, b in zip(sequential, parallel):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("regularizer", ["square", "entropy", "normalized_entropy"])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_step_modes_reach_the_same_optimum(loss, regularizer):
+    X, y = make_csr(n=60, d=15, seed=7)
+    ref = solve(X, y, loss, regularizer, lam=0.05, tol=1e-10, max_epochs=100000)
+    for kw in (dict(step="newton"), dict(step_fraction=0.5),
+               dict(step="gradient", gradient_step=0.2 if loss != "logistic" else 0.05)):
+        res = solve(X, y, loss, regularizer, lam=0.05, tol=1e-8, max_epochs=200000, **kw)
+        assert res["gap"] <= 1e-8, kw
+        assert res["primal"] == pytest.approx(ref["primal"], rel=1e-7), kw
+    # a fraction of the step is a different, slower path to the same point
+    half = solve(X, y, loss, regularizer, lam=0.05, tol=0.0, max_epochs=2, step_fraction=0.5,
+                 shuffle=False)
+    full = solve(X, y, loss, regularizer, lam=0.05, tol=0.0, max_epochs=2, shuffle=False)
+    assert not np.allclose(half["alpha"], full["alpha"])
+
+
+def test_shrinking_changes_speed_not_answer():
+    X, y = reuters_like(n=600, d=800)
+    a = solve(X, y, "hinge", lam=1e-3, tol=1e-9, max_epochs=100000, shrinking=True)
+    b = solve(X, y, "hinge", lam=1e-3, tol=1e-9, max_epochs=100000, shrinking=False)
+    assert a["gap"] <= 1e-9 and b["gap"] <= 1e-9
+    assert a["primal"] == pytest.approx(b["primal"], rel=2e-9)
