@@ -174,3 +174,20 @@ def test_method_result_to_dict_handles_nan():
     r = MethodResult("m", "M", {"a": float("nan")}, 0.5, None, {}, 1.0, {})
     assert r.to_dict()["breakeven"] == {"a": None}
     assert r.to_dict()["micro_breakeven"] == 50.0
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_converged_algorithm2_matches_libsvm_on_reuters(reuters_data_home):
+    """``svm-alg2-converged`` and ``smo`` (libsvm) solve one problem: same weights, same BEPs."""
+    from textwin.experiments import load_protocol_data
+
+    data = load_protocol_data(["ship", "corn"], reuters_data_home)
+    n = data.X_train.shape[0]
+    ours = METHODS["svm-alg2-converged"].build(n).fit(data.X_train, data.Y_train)
+    smo = METHODS["smo"].build(n, tol=1e-5).fit(data.X_train, data.Y_train)
+    w_smo = np.vstack([e.coef_.toarray() for e in smo.estimators_])
+    np.testing.assert_allclose(ours.coef_, w_smo, atol=5e-3 * np.abs(w_smo).max())
+    np.testing.assert_allclose(breakeven_points(data.Y_test, score_matrix(ours, data.X_test)),
+                               breakeven_points(data.Y_test, score_matrix(smo, data.X_test)),
+                               atol=0.006)
