@@ -506,6 +506,27 @@ cdef class BalancedEntropy(Regularizer):
             w[k] = self.wp[k] - self.wm[k]
 
 
+cdef double _max_exponent(double[::1] v, double[::1] mu, bint balanced) noexcept nogil:
+    """max_j (|v_j| if balanced else v_j) + ln mu_j over the mu_j > 0: the scale c."""
+    cdef double m = -INFINITY, e
+    cdef Py_ssize_t k
+    for k in range(v.shape[0]):
+        if mu[k] > 0:
+            e = (fabs(v[k]) if balanced else v[k]) + log(mu[k])
+            if e > m:
+                m = e
+    return m
+
+
+cdef inline double _normalized_margin(double A, double Zs, double b, double c,
+                                      double* curv) noexcept nogil:
+    """b = A (E.x) / Zs and c = A (E.x^2) / Zs - b^2 / A (A times a variance, >= 0)."""
+    b = A * b / Zs
+    c = A * c / Zs - b * b / A
+    curv[0] = c if c > 0 else 0.0
+    return b
+
+
 cdef class NormalizedEntropy(Regularizer):
     """Normalized positive entropy: h = A ln sum mu e^v, w = A mu e^v / Z.
 
@@ -543,10 +564,7 @@ cdef class NormalizedEntropy(Regularizer):
             ex = self.E[j[k]] * x[k]
             b += ex
             c += ex * x[k]
-        b = self.A * b / self.Zs
-        c = self.A * c / self.Zs - b * b / self.A    # A times a variance
-        curv[0] = c if c > 0 else 0.0
-        return b
+        return _normalized_margin(self.A, self.Zs, b, c, curv)
 
     cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k, jj
@@ -567,10 +585,7 @@ cdef class NormalizedEntropy(Regularizer):
     cdef void refresh(self) noexcept nogil:
         # c = max_j (v_j + ln mu_j): every E_j <= 1 and Zs >= 1
         cdef Py_ssize_t k
-        cdef double m = -INFINITY, z = 0.0
-        for k in range(self.d):
-            if self.mu[k] > 0 and self.v[k] + log(self.mu[k]) > m:
-                m = self.v[k] + log(self.mu[k])
+        cdef double m = _max_exponent(self.v, self.mu, False), z = 0.0
         self.c = m
         for k in range(self.d):
             self.E[k] = self.mu[k] * exp(self.v[k] - m)
@@ -589,11 +604,8 @@ cdef class NormalizedEntropy(Regularizer):
 
     cdef double conj_value(self) noexcept nogil:
         # A ln sum mu e^v, from the true v (log-sum-exp)
-        cdef double m = -INFINITY, z = 0.0
+        cdef double m = _max_exponent(self.v, self.mu, False), z = 0.0
         cdef Py_ssize_t k
-        for k in range(self.d):
-            if self.mu[k] > 0 and self.v[k] + log(self.mu[k]) > m:
-                m = self.v[k] + log(self.mu[k])
         for k in range(self.d):
             if self.mu[k] > 0:
                 z += exp(self.v[k] + log(self.mu[k]) - m)
@@ -644,10 +656,7 @@ cdef class BalancedNormalizedEntropy(Regularizer):
             jj = j[k]
             b += (self.Ep[jj] - self.Em[jj]) * x[k]
             c += (self.Ep[jj] + self.Em[jj]) * x[k] * x[k]
-        b = self.A * b / self.Zs
-        c = self.A * c / self.Zs - b * b / self.A
-        curv[0] = c if c > 0 else 0.0
-        return b
+        return _normalized_margin(self.A, self.Zs, b, c, curv)
 
     cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k, jj
@@ -669,11 +678,9 @@ cdef class BalancedNormalizedEntropy(Regularizer):
             self.refresh()
 
     cdef void refresh(self) noexcept nogil:
+        # c = max_j (|v_j| + ln mu_j): every Ep_j, Em_j <= 1 and Zs >= 1
         cdef Py_ssize_t k
-        cdef double m = -INFINITY, z = 0.0
-        for k in range(self.d):
-            if self.mu[k] > 0 and fabs(self.v[k]) + log(self.mu[k]) > m:
-                m = fabs(self.v[k]) + log(self.mu[k])
+        cdef double m = _max_exponent(self.v, self.mu, True), z = 0.0
         self.c = m
         for k in range(self.d):
             self.Ep[k] = self.mu[k] * exp(self.v[k] - m)
@@ -694,11 +701,9 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         return out if out > 0 else 0.0
 
     cdef double conj_value(self) noexcept nogil:
-        cdef double m = -INFINITY, z = 0.0
+        # A ln sum mu (e^v + e^-v), from the true v (log-sum-exp)
+        cdef double m = _max_exponent(self.v, self.mu, True), z = 0.0
         cdef Py_ssize_t k
-        for k in range(self.d):
-            if self.mu[k] > 0 and fabs(self.v[k]) + log(self.mu[k]) > m:
-                m = fabs(self.v[k]) + log(self.mu[k])
         for k in range(self.d):
             if self.mu[k] > 0:
                 z += exp(self.v[k] + log(self.mu[k]) - m) + exp(-self.v[k] + log(self.mu[k]) - m)
