@@ -394,3 +394,16 @@ def test_data_verify_unpacks_an_archive_placed_by_hand(capsys, tmp_path, reuters
     rep = json.loads(out)
     assert rep["sgm_files"] == 22 and rep["verified"] is True
     assert rep["counts"] == {"train": 9603, "test": 3299, "categories": 118}
+
+
+def test_data_fetch_without_network_is_one_clear_line(capsys, tmp_path, monkeypatch):
+    import textwin.datasets._base as base
+
+    def offline(*args, **kwargs):
+        raise OSError("network is unreachable")
+
+    monkeypatch.setattr(base, "_urlopen", offline)
+    code, out, err = run(capsys, "data", "--fetch", "--data-home", tmp_path)
+    assert code == EXIT_NO_DATA
+    assert_one_line_error(err, "could not download Reuters-21578", "by hand")
+    assert not (tmp_path / "reuters21578").exists()
