@@ -106,7 +106,10 @@ def _progress_enabled(args):
 
 def _first_line(exc):
     """The first line of a library error, without the API-only advice."""
-    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
+    text = lines[0]
+    if text.endswith(":") and len(lines) > 1:  # "could not download ...:" then the reason
+        text = f"{text} {lines[1]}"
     return text.replace(" and download_if_missing=False", "").rstrip(".")
 
 
