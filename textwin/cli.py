@@ -439,6 +439,9 @@ def _print_table(results, categories):
     """Categories down, methods across; each cell 'ours (paper)'."""
     name_w = max(14, max(len(c) for c in categories) + 2)
     col_w = max(14, max(len(r.method) for r in results) + 2)
+    def _out(line):  # no trailing blanks where the paper has no figure
+        print(line.rstrip(), file=sys.stdout)
+
     _out("Break-even points (%) on the ModApte test set: ours (the paper's)")
     _out("".ljust(name_w) + "".join(r.method.rjust(col_w) for r in results))
 
