@@ -74,6 +74,12 @@ cdef class Loss:
     ``conj(alpha)`` is ``K(alpha) = s k(-alpha/s)``, the term of the dual.
     """
     cdef bint smooth_solve     # solve the 1-D problem to accuracy (logistic)
+    cdef double lo_scale       # the domain of alpha is [lo_scale s, hi_scale s]
+    cdef double hi_scale
+
+    def __cinit__(self):
+        self.lo_scale = -INFINITY
+        self.hi_scale = INFINITY
 
     cdef double value(self, double u, double t) noexcept nogil:
         """f(u), unweighted."""
@@ -89,10 +95,10 @@ cdef class Loss:
         return 0.0
 
     cdef double lower(self, double s) noexcept nogil:
-        return -INFINITY
+        return self.lo_scale * s if self.lo_scale != 0 else 0.0
 
     cdef double upper(self, double s) noexcept nogil:
-        return INFINITY
+        return self.hi_scale * s
 
     cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
         """s f(u) + K(a) + a u >= 0 (Fenchel-Young), written without cancellation."""
@@ -118,6 +124,10 @@ cdef class Loss:
 cdef class Hinge(Loss):
     """f(u) = max(0, t - u);  K(alpha) = -t alpha on 0 <= alpha <= s."""
 
+    def __cinit__(self):
+        self.lo_scale = 0.0
+        self.hi_scale = 1.0
+
     cdef double value(self, double u, double t) noexcept nogil:
         return t - u if u < t else 0.0
 
@@ -130,11 +140,7 @@ cdef class Hinge(Loss):
     cdef double d2conj(self, double a, double t, double s) noexcept nogil:
         return 0.0
 
-    cdef double lower(self, double s) noexcept nogil:
-        return 0.0
 
-    cdef double upper(self, double s) noexcept nogil:
-        return s
 
     cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
         # s max(0, t-u) - a (t-u): (s-a)(t-u) when u < t, a (u-t) otherwise
@@ -145,6 +151,9 @@ cdef class Hinge(Loss):
 
 cdef class SquaredHinge(Loss):
     """Modified least squares: f(u) = (t-u)_+^2;  K = -t alpha + alpha^2/(4s), alpha >= 0."""
+
+    def __cinit__(self):
+        self.lo_scale = 0.0
 
     cdef double value(self, double u, double t) noexcept nogil:
         return (t - u) * (t - u) if u < t else 0.0
@@ -158,8 +167,6 @@ cdef class SquaredHinge(Loss):
     cdef double d2conj(self, double a, double t, double s) noexcept nogil:
         return 0.5 / s
 
-    cdef double lower(self, double s) noexcept nogil:
-        return 0.0
 
     cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
         cdef double r
@@ -200,6 +207,8 @@ cdef class Logistic(Loss):
 
     def __cinit__(self):
         self.smooth_solve = True
+        self.lo_scale = 0.0
+        self.hi_scale = 1.0
 
     cdef double value(self, double u, double t) noexcept nogil:
         return _softplus(t - u)
@@ -213,11 +222,7 @@ cdef class Logistic(Loss):
     cdef double d2conj(self, double a, double t, double s) noexcept nogil:
         return s / (a * (s - a))
 
-    cdef double lower(self, double s) noexcept nogil:
-        return 0.0
 
-    cdef double upper(self, double s) noexcept nogil:
-        return s
 
     cdef double gap_term(self, double u, double a, double t, double s) noexcept nogil:
         # s KL(Bernoulli(a/s) || Bernoulli(sigmoid(t-u))) >= 0
@@ -745,8 +750,7 @@ cdef struct Problem:
     Py_ssize_t active           # order[:active] are the active examples
     double pg_max_old
     double pg_min_old
-    double* gap_seen            # per-example gap term / loss at the last visit
-    double* loss_seen
+    double* gap_seen            # per-example gap term at the last visit
 
 
 cdef inline uint64_t _splitmix64(uint64_t* state) noexcept nogil:
@@ -786,7 +790,7 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
     """One pass of Algorithm 1 (math.md §3) over the active examples order[:P.active].
 
     Records for each visited example its gap term and loss at the margin seen
-    before its step (P.gap_seen, P.loss_seen: the cheap gap estimate).  With
+    before its step (P.gap_seen: the cheap gap estimate).  With
     shrinking, an example at a bound of its domain whose gradient pushes it
     further out than anything seen last epoch leaves the active set
     (liblinear's rule); the caller restores the full set when the exact gap
@@ -819,12 +823,11 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
             b += y_i * (P.sigma + P.vb / P.rho)
             cq = 1.0 / P.rho
         P.gap_seen[i] = loss.gap_term(b, a_i, t_i, s_i)
-        P.loss_seen[i] = s_i * loss.value(b, t_i)
 
         # Phi'(0) and its projection on the domain of alpha_i
         g = loss.dconj(a_i, t_i, s_i) + b
-        lo = loss.lower(s_i)
-        hi = loss.upper(s_i)
+        lo = loss.lo_scale * s_i
+        hi = loss.hi_scale * s_i
         pg = g
         if a_i <= lo:
             pg = g if g < 0 else 0.0
@@ -982,7 +985,36 @@ def _vector(name, a, n, writable=False):
     return a
 
 
-def _csr(X_data, X_indices, X_indptr, n_features):
+cdef int _scan_rows(const double* data, const int* indices, const int* indptr,
+                    Py_ssize_t n, int d, bint entropy, double* out) noexcept nogil:
+    """One pass over X: checks it and stores per row ||x_i||^2 (square curvature)
+    or max_j |x_ij| (entropy: the exponent cap).
+
+    Returns 0, or 1 (indptr decreases), 2 (a column outside [0, d)), 3 (NaN or inf).
+    """
+    cdef Py_ssize_t i, k
+    cdef double acc, x
+    for i in range(n):
+        if indptr[i + 1] < indptr[i]:
+            return 1
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            if indices[k] < 0 or indices[k] >= d:
+                return 2
+            x = data[k]
+            if not isfinite(x):
+                return 3
+            if entropy:
+                if fabs(x) > acc:
+                    acc = fabs(x)
+            else:
+                acc += x * x
+        out[i] = acc
+    return 0
+
+
+def _csr(X_data, X_indices, X_indptr, n_features, entropy):
+    """Check the CSR triple (dtypes, shapes, values) and return it with the row statistic."""
     X_data = np.asarray(X_data)
     X_indices = np.asarray(X_indices)
     X_indptr = np.asarray(X_indptr)
@@ -994,31 +1026,35 @@ def _csr(X_data, X_indices, X_indptr, n_features):
                 f"{name} must be int32, got {a.dtype}; convert the matrix once "
                 "(X.indices = X.indices.astype(np.int32), same for indptr)"
             )
-    if X_data.ndim != 1 or X_indices.shape != X_data.shape or X_indptr.ndim != 1 or X_indptr.shape[0] < 1:
+    if X_data.ndim != 1 or X_indices.shape != X_data.shape or X_indptr.ndim != 1 or X_indptr.shape[0] < 2:
         raise ValueError("X_data, X_indices, X_indptr must be the 1-D arrays of a CSR matrix")
+    n = X_indptr.shape[0] - 1
     nnz = X_data.shape[0]
-    if X_indptr[0] != 0 or X_indptr[X_indptr.shape[0] - 1] != nnz or np.any(np.diff(X_indptr) < 0):
+    if X_indptr[0] != 0 or X_indptr[n] != nnz:
         raise ValueError("X_indptr is not a valid CSR row pointer array for these data")
-    if nnz and (X_indices.min() < 0 or X_indices.max() >= n_features):
-        raise ValueError(f"X_indices must lie in [0, n_features={n_features})")
-    if not np.all(np.isfinite(X_data)):
-        raise ValueError("X contains NaN or infinite values")
     if nnz == 0:                           # keep valid pointers for the empty matrix
         X_data = np.zeros(1)
         X_indices = np.zeros(1, dtype=np.int32)
-    return X_data, X_indices, X_indptr
-
-
-def _row_stats(X_data, X_indptr, n, entropy):
-    """Per-row ||x_i||^2 (square curvature) or max_j |x_ij| (the exponent cap)."""
-    nonempty = X_indptr[1:] > X_indptr[:n]
-    out = np.zeros(n)
-    if np.any(nonempty):
-        vals = X_data[:X_indptr[n]]
-        vals = np.abs(vals) if entropy else vals * vals
-        reduce = np.maximum.reduceat if entropy else np.add.reduceat
-        out[nonempty] = reduce(vals, X_indptr[:n][nonempty])
-    return out
+    X_data = np.ascontiguousarray(X_data)
+    X_indices = np.ascontiguousarray(X_indices)
+    X_indptr = np.ascontiguousarray(X_indptr)
+    row_stat = np.zeros(n)
+    cdef const double[::1] xd = X_data
+    cdef const int[::1] xi = X_indices
+    cdef const int[::1] xp = X_indptr
+    cdef double[::1] rs = row_stat
+    cdef int err, d = n_features
+    cdef Py_ssize_t n_rows = n
+    cdef bint ent = entropy
+    with nogil:
+        err = _scan_rows(&xd[0], &xi[0], &xp[0], n_rows, d, ent, &rs[0])
+    if err == 1:
+        raise ValueError("X_indptr is not a valid CSR row pointer array (it decreases)")
+    if err == 2:
+        raise ValueError(f"X_indices must lie in [0, n_features={n_features})")
+    if err == 3:
+        raise ValueError("X contains NaN or infinite values")
+    return X_data, X_indices, X_indptr, row_stat
 
 
 def dual_gauss_seidel(
@@ -1112,7 +1148,7 @@ def dual_gauss_seidel(
     cdef Regularizer reg
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
-    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_loss = 0.0, est_p, est, lag = 2.0
+    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 2.0
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
@@ -1131,7 +1167,9 @@ def dual_gauss_seidel(
     n = X_indptr_arr.shape[0] - 1 if X_indptr_arr.ndim == 1 else -1
     if n < 1:
         raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
-    X_data, X_indices, X_indptr = _csr(X_data, X_indices, X_indptr_arr, d)
+    # square: ||x_i||^2 (its curvature); entropy: max_j |x_ij| (the cap)
+    X_data, X_indices, X_indptr, row_stat = _csr(X_data, X_indices, X_indptr_arr, d,
+                                                 regularizer != "square")
     y = _vector("y", y, n)
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must contain only +1 and -1")
@@ -1168,8 +1206,6 @@ def dual_gauss_seidel(
     if int(gap_every) < 1 or int(exact_gap_every) < 1:
         raise ValueError("gap_every and exact_gap_every must be integers >= 1")
 
-    # square: ||x_i||^2 (its curvature); entropy: max_j |x_ij| (the cap)
-    row_stat = _row_stats(np.asarray(X_data), X_indptr, n, regularizer != "square")
     if regularizer == "square":
         reg = Square(d, row_stat)
     else:
@@ -1249,10 +1285,9 @@ def dual_gauss_seidel(
     P.growth = reg.growth2 ** exp_cap if (reg.entropy and np.isfinite(exp_cap)) else 1.0
     P.shrinking = bool(shrinking)
     _unshrink(&P)
-    seen_arr = np.zeros((2, n))
-    cdef double[:, ::1] seen = seen_arr
-    P.gap_seen = &seen[0, 0]
-    P.loss_seen = &seen[1, 0]
+    seen_arr = np.zeros(n)
+    cdef double[::1] seen = seen_arr
+    P.gap_seen = &seen[0]
     state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     do_shuffle = bool(shuffle)
     want_terms = bool(return_gap_terms)
@@ -1285,13 +1320,13 @@ def dual_gauss_seidel(
                 # visit.  They lag behind (each is taken before its own step),
                 # so the estimate runs above the exact gap by a factor learnt
                 # at the last exact check (clamped to [1, 5], 2 before any)
+                # (P is estimated as gap - D, with the exact D of now)
                 est_gap = 0.0
-                est_loss = 0.0
                 for k in range(n):
                     est_gap += P.gap_seen[k]
-                    est_loss += P.loss_seen[k]
-                est_p = est_loss / n + lam_c * reg.value()
-                est = est_gap / n / (est_p if est_p > TINY else TINY)
+                est_gap /= n
+                est_p = est_gap - _dual(&P, loss_obj, reg)
+                est = est_gap / (est_p if est_p > TINY else TINY)
                 ests[epoch - 1] = est
                 checked = est <= tol_c * lag
             if checked or epoch % exact_every == 0 or epoch == n_ep:
