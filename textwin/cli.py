@@ -52,7 +52,8 @@ class CLIError(Exception):
 # ---------------------------------------------------------------------------
 
 def _out(text=""):
-    print(text, file=sys.stdout)
+    # rstrip: table cells without a paper figure would leave trailing blanks
+    print(text.rstrip(), file=sys.stdout)
 
 
 def _print_json(obj):
@@ -439,9 +440,6 @@ def _print_table(results, categories):
     """Categories down, methods across; each cell 'ours (paper)'."""
     name_w = max(14, max(len(c) for c in categories) + 2)
     col_w = max(14, max(len(r.method) for r in results) + 2)
-    def _out(line):  # no trailing blanks where the paper has no figure
-        print(line.rstrip(), file=sys.stdout)
-
     _out("Break-even points (%) on the ModApte test set: ours (the paper's)")
     _out("".ljust(name_w) + "".join(r.method.rjust(col_w) for r in results))
 
