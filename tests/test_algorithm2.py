@@ -134,3 +134,21 @@ def test_warm_start_resumes_algorithm2():
     assert rounds > 1
     assert_allclose(est.intercept_, cold.intercept_, atol=1e-6)
     assert_allclose(est.coef_, cold.coef_, atol=1e-6)
+
+
+def test_a_tolerance_below_rounding_does_not_blow_up_the_bias():
+    # tol=1e-15 cannot be reached, so every round runs out its epochs while the
+    # residual sits at rounding level. Section 8's rule alone would then divide
+    # rho by 4 every round until v_b / rho (noise over a vanishing rho) throws the
+    # bias off by orders of magnitude; the guards keep the optimum.
+    rng = np.random.RandomState(42)
+    X = sp.csr_matrix(rng.rand(15, 30))
+    y = np.where(rng.randint(0, 3, size=15) == 2, 1.0, -1.0)
+    lam = 0.1
+    svc = SVC(kernel="linear", C=1.0 / (lam * 15), tol=1e-12).fit(X, y)
+    with pytest.warns(ConvergenceWarning):
+        est = DualSVM(lam=lam, fit_intercept=True, tol=1e-15, max_epochs=2000,
+                      shuffle=False).fit(X, y)
+    assert est.n_rounds_[0] == 100
+    assert_allclose(est.intercept_, svc.intercept_, atol=1e-6)
+    assert_allclose(est.coef_, svc.coef_.toarray(), atol=1e-6)

@@ -354,6 +354,7 @@ _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
 # "paper" is the Reuters experiment's 4 x 50 (math.md section 8).
 _PAPER_ROUNDS, _PAPER_EPOCHS = 4, 50
 _CONVERGED_ROUNDS = 100
+_RHO_MIN = 1e-12  # Algorithm 2 never stiffens its penalty beyond this
 
 
 def _store_params(estimator, params):
@@ -369,13 +370,15 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     Solves, for each binary problem (math.md section 1, ``z_i = y_i x_i``,
     ``u_i = w @ z_i``)::
 
-        minimize_w  (1/n) sum_i s_i f(u_i; t_i) + lam g(w)
+        minimize_w  (1/N) sum_i s_i f(u_i; t_i) + lam g(w),   N = sum_i sample_weight_i
 
     by coordinate descent on the dual (Algorithm 1, math.md section 3), and stops
     when the relative duality gap ``gap / max(P(w), eps)`` is at most ``tol``
-    (checked every epoch). ``s_i`` is ``sample_weight`` times the class weight.
-    In scikit-learn's scaling ``C = 1 / (lam * n)``: ``loss="hinge"`` with
-    ``regularizer="square"`` is ``LinearSVC(loss="hinge", C=1/(lam n))``.
+    (checked every epoch). ``s_i`` is ``sample_weight`` times the class weight;
+    ``N`` is ``n`` without sample weights, so that a weight ``k`` is exactly
+    ``k`` copies of the row. In scikit-learn's scaling ``C = 1 / (lam * N)``:
+    ``loss="hinge"`` with ``regularizer="square"`` is
+    ``LinearSVC(loss="hinge", C=1/(lam n))``.
 
     Parameters
     ----------
@@ -473,7 +476,8 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         Bias minus ``theta``: ``decision_function = X @ coef_.T + intercept_``.
     dual_coef_ : ndarray of shape (n_problems, n_samples)
         The dual variables ``alpha`` in math.md's scaling (the *Regularized
-        Winnow* paper's are ``alpha / (lam n)``).
+        Winnow* paper's are ``alpha / (lam n)``), for the kernel's loss weights
+        ``s_i n / N``.
     duality_gap_ : ndarray of shape (n_problems,)
         Final relative duality gap of each problem.
     gap_history_ : list of ndarray
@@ -632,7 +636,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a multi-label 0/1 indicator matrix (dense or sparse).
         sample_weight : array-like of shape (n_samples,), default=None
-            Weight ``s_i`` of each example's loss term.
+            Weight of each example's loss term (weight ``k`` = ``k`` copies).
 
         Returns
         -------
@@ -646,6 +650,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         Y = self._encode_targets(y, n)
         sw = _check_sample_weight(sample_weight, n)
         W = _problem_weights(p["class_weight"], Y, sw, self.classes_, self._label_mode)
+        # The kernel averages over the n rows; averaging over the total sample
+        # weight instead makes weight k the same problem as k copies of the row.
+        W *= n / sw.sum()
         K = Y.shape[1]
 
         if not p["fit_intercept"]:
@@ -830,6 +837,13 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
     updates ``sigma`` and ``rho`` between warm-started inner solves:
     a multiplier step when the residual ``r = |v_b| = |sum alpha_i y_i|/(lam n)``
     at least halved, else ``rho /= 4``.
+
+    Two guards that change nothing while the residual is above
+    ``intercept_tol``: once it is below, the round only continues the inner
+    solve (multiplier step, no stiffening), and ``rho`` never falls below
+    ``_RHO_MIN``. Without them a residual at rounding level (which cannot halve
+    any more) keeps dividing ``rho`` until ``v_b / rho`` -- rounding noise over
+    a vanishing ``rho`` -- throws the bias off by orders of magnitude.
     """
     alpha = args[6]
     if mode == "paper":
@@ -840,7 +854,8 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
     n_epochs, gaps = 0, []
     res = None
     for rnd in range(1, rounds + 1):
-        res = kernel(*args, tol=float(p["tol"]), max_epochs=epochs, seed=int((int(seed) + rnd - 1) % _INT32_MAX),
+        round_seed = (int(seed) + rnd - 1) % _INT32_MAX
+        res = kernel(*args, tol=float(p["tol"]), max_epochs=epochs, seed=round_seed,
                      bias_sigma=sigma, bias_rho=rho, **kernel_kwargs)
         n_epochs += int(res["n_epochs"])
         gaps.append(np.asarray(res["gaps"]))
@@ -850,7 +865,7 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
         gap = float(res["gap"])
         if gap <= p["tol"] and r <= p["intercept_tol"]:
             break
-        if r <= r_prev / 2:
+        if r <= r_prev / 2 or r <= p["intercept_tol"] or rho / 4.0 < _RHO_MIN:
             sigma += v_b / rho  # multiplier step
         else:
             rho /= 4.0  # stiffen the penalty
