@@ -463,3 +463,42 @@ def test_shrinking_changes_speed_not_answer():
     b = solve(X, y, "hinge", lam=1e-3, tol=1e-9, max_epochs=100000, shrinking=False)
     assert a["gap"] <= 1e-9 and b["gap"] <= 1e-9
     assert a["primal"] == pytest.approx(b["primal"], rel=2e-9)
+
+
+@pytest.fixture(scope="module")
+def reuters_earn(reuters_data_home):
+    from textwin.experiments import load_protocol_data
+
+    data = load_protocol_data(["earn"], data_home=reuters_data_home)
+    X = data.X_train.tocsr().astype(np.float64)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X, np.where(data.Y_train[:, 0] > 0, 1.0, -1.0)
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+@pytest.mark.parametrize("lam", [1e-3, 1e-4, 1e-5])
+@pytest.mark.parametrize("regularizer", ENTROPIES)
+def test_reuters_dual_never_rises(reuters_earn, regularizer, lam):
+    """math.md §6 on the real data: binary rows, 1,000 IG features, plain and Winnow targets."""
+    X, y = reuters_earn
+    n, d = X.shape
+    kw = dict(loss="squared_hinge", regularizer=regularizer, lam=lam, mu=np.full(d, 1.0 / d),
+              max_epochs=1)
+    winnow = np.where(y > 0, 0.2, 0.0)       # theta = gamma = 0.1 (math.md §7)
+    for t in (winnow, np.ones(n)):
+        args = (X.data, X.indices, X.indptr, y, t, np.ones(n))
+        capped = K.dual_trace(*args, np.zeros(n), d, **kw)
+        assert np.all(np.diff(capped) <= 1e-12 * np.maximum(1.0, np.abs(capped[1:])))
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_reuters_uncapped_newton_raises_the_dual(reuters_earn):
+    X, y = reuters_earn
+    n, d = X.shape
+    trace = K.dual_trace(X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n), np.zeros(n), d,
+                         loss="squared_hinge", regularizer="entropy", lam=1e-5,
+                         mu=np.full(d, 1.0 / d), max_epochs=1, exp_cap=np.inf)
+    assert np.diff(trace).max() > abs(trace[0] - trace.min())   # one step undoes all progress
