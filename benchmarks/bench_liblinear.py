@@ -22,7 +22,7 @@ validation included on both sides, the two solvers run in turn so that they
 share the machine's noise. Prints the ratio textwin / liblinear (<= 1 means textwin is at
 least as fast). Run from the repository root:
 
-    python benchmarks/bench_liblinear.py [--reuters] [--n 20000] [--d 50000]
+    python benchmarks/bench_liblinear.py [--reuters] [--epoch-cost] [--n 20000] [--d 50000]
 """
 import argparse
 import time
@@ -140,6 +140,30 @@ def compare(name, X, y, lam, repeats=3, **kw):
     return t_tw / t_ll
 
 
+def epoch_costs(name, X, y, lam=1e-4, epochs=10, repeats=5):
+    """Time per epoch of every regularizer relative to the square one (same data, same loss).
+
+    Least squares updates every example in every epoch whatever the
+    regularizer, so the ratio is a per-step cost; shrinking is off and no
+    gap is computed inside the timed epochs.
+    """
+    n, d = X.shape
+    regs = ["square", "entropy", "normalized_entropy", "balanced_entropy",
+            "balanced_normalized_entropy"]
+
+    def run(reg):
+        return lambda: dual_gauss_seidel(
+            X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n), np.zeros(n), d,
+            loss="least_squares", regularizer=reg, lam=lam, mu=np.full(d, 1.0 / d), tol=0.0,
+            max_epochs=epochs, gap_every=10 ** 6, exact_gap_every=10 ** 6, shrinking=False)
+
+    timed = interleaved_times([run(r) for r in regs], repeats)
+    base = timed[0][1] / epochs
+    cells = [f"square {1e3 * base:.2f} ms/epoch"]
+    cells += [f"{r} {m / epochs / base:.2f}x" for r, (_, m, _) in zip(regs[1:], timed[1:])]
+    print(f"{name} epoch cost (min of {repeats}, least squares): " + " | ".join(cells))
+
+
 def reuters_problems(data_home=None):
     """The ten categories on 1,000 IG features (math.md §11), if the loader is there."""
     try:
@@ -160,8 +184,17 @@ def main():
     ap.add_argument("--lam", type=float, nargs="*", default=[1e-4, 1e-5])
     ap.add_argument("--reuters", action="store_true", help="also the ten Reuters categories")
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--epoch-cost", action="store_true",
+                    help="also the per-epoch cost of the entropy regularizers vs the square one")
     args = ap.parse_args()
     X, y = zipf_corpus(args.n, args.d)
+    if args.epoch_cost:
+        epoch_costs("zipf log-tf", X, y)
+        Xb = X.copy()
+        Xb.data[:] = 1.0
+        epoch_costs("zipf binary", Xb, y)
+        for cat, Xr, yr in reuters_problems()[:1]:
+            epoch_costs(f"reuters/{cat}", Xr, yr)
     ratios = [compare("zipf", X, y, lam, args.repeats) for lam in args.lam]
     if args.reuters:
         for cat, Xr, yr in reuters_problems():
