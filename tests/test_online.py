@@ -278,3 +278,12 @@ def test_partial_fit_multilabel_equals_fit():
     assert_allclose(inc.intercept_, ref.intercept_, rtol=1e-9, atol=1e-15)
     assert_array_equal(inc.mistakes_[2], ref.mistakes_[2])
     assert sp.issparse(inc.predict(X)) and not sp.issparse(ref.predict(X))
+
+
+def test_partial_fit_rejects_a_change_of_label_kind():
+    X, Y = _multilabel(seed=6)
+    est = Perceptron().partial_fit(X, Y)
+    with pytest.raises(ValueError, match="multi-label"):
+        est.partial_fit(X, Y[:, 0] + 5)
+    with pytest.raises(ValueError, match="3-column"):
+        est.partial_fit(X, Y[:, :3])

@@ -18,7 +18,9 @@ order, one pass per epoch; problems run in threads with ``n_jobs``. There is no
 randomness: the result depends only on the data and its order.
 """
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import type_of_target
 
 from textwin._kernels import _online
 from textwin.linear import (
@@ -98,18 +100,20 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _encode_partial(self, y, n, classes):
-        """Y (n, n_problems) in {-1, +1} against fixed classes_."""
-        from sklearn.utils.multiclass import type_of_target
-
-        kind = type_of_target(y, input_name="y")
-        if kind == "multilabel-indicator":
-            if hasattr(self, "classes_") and self._label_mode != "multilabel":
-                raise ValueError("partial_fit got a multi-label y after class labels.")
-            return self._encode_targets(y, n) if not hasattr(self, "classes_") else (
-                np.where((y.toarray() if hasattr(y, "toarray") else np.asarray(y)) > 0, 1.0, -1.0)
-            )
+        """Y (n, n_problems) in {-1, +1} against the classes fixed by the first call."""
+        first = not hasattr(self, "classes_")
+        if type_of_target(y, input_name="y") == "multilabel-indicator":
+            if first:
+                return self._encode_targets(y, n)
+            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+            if self._label_mode != "multilabel" or Y.shape[1] != self.classes_.size:
+                raise ValueError(
+                    f"partial_fit got a {Y.shape[1]}-column label indicator after being "
+                    f"started on {self._label_mode} labels {self.classes_.tolist()}."
+                )
+            return np.where(Y > 0, 1.0, -1.0)
         y = np.asarray(y).ravel()
-        if not hasattr(self, "classes_"):
+        if first:
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit (every "
@@ -120,6 +124,11 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             if self.classes_.size < 2:
                 raise ValueError("classes must hold at least two labels.")
             self._label_mode = "binary" if self.classes_.size == 2 else "multiclass"
+        elif self._label_mode == "multilabel":
+            raise ValueError(
+                "partial_fit got class labels after being started on a multi-label "
+                "indicator matrix."
+            )
         unseen = np.setdiff1d(y, self.classes_)
         if unseen.size:
             raise ValueError(
