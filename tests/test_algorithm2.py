@@ -81,16 +81,30 @@ def test_rho_and_sigma_follow_section_8():
         assert_allclose(est.coef_, ref.coef_, atol=1e-5)
 
 
-def test_algorithm2_needs_the_square_regularizer():
-    X, y = _problem(0, n=50)
-    with pytest.raises(ValueError, match="constant_feature"):
-        DualGaussSeidelClassifier(regularizer="entropy", fit_intercept=True,
-                                  intercept_solver="converged").fit(X, y)
-    # "auto" picks the regularized constant feature for an entropy regularizer
-    est = DualGaussSeidelClassifier(regularizer="balanced_entropy", fit_intercept=True,
-                                    tol=1e-6, random_state=0).fit(X, y)
-    assert est.intercept_solver_ == "constant_feature"
-    assert not hasattr(est, "intercept_residual_")
+@pytest.mark.parametrize("regularizer", ["entropy", "balanced_normalized_entropy"])
+def test_algorithm2_with_an_entropy_regularizer(regularizer):
+    # With an unregularized bias b, the fit for a fixed b is Algorithm 1 with the
+    # targets t_i = 1 - y_i b (theta = -b), and dP/db = -(1/n) sum_i alpha_i y_i:
+    # the optimal b is where the fixed-b fit has sum_i alpha_i y_i = 0.
+    X, y = _problem(0)
+    lam, n = 1e-2, X.shape[0]
+    est = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-10,
+                                    fit_intercept=True, intercept_solver="converged",
+                                    random_state=0).fit(X, y)
+    b = est.intercept_[0]
+    assert est.intercept_residual_[0] < 1e-6
+    fixed = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-12,
+                                      theta=-b, random_state=0).fit(X, y)
+    assert abs(fixed.dual_coef_[0] @ y) / (lam * n) < 1e-5
+    assert_allclose(fixed.coef_, est.coef_, atol=1e-5)
+    off = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-12,
+                                    theta=-(b + 0.1), random_state=0).fit(X, y)
+    assert abs(off.dual_coef_[0] @ y) / (lam * n) > 1e-3
+    # "auto" keeps the papers' choice for an entropy: a regularized constant feature
+    auto = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, fit_intercept=True,
+                                     random_state=0).fit(X, y)
+    assert auto.intercept_solver_ == "constant_feature"
+    assert not hasattr(auto, "intercept_residual_")
 
 
 def test_constant_feature_is_a_regularized_bias():

@@ -391,7 +391,8 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         (``"balanced_*"``: ``w = w+ - w-``); the normalized ones keep
         ``||w||_1 = mass`` (``||w+||_1 + ||w-||_1`` when balanced).
     lam : float > 0, default=1e-3
-        Regularization strength ``lam`` (``C = 1 / (lam n)``).
+        Regularization strength ``lam`` (``C = 1 / (lam N)``, ``N = n`` without
+        sample weights).
     tol : float >= 0, default=1e-3
         Stop when the relative duality gap is at most ``tol``.
     max_epochs : int >= 1, default=1000
@@ -408,9 +409,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         stop far from the optimum). ``"constant_feature"``: append a constant
         feature 1 and regularize it like the others (the *Regularized Winnow*
         paper's choice). ``"auto"`` is ``"converged"`` for the square regularizer
-        and ``"constant_feature"`` for the entropies (Algorithm 2 needs a flat
-        direction that only the square regularizer's dual has in closed form
-        here). The choice made is stored in ``intercept_solver_``.
+        and ``"constant_feature"`` for the entropies, as the papers did
+        (Algorithm 2 works with every regularizer: the bias coordinate is kept
+        out of ``g``). The choice made is stored in ``intercept_solver_``.
     rho0 : float > 0, default=1.0
         Algorithm 2's initial penalty parameter ``rho`` (the paper's value was
         lost; a small value hurts).
@@ -566,14 +567,6 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             raise ValueError(
                 f"{name}: intercept_solver={p['intercept_solver']!r} is not valid; use one "
                 f"of {list(_INTERCEPT_SOLVERS)}."
-            )
-        if p["fit_intercept"] and p["intercept_solver"] in ("converged", "paper") and (
-            p["regularizer"] != "square"
-        ):
-            raise ValueError(
-                f"{name}: intercept_solver={p['intercept_solver']!r} (Algorithm 2) needs "
-                f"regularizer='square'; with regularizer={p['regularizer']!r} use "
-                f"intercept_solver='constant_feature' (or 'auto')."
             )
         if not isinstance(p["theta"], Real) or not np.isfinite(p["theta"]):
             raise ValueError(f"{name}: theta must be a finite number, got {p['theta']!r}.")
