@@ -1063,7 +1063,7 @@ def dual_gauss_seidel(
     bias_sigma=0.0, bias_rho=0.0, tol=1e-3, max_epochs=1000, shuffle=True,
     seed=0, step="auto", step_fraction=1.0, gradient_step=None,
     exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
-    exact_gap_every=50, shrinking=True, return_gap_terms=False, trace_dual=False,
+    exact_gap_every=100, shrinking=True, return_gap_terms=False, trace_dual=False,
 ):
     """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
 
@@ -1148,7 +1148,7 @@ def dual_gauss_seidel(
     cdef Regularizer reg
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
-    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 2.0
+    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 1.2
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
@@ -1319,7 +1319,7 @@ def dual_gauss_seidel(
                 # cheap: the terms at the margins seen at each example's last
                 # visit.  They lag behind (each is taken before its own step),
                 # so the estimate runs above the exact gap by a factor learnt
-                # at the last exact check (clamped to [1, 5], 2 before any)
+                # at the last exact check (clamped to [1, 5], 1.2 before any)
                 # (P is estimated as gap - D, with the exact D of now)
                 est_gap = 0.0
                 for k in range(n):
