@@ -22,7 +22,13 @@ The pieces:
   their sum ``Z`` of the normalized rows), the margin ``b_i = w.x_i`` and the
   curvature ``c_i = x_i' hess h(v) x_i`` of a row, the update of ``v`` along a
   row, the once-per-epoch refresh, ``g(w)`` and ``h(v)``.
-- ``_epoch``: one short loop that combines them (math.md §3 and §6).
+- ``_epoch``: one short loop that combines them (math.md §3 and §6), with
+  liblinear's shrinking as a switch.
+- stopping, cheap-then-exact (as scikit-learn's ``_cd_fast``): each epoch
+  sums the per-example gap terms seen at each example's last visit; only
+  when that estimate (corrected by the lag measured at the previous exact
+  check) is below ``tol`` is the exact gap computed, in one more pass.  The
+  reported gap is always exact.
 
 Everything inside the solve is C: the whole run happens ``with nogil`` so that
 the estimator may train many categories in parallel threads on one matrix.
@@ -341,8 +347,12 @@ cdef class Square(Regularizer):
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
                             double* curv) noexcept nogil:
-        curv[0] = self.sq_norm[i]
-        return self.margin(i, x, j, nnz)
+        cdef double b = 0.0
+        cdef int k
+        for k in range(nnz):                 # b = v @ x_i
+            b += self.v[j[k]] * x[k]
+        curv[0] = self.sq_norm[i]            # ||x_i||^2, precomputed
+        return b
 
     cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
         cdef int k
@@ -1129,19 +1139,32 @@ def dual_gauss_seidel(
         last), a safety net for the estimate; "gaps" holds every exact check.
     shrinking : bool
         liblinear's shrinking: examples at a bound of their domain whose
-        gradient points out of it leave the epoch; all come back whenever an
-        exact gap check fails, so the exit gap is over every example.
+        gradient points out of it leave the epoch; all come back when the
+        estimate says converged but the exact gap (always over every
+        example) does not.
     return_gap_terms : bool
         Add "gap_terms", the per-example terms of the final exact gap.
     trace_dual : bool
-        Add "dual_trace", ``D`` after every coordinate step (O(n + d) per step:
-        for tests only).
+        Add "dual_trace": ``D`` at entry and after every step that moved
+        ``alpha`` (O(n + d) per step: for tests only).
 
     Returns
     -------
-    dict with "w", "v", "bias", "v_bias", "n_epochs", "gaps" (relative gap at
-    each exact check), "epochs_at_gaps", "gap" (final exact relative gap),
-    "abs_gap", "primal" (P), "dual" (D; ``P + D = abs_gap``), "converged".
+    res : dict
+        "w", "v" (ndarray (d,)); "bias" (``sigma + v_b / rho``, 0 without the
+        bias coordinate) and "v_bias"; "n_epochs"; "gaps" (relative gap at
+        each exact check) and "epochs_at_gaps" (0 = the warm-start check at
+        entry); "gap" (final relative gap, exact), "abs_gap" (``P + D``),
+        "primal" (P), "dual" (D); "converged" (``gap <= tol``);
+        "gap_estimates" (the cheap estimate of each epoch, NaN where not
+        formed); optionally "gap_terms" and "dual_trace".
+
+    Notes
+    -----
+    ``alpha`` is modified in place and ``v`` is rebuilt from it on entry, so
+    successive calls warm-start each other (Algorithm 2's outer loop).  The
+    whole solve runs without the GIL: several calls may share one matrix in
+    parallel threads.  Deterministic for a given ``seed``.
     """
     cdef Problem P
     cdef Loss loss_obj
