@@ -1,0 +1,280 @@
+"""Shared helpers of the performance benchmarks (bench_scale, bench_memory,
+bench_parallel, bench_reproduction, bench_epoch_cost).
+
+Nothing here is timed itself: it gives the scripts one way to
+
+* describe the machine (cores, CPU model, load average) next to every figure,
+  since the numbers only mean something for the machine and load they were
+  taken on;
+* time a callable (median of ``repeats`` runs, callables interleaved so that
+  textwin and its peer share the machine's noise);
+* build synthetic text-like sparse corpora (Zipf word frequencies);
+* estimate the memory bandwidth with numpy (copy and sum of a large array);
+* print results and, with ``--json``, write them as one JSON document.
+
+Run the scripts from the repository root (``python benchmarks/<name>.py``):
+they import this module from their own folder.
+"""
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+try:  # an installed textwin, or the repository's in-place build (run from anywhere)
+    import textwin  # noqa: F401
+except ImportError:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+__all__ = [
+    "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
+    "zipf_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
+    "reuters_tfidf", "emit_json", "add_common_args", "kernel_fit",
+]
+
+
+# ---------------------------------------------------------------------------
+# The machine
+# ---------------------------------------------------------------------------
+
+def _cpu_model():
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def load_average():
+    """The 1-, 5- and 15-minute load averages (None where unavailable)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def machine_info():
+    """Cores, CPU model, load, Python and library versions, as a dict."""
+    import scipy
+    import sklearn
+
+    try:
+        import textwin
+        tw_version = getattr(textwin, "__version__", "?")
+    except ImportError:  # the scripts check this themselves
+        tw_version = None
+    return {
+        "cpu_model": _cpu_model(),
+        "logical_cores": os.cpu_count(),
+        "usable_cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None,
+        "load_average": load_average(),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
+        "textwin": tw_version,
+        "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+    }
+
+
+def print_machine(info=None, file=None):
+    info = info or machine_info()
+    file = file or sys.stdout
+    load = info["load_average"]
+    print(f"machine: {info['cpu_model']}, {info['logical_cores']} logical cores "
+          f"({info['usable_cores']} usable), load average {load} at {info['utc']}", file=file)
+    print(f"python {info['python']}, numpy {info['numpy']}, scipy {info['scipy']}, "
+          f"scikit-learn {info['scikit-learn']}, textwin {info['textwin']}", file=file)
+    return info
+
+
+# ---------------------------------------------------------------------------
+# Timing
+# ---------------------------------------------------------------------------
+
+def interleaved_times(fns, repeats=3):
+    """Run the callables in turn, ``repeats`` rounds, so that they share the noise.
+
+    Returns, per callable, a dict ``{"median", "min", "times", "result"}``
+    (seconds; ``result`` is the last run's return value).
+    """
+    times = [[] for _ in fns]
+    outs = [None] * len(fns)
+    for _ in range(repeats):
+        for k, fn in enumerate(fns):
+            t0 = time.perf_counter()
+            outs[k] = fn()
+            times[k].append(time.perf_counter() - t0)
+    return [{"median": statistics.median(t), "min": min(t), "times": t, "result": o}
+            for t, o in zip(times, outs)]
+
+
+def median_time(fn, repeats=3):
+    """``interleaved_times([fn], repeats)[0]``."""
+    return interleaved_times([fn], repeats)[0]
+
+
+# ---------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------
+
+def as_kernel_csr(X):
+    """X as the kernel wants it: CSR, float64, int32 indices, sorted, no duplicates."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()
+    X.sort_indices()
+    X.indices = X.indices.astype(np.int32, copy=False)
+    X.indptr = X.indptr.astype(np.int32, copy=False)
+    return X
+
+
+def zipf_corpus(n, d, mean_nnz=80, exponent=1.1, seed=0, positive_rate=0.3):
+    """A synthetic text-like corpus: Zipf word frequencies, tf-idf-like values.
+
+    Each of the ``n`` documents draws ``Poisson(mean_nnz) + 1`` words from a
+    Zipf law over ``d`` words (``p_j ~ 1 / j^exponent``); the value is
+    ``1 + ln(count)`` and rows are scaled to unit Euclidean length (as the
+    tf-idf pipeline does). Labels: the sign of a sparse random linear score
+    plus noise, with about ``positive_rate`` positives (text categories are
+    unbalanced). Returns ``(X, y)``, X canonical CSR float64 / int32, y in
+    {-1, +1}.
+    """
+    rng = np.random.default_rng(seed)
+    lengths = rng.poisson(mean_nnz, size=n) + 1
+    p = 1.0 / np.arange(1, d + 1) ** exponent
+    cdf = np.cumsum(p)
+    cdf /= cdf[-1]
+    cols = np.searchsorted(cdf, rng.random(int(lengths.sum())), side="right")
+    np.minimum(cols, d - 1, out=cols)
+    rows = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    X = sp.csr_matrix((np.ones(cols.size), (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    X.data = 1.0 + np.log(X.data)
+    norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+    X = sp.diags(1.0 / np.maximum(norms, 1e-12)) @ X
+    X = as_kernel_csr(X)
+    w_true = rng.normal(size=d) * (rng.random(d) < 0.05)
+    score = X @ w_true
+    score = score + 0.3 * score.std() * rng.normal(size=n)
+    y = np.where(score > np.quantile(score, 1.0 - positive_rate), 1.0, -1.0)
+    return X, y
+
+
+def reuters_binary_ig(n_features=1000, data_home=None):
+    """The paper's features: ModApte training, binary, the 1,000 IG words, top ten.
+
+    Returns ``(X_train, Y_train (n x 10, {0, 1}), categories, data)`` with
+    ``data`` the :class:`textwin.experiments.ProtocolData`.
+    """
+    from textwin.experiments import load_protocol_data
+
+    data = load_protocol_data("top10", data_home=data_home, n_features=n_features)
+    return as_kernel_csr(data.X_train), np.asarray(data.Y_train), data.categories, data
+
+
+def reuters_tfidf(data_home=None):
+    """ModApte training on every stemmed word, tf-idf (rows unit length), top ten."""
+    from textwin.datasets import load_reuters_vectorized
+
+    data = load_reuters_vectorized(data_home=data_home, weighting="tfidf", categories="top10",
+                                   download_if_missing=False)
+    Y = data.Y_train
+    Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
+    return as_kernel_csr(data.X_train), Y, list(data.target_names)
+
+
+# ---------------------------------------------------------------------------
+# The kernel, called directly (no estimator overhead)
+# ---------------------------------------------------------------------------
+
+def kernel_fit(X, y, *, loss="hinge", regularizer="square", lam=1e-3, tol=1e-3,
+               max_epochs=1000, seed=0, **kwargs):
+    """One binary problem through ``dual_gauss_seidel`` (uniform prior for the entropies)."""
+    from textwin._kernels._dual_gs import dual_gauss_seidel
+
+    n, d = X.shape
+    mu = None
+    if regularizer != "square":
+        mu = np.full(d, 1.0 / (2 * d if "balanced" in regularizer else d))
+    alpha = np.zeros(n)
+    return dual_gauss_seidel(X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n), alpha, d,
+                             loss=loss, regularizer=regularizer, lam=lam, mu=mu, tol=tol,
+                             max_epochs=max_epochs, seed=seed, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# The machine's memory bandwidth
+# ---------------------------------------------------------------------------
+
+def memory_bandwidth(n_bytes=256 * 2 ** 20, repeats=5):
+    """Sustained bandwidth of one thread, measured with numpy on a large array.
+
+    Two numbers, each the best of ``repeats`` runs on a float64 array of
+    ``n_bytes`` (far beyond the caches):
+
+    * ``copy``: ``np.copyto(b, a)`` moves ``2 * n_bytes`` (read a, write b;
+      the write-allocate read of b is not counted, as STREAM does not);
+    * ``sum``: ``a.sum()`` reads ``n_bytes``.
+
+    Returns GB/s (1e9 bytes per second) for both.
+    """
+    a = np.ones(n_bytes // 8)
+    b = np.empty_like(a)
+    np.copyto(b, a)  # touch every page first
+    copy, read = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        np.copyto(b, a)
+        copy.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        a.sum()
+        read.append(time.perf_counter() - t0)
+    return {"array_bytes": n_bytes, "copy_GBps": 2 * n_bytes / min(copy) / 1e9,
+            "sum_GBps": n_bytes / min(read) / 1e9}
+
+
+# ---------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------
+
+def add_common_args(parser, repeats=3):
+    parser.add_argument("--repeats", type=int, default=repeats,
+                        help=f"runs per measurement; the median is reported (default {repeats})")
+    parser.add_argument("--json", metavar="PATH", default=None,
+                        help="also write the results as JSON to PATH ('-' for stdout)")
+    return parser
+
+
+def _plain(obj):
+    if isinstance(obj, dict):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, float) and not np.isfinite(obj):
+        return None
+    return obj
+
+
+def emit_json(path, payload):
+    """Write ``payload`` as JSON to ``path`` ('-' is stdout; None does nothing)."""
+    if path is None:
+        return
+    text = json.dumps(_plain(payload), indent=2) + "\n"
+    if path == "-":
+        sys.stdout.write(text)
+        return
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as fh:
+        fh.write(text)
+    os.replace(tmp, path)

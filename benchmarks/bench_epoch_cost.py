@@ -1,0 +1,109 @@
+"""Cost of one epoch of dual Gauss-Seidel per regularizer, against the square one.
+
+For each loss (hinge, squared hinge) and each regularizer (square, entropy,
+normalized, balanced, balanced normalized entropy) it times
+``dual_gauss_seidel`` for a fixed number of epochs, on
+
+* Reuters-21578 ModApte training, the 1,000 binary information-gain features
+  (the paper's features), and
+* the same documents on every stemmed word, tf-idf (rows of unit length),
+
+over the ten categories. ``tol=0`` so that no run stops early, shrinking off
+so that every epoch visits every example (both regularizers do the same
+amount of work per epoch), the examples in a fresh random order per epoch.
+
+Time per epoch = (t(E epochs) - t(0 epochs)) / E: the 0-epoch call does the
+validation, the rebuild of v and one exact gap pass, which the E-epoch call
+also does once; what is left is E epochs, each with its cheap gap estimate
+(O(n + d), and one more exact gap pass every 50 epochs).
+
+The peer is textwin's own square-regularized kernel on the same problem
+(liblinear has no entropy regularizer): the ratio entropy / square is the
+price of the entropy rows. Target (issue #5): <= 1.5.
+
+Run from the repository root (corpus under TEXTWIN_DATA_HOME):
+
+    python benchmarks/bench_epoch_cost.py [--epochs 10] [--repeats 3] [--json out.json]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import (add_common_args, emit_json, interleaved_times, kernel_fit,  # noqa: E402
+                     load_average, print_machine, reuters_binary_ig, reuters_tfidf)
+
+LOSSES = ("hinge", "squared_hinge")
+REGULARIZERS = ("square", "entropy", "normalized_entropy", "balanced_entropy",
+                "balanced_normalized_entropy")
+TARGET = 1.5
+
+
+def epoch_seconds(X, Ys, loss, regularizer, lam, epochs, repeats):
+    """Median seconds per epoch, summed over the label columns of Ys."""
+    def run(E):
+        def go():
+            for k in range(Ys.shape[1]):
+                y = np.where(Ys[:, k] > 0, 1.0, -1.0)
+                kernel_fit(X, y, loss=loss, regularizer=regularizer, lam=lam, tol=0.0,
+                           max_epochs=E, shrinking=False, seed=k)
+        return go
+
+    full, zero = interleaved_times([run(epochs), run(0)], repeats)
+    return max(full["median"] - zero["median"], 0.0) / epochs, full, zero
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--epochs", type=int, default=10, help="epochs per timed run (default 10)")
+    ap.add_argument("--lam", type=float, default=1e-3, help="lam of every run (default 1e-3)")
+    ap.add_argument("--categories", type=int, default=10,
+                    help="how many of the ten categories (default all ten)")
+    ap.add_argument("--data", choices=("both", "binary", "tfidf"), default="both")
+    add_common_args(ap)
+    args = ap.parse_args(argv)
+    info = print_machine()
+
+    sets = []
+    if args.data in ("both", "binary"):
+        X, Y, cats, _ = reuters_binary_ig()
+        sets.append(("reuters-1000-binary", X, Y[:, :args.categories]))
+    if args.data in ("both", "tfidf"):
+        X, Y, cats = reuters_tfidf()
+        sets.append(("reuters-allwords-tfidf", X, Y[:, :args.categories]))
+
+    rows = []
+    for name, X, Ys in sets:
+        print(f"\n{name}: n={X.shape[0]} d={X.shape[1]} nnz={X.nnz}, {Ys.shape[1]} categories, "
+              f"{args.epochs} epochs, lam={args.lam:g}, median of {args.repeats}")
+        print(f"  {'loss':14s} {'regularizer':28s} {'ms/epoch':>9s} {'ns/nnz':>7s} "
+              f"{'ratio to square':>15s}")
+        for loss in LOSSES:
+            base = None
+            for reg in REGULARIZERS:
+                sec, full, zero = epoch_seconds(X, Ys, loss, reg, args.lam, args.epochs,
+                                                args.repeats)
+                base = sec if reg == "square" else base
+                ratio = sec / base if base else float("nan")
+                ns = 1e9 * sec / (X.nnz * Ys.shape[1])
+                ok = "" if reg == "square" else ("  ok" if ratio <= TARGET else "  MISS")
+                print(f"  {loss:14s} {reg:28s} {1e3 * sec / Ys.shape[1]:9.3f} {ns:7.2f} "
+                      f"{ratio:15.2f}{ok}")
+                rows.append({"data": name, "n": X.shape[0], "d": X.shape[1], "nnz": X.nnz,
+                             "categories": Ys.shape[1], "loss": loss, "regularizer": reg,
+                             "seconds_per_epoch_per_category": sec / Ys.shape[1],
+                             "ns_per_nonzero": ns, "ratio_to_square": ratio,
+                             "run_seconds": full["times"], "zero_epoch_seconds": zero["times"]})
+    worst = max(r["ratio_to_square"] for r in rows)
+    print(f"\nworst ratio entropy-type / square: {worst:.2f} (target <= {TARGET})")
+    info["load_average_end"] = load_average()
+    print(f"load average at the end: {info['load_average_end']}")
+    emit_json(args.json, {"benchmark": "epoch_cost", "machine": info, "epochs": args.epochs,
+                          "lam": args.lam, "target_ratio": TARGET, "rows": rows,
+                          "worst_ratio": worst})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Speed-up of ``n_jobs=2`` over one thread on the ten Reuters categories.
+
+textwin trains one binary problem per category; with ``n_jobs > 1`` the
+problems run in threads over one shared CSR matrix (the kernel releases the
+GIL). This script fits, on ModApte training with the paper's 1,000 binary
+information-gain features and the ten categories,
+
+* ``DualSVM(lam=1e-3, tol=1e-3)`` (hinge, square regularizer, Algorithm 1,
+  no intercept, shuffled, ``random_state=0``) and
+* ``RegularizedWinnow()`` (the paper's settings: 100 epochs at most),
+
+with ``n_jobs=1`` and ``n_jobs=2``, interleaved, median of ``--repeats`` runs,
+and checks that the fitted weights are bit-for-bit identical (problem k has
+the same seed whatever ``n_jobs`` is).
+
+Peer: scikit-learn's ``OneVsRestClassifier(LinearSVC(...), n_jobs=1 / 2)`` on
+the same problems (joblib's default backend: worker processes).
+
+Target (issue #5): speed-up >= 1.7 for textwin. The speed-up can only be
+as large as the free cores allow: the script prints the load average before
+and after, and the CPU utilization (process CPU seconds / wall seconds) of
+each run; a utilization near 1 for the two-thread run means the second core
+was busy with other work.
+
+Run from the repository root (corpus under TEXTWIN_DATA_HOME):
+
+    python benchmarks/bench_parallel.py [--repeats 3] [--json out.json]
+"""
+import argparse
+import os
+import statistics
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
+                     reuters_binary_ig)
+
+TARGET = 1.7
+
+
+def timed(fn):
+    """(wall seconds, CPU seconds of the whole process, result)."""
+    c0, t0 = time.process_time(), time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t0, time.process_time() - c0, out
+
+
+def main(argv=None):
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    from textwin.linear import DualSVM, RegularizedWinnow
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--jobs", type=int, default=2, help="threads of the parallel run (default 2)")
+    add_common_args(ap)
+    args = ap.parse_args(argv)
+    info = print_machine()
+    X, Y, cats, _ = reuters_binary_ig()
+    n = X.shape[0]
+    print(f"Reuters ModApte training: n={n} d={X.shape[1]} nnz={X.nnz}, {Y.shape[1]} categories")
+
+    makers = {
+        "textwin DualSVM": lambda j: DualSVM(lam=1e-3, tol=1e-3, random_state=0, n_jobs=j),
+        "textwin RegularizedWinnow": lambda j: RegularizedWinnow(random_state=0, n_jobs=j),
+        "sklearn OvR(LinearSVC)": lambda j: OneVsRestClassifier(
+            LinearSVC(C=1 / (1e-3 * n), loss="hinge", dual=True, fit_intercept=False,
+                      tol=1e-4, max_iter=10000, random_state=0), n_jobs=j),
+    }
+    rows = []
+    for name, make in makers.items():
+        stats = {1: [], args.jobs: []}
+        fitted = {}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # ConvergenceWarning of the 100-epoch budget
+            for _ in range(args.repeats):
+                for j in (1, args.jobs):
+                    wall, cpu, est = timed(lambda: make(j).fit(X, Y))
+                    stats[j].append((wall, cpu))
+                    fitted[j] = est
+        w1, w2 = (np.vstack([e.coef_ for e in (fitted[j].estimators_
+                                               if hasattr(fitted[j], "estimators_")
+                                               else [fitted[j]])]) for j in (1, args.jobs))
+        identical = bool(np.array_equal(w1, w2))
+        t1 = statistics.median(s[0] for s in stats[1])
+        t2 = statistics.median(s[0] for s in stats[args.jobs])
+        util1 = statistics.median(s[1] / s[0] for s in stats[1])
+        util2 = statistics.median(s[1] / s[0] for s in stats[args.jobs])
+        speedup = t1 / t2
+        side = "textwin" if name.startswith("textwin") else "peer"
+        mark = ("ok" if speedup >= TARGET else "MISS") if side == "textwin" else "peer"
+        print(f"  {name:28s} 1 thread {t1:7.3f} s (CPU/wall {util1:.2f})   {args.jobs} threads "
+              f"{t2:7.3f} s (CPU/wall {util2:.2f})   speed-up {speedup:.2f} [{mark}]   "
+              f"identical weights: {identical}")
+        rows.append({"estimator": name, "side": side, "seconds_1": t1, f"seconds_{args.jobs}": t2,
+                     "speedup": speedup, "cpu_per_wall_1": util1,
+                     f"cpu_per_wall_{args.jobs}": util2, "identical_weights": identical,
+                     "runs": {str(k): v for k, v in stats.items()}})
+    end_load = load_average()
+    print(f"load average: {info['load_average']} at the start, {end_load} at the end "
+          f"(on {info['logical_cores']} cores); target speed-up >= {TARGET}")
+    info["load_average_end"] = end_load
+    emit_json(args.json, {"benchmark": "parallel", "machine": info, "jobs": args.jobs,
+                          "target_speedup": TARGET, "rows": rows})
+    if not all(r["identical_weights"] for r in rows if r["side"] == "textwin"):
+        print("ERROR: textwin's weights depend on n_jobs", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
