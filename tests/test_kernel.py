@@ -502,3 +502,13 @@ def test_reuters_uncapped_newton_raises_the_dual(reuters_earn):
                          loss="squared_hinge", regularizer="entropy", lam=1e-5,
                          mu=np.full(d, 1.0 / d), max_epochs=1, exp_cap=np.inf)
     assert np.diff(trace).max() > abs(trace[0] - trace.min())   # one step undoes all progress
+
+
+def test_gap_every_spaces_the_checks():
+    X, y = make_csr(n=150, d=30, density=0.2, seed=1)
+    res = solve(X, y, "hinge", lam=1e-3, tol=1e-9, max_epochs=100000, gap_every=7,
+                exact_gap_every=10 ** 6)
+    assert res["converged"]
+    # estimates only every 7th epoch, so exact checks land on multiples of 7
+    assert np.all(res["epochs_at_gaps"] % 7 == 0)
+    assert np.all(np.isnan(res["gap_estimates"][np.arange(res["n_epochs"]) % 7 != 6]))
