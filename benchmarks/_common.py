@@ -99,19 +99,22 @@ def print_machine(info=None, file=None):
 # Timing
 # ---------------------------------------------------------------------------
 
-def interleaved_times(fns, repeats=3):
+def interleaved_times(fns, repeats=3, timer=time.perf_counter):
     """Run the callables in turn, ``repeats`` rounds, so that they share the noise.
 
     Returns, per callable, a dict ``{"median", "min", "times", "result"}``
-    (seconds; ``result`` is the last run's return value).
+    (seconds; ``result`` is the last run's return value). ``timer`` is the
+    clock: wall time by default; ``time.thread_time`` counts only the CPU
+    time of the calling thread, which other processes on a busy machine do
+    not inflate (only for work done in that thread).
     """
     times = [[] for _ in fns]
     outs = [None] * len(fns)
     for _ in range(repeats):
         for k, fn in enumerate(fns):
-            t0 = time.perf_counter()
+            t0 = timer()
             outs[k] = fn()
-            times[k].append(time.perf_counter() - t0)
+            times[k].append(timer() - t0)
     return [{"median": statistics.median(t), "min": min(t), "times": t, "result": o}
             for t, o in zip(times, outs)]
 

@@ -49,6 +49,34 @@ def timed(fn):
     return time.perf_counter() - t0, time.process_time() - c0, out
 
 
+def greedy_makespan(times, workers):
+    """Makespan of a pool that hands problems 0, 1, ... to the first free worker."""
+    free = [0.0] * workers
+    for t in times:
+        k = free.index(min(free))
+        free[k] += t
+    return max(free)
+
+
+def balance_bound(make, X, Y, workers, repeats):
+    """Speed-up the category costs allow at best: sum of times / greedy makespan.
+
+    Each category is fitted alone on one thread (median of ``repeats``); the
+    bound assumes free cores and no memory contention.
+    """
+    per = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for k in range(Y.shape[1]):
+            ts = []
+            for _ in range(repeats):
+                c0 = time.thread_time()
+                make(1).fit(X, Y[:, k])
+                ts.append(time.thread_time() - c0)
+            per.append(statistics.median(ts))
+    return sum(per) / greedy_makespan(per, workers), per
+
+
 def main(argv=None):
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import LinearSVC
@@ -92,13 +120,19 @@ def main(argv=None):
         util2 = statistics.median(s[1] / s[0] for s in stats[args.jobs])
         speedup = t1 / t2
         side = "textwin" if name.startswith("textwin") else "peer"
+        bound, per_cat = (balance_bound(make, X, Y, args.jobs, args.repeats) if side == "textwin"
+                          else (float("nan"), []))
         mark = ("ok" if speedup >= TARGET else "MISS") if side == "textwin" else "peer"
         print(f"  {name:28s} 1 thread {t1:7.3f} s (CPU/wall {util1:.2f})   {args.jobs} threads "
               f"{t2:7.3f} s (CPU/wall {util2:.2f})   speed-up {speedup:.2f} [{mark}]   "
               f"identical weights: {identical}")
+        if side == "textwin":
+            print(f"  {'':28s} load-balance bound on the speed-up (per-category CPU times, greedy "
+                  f"pool, free cores): {bound:.2f}")
         rows.append({"estimator": name, "side": side, "seconds_1": t1, f"seconds_{args.jobs}": t2,
                      "speedup": speedup, "cpu_per_wall_1": util1,
                      f"cpu_per_wall_{args.jobs}": util2, "identical_weights": identical,
+                     "balance_bound": bound, "per_category_cpu_seconds": per_cat,
                      "runs": {str(k): v for k, v in stats.items()}})
     end_load = load_average()
     print(f"load average: {info['load_average']} at the start, {end_load} at the end "
