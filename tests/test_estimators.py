@@ -118,6 +118,27 @@ def test_every_pair_reaches_its_tolerance(loss, regularizer):
         assert np.abs(w).sum() <= 1.0 + 1e-12
 
 
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_no_overflow_or_nan_over_the_whole_lam_range(loss, regularizer):
+    # Binary rows with a large value: v = (1/(lam n)) sum alpha_i z_i is huge at
+    # lam = 1e-8, so a careless start (e.g. alpha = 1e-3 for the logistic loss)
+    # overflows e^v and turns the balanced weights into inf - inf = nan.
+    X, y = _binary(n=120, d=15, seed=4)
+    X.data[:] = 1.0
+    X.data[::7] = 1e3
+    for lam in (1e-8, 1e-4, 1e2):
+        est = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=lam,
+                                        max_epochs=20, random_state=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            est.fit(X, y)
+        assert np.all(np.isfinite(est.coef_)), (loss, regularizer, lam)
+        assert np.all(np.isfinite(est.intercept_))
+        assert np.isfinite(est.duality_gap_[0]) and est.duality_gap_[0] >= 0
+        assert np.all(np.isfinite(est.decision_function(X)))
+
+
 def test_threshold_targets_satisfy_the_optimality_condition():
     # math.md section 7: squared hinge with t_i = gamma + y_i theta. At the optimum
     # alpha_i = -f'(u_i) = 2 (t_i - u_i)_+ with u_i = y_i w x_i.

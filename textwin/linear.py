@@ -808,8 +808,10 @@ def _check_positive(name, key, value, allow_zero=False):
 
 
 def _initial_alpha(loss, n):
-    # math.md section 4: the logistic loss starts small and strictly inside (0, 1).
-    return np.full(n, 1e-3) if loss == "logistic" else np.zeros(n)
+    # Zero for every loss: the kernel moves a logistic alpha that lies outside the
+    # open domain (0, s) to a small interior start scaled by lam / max|x_ij|
+    # (math.md section 4); a fixed 1e-3 overflows e^v at lam = 1e-8.
+    return np.zeros(n)
 
 
 def _constant_solution(yk, weight, d, n):
