@@ -139,6 +139,25 @@ def test_no_overflow_or_nan_over_the_whole_lam_range(loss, regularizer):
         assert np.all(np.isfinite(est.decision_function(X)))
 
 
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_warm_start_down_a_lam_path_stays_finite(loss, regularizer):
+    # alpha from lam = 0.1 reused at lam = 1e-7 gives v a million times larger:
+    # the unnormalized entropies would store mu e^v = inf (and w = inf - inf = nan)
+    # unless the kernel scales the warm start back into range.
+    X, y = _binary(n=150, d=20, seed=5)
+    X.data[:] = 1.0
+    est = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=0.1,
+                                    warm_start=True, max_epochs=30, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X, y)
+        est.set_params(lam=1e-7, max_epochs=5)
+        est.fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and np.all(np.isfinite(est.dual_coef_))
+    assert np.isfinite(est.duality_gap_[0]) and est.duality_gap_[0] >= 0
+
+
 def test_threshold_targets_satisfy_the_optimality_condition():
     # math.md section 7: squared hinge with t_i = gamma + y_i theta. At the optimum
     # alpha_i = -f'(u_i) = 2 (t_i - u_i)_+ with u_i = y_i w x_i.

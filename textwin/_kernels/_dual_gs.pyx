@@ -40,7 +40,8 @@ import numpy as np
 
 cdef double TINY = 1e-300          # floor of P in the relative gap
 cdef double BIG = 1e250            # rescale the stored exponentials beyond this
-cdef double SKIP_PG = 1e-12        # liblinear: skip a step when |projected gradient| <= this
+cdef double SKIP_PG = 1e-12
+cdef double V_WARM_LIMIT = 300.0   # e^300 ~ 1e130: weights stay finite, sums too        # liblinear: skip a step when |projected gradient| <= this
 
 cdef enum:
     STEP_AUTO = 0
@@ -298,6 +299,9 @@ cdef class Regularizer:
     cdef double[::1] v
     cdef double growth2          # bound on the curvature growth across a step is growth2 ** kappa
     cdef bint entropy            # cap the exponent of a step (math.md §6)
+    # largest |v_j| a warm start may bring: the unnormalized rows store mu e^(+-v)
+    # unscaled, so a warm start from a much larger lam would overflow them
+    cdef double v_limit
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
         return 0.0
@@ -337,6 +341,7 @@ cdef class Square(Regularizer):
         self.v = np.zeros(d)
         self.sq_norm = sq_norm
         self.growth2 = 1.0
+        self.v_limit = INFINITY
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
         cdef double b = 0.0
@@ -387,6 +392,7 @@ cdef class Entropy(Regularizer):
         self.w = np.array(mu, dtype=np.float64)
         self.growth2 = 2.718281828459045     # e^kappa
         self.entropy = True
+        self.v_limit = V_WARM_LIMIT
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
         cdef double b = 0.0
@@ -460,6 +466,7 @@ cdef class BalancedEntropy(Regularizer):
         self.pm = np.repeat(np.asarray(mu, dtype=np.float64), 2)
         self.growth2 = 2.718281828459045
         self.entropy = True
+        self.v_limit = V_WARM_LIMIT
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
         cdef double b = 0.0
@@ -562,6 +569,7 @@ cdef class NormalizedEntropy(Regularizer):
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2    # e^(2 kappa)
         self.entropy = True
+        self.v_limit = INFINITY              # rescaled exponentials: any v is finite
         self.refresh()
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
@@ -652,6 +660,7 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2
         self.entropy = True
+        self.v_limit = INFINITY
         self.refresh()
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
@@ -944,7 +953,27 @@ cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
 
 
 cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
-    """v = (1/(lam n)) sum_i alpha_i z_i, then the caches (warm start)."""
+    """v = (1/(lam n)) sum_i alpha_i z_i, then the caches (warm start).
+
+    A warm start whose v exceeds the regularizer's ``v_limit`` (alpha from a
+    much larger lam, say) is scaled towards 0 first: ``c alpha`` with ``0 < c < 1``
+    stays in the domain of every loss, and the solve goes on from there.
+    """
+    cdef Py_ssize_t i, k
+    cdef double vmax = 0.0
+    _accumulate_v(P, reg)
+    for k in range(reg.d):
+        if fabs(reg.v[k]) > vmax:
+            vmax = fabs(reg.v[k])
+    if vmax > reg.v_limit:
+        for i in range(P.n):
+            P.alpha[i] *= reg.v_limit / vmax
+        _accumulate_v(P, reg)
+    reg.refresh()
+
+
+cdef void _accumulate_v(Problem* P, Regularizer reg) noexcept nogil:
+    """v = (1/(lam n)) sum_i alpha_i z_i and the bias coordinate v_b."""
     cdef Py_ssize_t i, k
     cdef int start, nnz
     cdef double dv
@@ -960,7 +989,6 @@ cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
         for k in range(start, start + nnz):
             reg.v[P.indices[k]] += dv * P.data[k]
         P.vb += dv
-    reg.refresh()
 
 
 # ---------------------------------------------------------------------------
