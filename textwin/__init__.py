@@ -28,4 +28,9 @@ def __getattr__(name):
     raise AttributeError(f"module 'textwin' has no attribute {name!r}")
 
 
+def __dir__():
+    # dir(textwin) and tab completion list the lazily exported estimators too.
+    return sorted({*globals(), *_LAZY})
+
+
 __all__ = ["__version__", *_LAZY]

@@ -147,6 +147,9 @@ def _overrides(args, method):
         raise CLIError(
             f"method {method.key!r} has no setting {', '.join('--' + u for u in unknown)}; "
             f"its settings: {', '.join('--' + s for s in sorted(method.settings))}")
+    for key in ("lam", "eta", "tol", "theta", "gamma"):
+        if key in given and not math.isfinite(given[key]):
+            raise CLIError(f"--{key} must be a finite number, got {given[key]}")
     for key in ("lam", "eta", "tol"):
         if key in given and not given[key] > 0:
             raise CLIError(f"--{key} must be positive, got {given[key]}")
@@ -166,10 +169,12 @@ def _train_problem(method, X_train, Y_train, overrides, verbose=0):
     if verbose and "verbose" in est.get_params():
         est.set_params(verbose=verbose)
     t0 = time.perf_counter()
-    if Y_train.shape[1] == 1:
-        est.fit(X_train, Y_train[:, 0])
-    else:
-        est.fit(X_train, Y_train)
+    try:
+        est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+    except ValueError as exc:
+        # The estimators validate their settings and data in fit, with messages
+        # that name the parameter; they are the user's to fix.
+        raise CLIError(_first_line(exc)) from None
     return est, time.perf_counter() - t0
 
 
@@ -270,6 +275,11 @@ def _training_data(args):
         if not Y_train[:, j].any():
             raise CLIError(f"category {cat!r} has no training document in {corpus.source}; "
                            "a classifier needs positive examples")
+        if Y_train[:, j].all():
+            raise CLIError(
+                f"every training document of {corpus.source} is in category {cat!r}; a "
+                "classifier needs negative examples too (in a folder corpus, files with the "
+                "same name in several category folders are one document with all their labels)")
     return SimpleNamespace(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=corpus.Y_test[:, cols],
@@ -648,6 +658,7 @@ examples:
   echo "cargo ship collides with tanker" | textwin predict acq.npz
   textwin eval --micro-breakeven             the paper's methods on its ten categories
   textwin eval --micro-breakeven --methods svm-alg2,smo --json
+  textwin reproduce --quick --output /tmp/repro.md   a small run of the reproduction report
 
 exit codes: 0 ok, 2 usage or bad input, 3 missing data, 4 unusable model file,
 1 internal error (please report it), 130 interrupted.
@@ -815,11 +826,28 @@ home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then r
                    help="parse the corpus and check the ModApte counts")
     _common(p)
     p.set_defaults(func=cmd_data)
+
+    # Parsed by textwin.reproduce itself (main() forwards everything after the word);
+    # listed here so that `textwin --help` shows it.
+    sub.add_parser(
+        "reproduce", add_help=False,
+        help="rerun the papers' experiments and write docs/reproduction.md "
+             "(see `textwin reproduce --help`)")
     return parser
 
 
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
+    # which has its own options and --help.
+    first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    if first is not None and argv[first] == "reproduce" and not (
+            {"-h", "--help", "--version"} & set(argv[:first])):
+        forwarded = argv[first + 1:]
+        if {"-q", "--quiet"} & set(argv[:first]):
+            forwarded = ["-q", *forwarded]
+        return cmd_reproduce(forwarded)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # argparse leaves inputs given after an option (`predict M --json - a.txt`) over.
@@ -857,6 +885,26 @@ def main(argv=None):
     except BrokenPipeError:
         # `textwin ... | head`: the reader went away; nothing more to say.
         return EXIT_OK
+
+
+def cmd_reproduce(argv):
+    """Forward ``argv`` to :func:`textwin.reproduce.main` (imported only now)."""
+    _setup_logging(argparse.Namespace(quiet="-q" in argv or "--quiet" in argv, verbose=False))
+    try:
+        from . import reproduce
+    except ImportError as exc:
+        return _fail(f"`textwin reproduce` is not available in this installation ({exc}); "
+                     "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
+    try:
+        return reproduce.main(argv, prog="textwin reproduce") or EXIT_OK
+    except SystemExit as exc:  # its argparse: --help (0) or a bad option (2)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    except (FileNotFoundError, OSError) as exc:
+        return _fail(f"{_first_line(exc)}; the reproduction needs the Reuters-21578 corpus "
+                     "(see `textwin data --help`) and a writable --output folder",
+                     EXIT_NO_DATA)
+    except KeyboardInterrupt:
+        return _fail("interrupted", EXIT_INTERRUPTED)
 
 
 def _fail(message, code):

@@ -113,11 +113,18 @@ def read_jsonl(path, *, test_size=0.25, random_state=0):
     """Read a JSON Lines corpus (see the module docstring)."""
     path = Path(path)
     docs, labels, ids, splits = [], [], [], []
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            where = f"{path}:{lineno}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusError(
+                    f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+                    f"{exc.start + 1}); JSON Lines files are UTF-8: re-save the file as UTF-8 "
+                    "(e.g. `iconv -f latin1 -t utf-8`)") from None
             if not line.strip():
                 continue
-            where = f"{path}:{lineno}"
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -196,6 +203,13 @@ def read_svmlight(path, test_path=None, *, test_size=0.25, random_state=0):
         raise CorpusError(f"{', '.join(paths)}: not a valid svmlight file ({exc}); lines look "
                           "like `label[,label] index:value ...` with 1-based indices") from None
     Xs, label_lists = loaded[0::2], loaded[1::2]
+    for file, X in zip(paths, Xs):
+        X = sp.csr_matrix(X)
+        bad = np.flatnonzero(~np.isfinite(X.data))
+        if bad.size:
+            row = int(np.searchsorted(X.indptr, bad[0], side="right"))
+            raise CorpusError(f"{file}: document {row} (its {row}th data line) has a NaN or "
+                              "infinite feature value; every value must be a finite number")
 
     def names(labs):
         return [sorted({_label_name(x) for x in doc}) for doc in labs]

@@ -357,10 +357,17 @@ def load_model(path):
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"model file not found: {path}")
+    # Look at the first bytes before numpy does: for anything that is not a zip
+    # archive, np.load would suggest unpickling it, which a model file never needs.
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    if not head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        what = ("a bare .npy array" if head.startswith(b"\x93NUMPY")
+                else "a Python pickle, which textwin never loads" if head[:1] == b"\x80"
+                else "an empty file" if not head else "not a zip archive")
+        raise _bad(path, f"{what}; a model file is an .npz archive")
     try:
         npz = np.load(path, allow_pickle=False)
-        if not hasattr(npz, "files"):
-            raise _bad(path, "a bare .npy array, not an .npz archive")
         with npz:
             names = set(npz.files)
             if _META_KEY not in names:

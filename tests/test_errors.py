@@ -1,0 +1,301 @@
+"""Bad input, from the API and from the command line: a clear error, nothing lost.
+
+Each test feeds one kind of bad input and checks that the message says what is
+wrong (and, on the command line, that it is one ``textwin: error:`` line with the
+right exit code and no traceback), that no wrong answer comes out silently, and
+that no partial file is left behind.
+"""
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from textwin import DualSVM, Perceptron, RegularizedWinnow, Winnow
+from textwin.cli import EXIT_BAD_MODEL, EXIT_INTERRUPTED, EXIT_USAGE, main
+from textwin.corpora import CorpusError, read_jsonl
+from textwin.metrics import breakeven_point
+from textwin.persistence import ModelFormatError, TextModel, load_model, save_model
+
+from test_cli import assert_one_line_error as one_line_error  # noqa: E402 (tests/ on sys.path)
+from test_cli import run
+
+
+def write_jsonl(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    """A tiny two-category JSON Lines corpus with a fixed split and an empty document."""
+    recs = []
+    for i in range(40):
+        spam = i % 2 == 0
+        words = "cheap pills offer free" if spam else "meeting project lunch report"
+        recs.append({"text": f"{words} the {i % 5}", "labels": ["spam"] if spam else ["ham"],
+                     "split": "test" if i % 4 == 3 else "train"})
+    recs.append({"text": "", "labels": ["ham"], "split": "train"})
+    return write_jsonl(tmp_path / "mail.jsonl", recs)
+
+
+@pytest.fixture
+def sparse_problem():
+    X = sp.random(40, 12, density=0.4, format="csr", random_state=0)
+    y = np.arange(40) % 2
+    return X, y
+
+
+# -- solver settings -----------------------------------------------------------------
+
+@pytest.mark.parametrize("est, fragment", [
+    (DualSVM(lam=0.0), "lam must be a finite number > 0"),
+    (DualSVM(lam=-1e-3), "lam must be a finite number > 0"),
+    (DualSVM(lam=np.inf), "lam must be a finite number > 0"),
+    (DualSVM(tol=-1e-3), "tol must be a finite number >= 0"),
+    (DualSVM(max_epochs=0), "max_epochs must be an integer >= 1"),
+    (RegularizedWinnow(lam=0.0), "lam must be a finite number > 0"),
+    (Perceptron(n_epochs=0), "n_epochs must be an integer >= 1"),
+    (Winnow(theta=np.nan), "theta"),
+])
+def test_bad_solver_settings_name_the_parameter(sparse_problem, est, fragment):
+    with pytest.raises(ValueError, match=fragment.replace("(", r"\(")):
+        est.fit(*sparse_problem)
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--lam", "0"], "--lam must be positive"),
+    (["--lam", "inf"], "--lam must be a finite number"),
+    (["--tol", "-1"], "--tol must be positive"),
+    (["--epochs", "0"], "--epochs must be at least 1"),
+    (["--method", "rwinnow", "--theta", "nan"], "--theta must be a finite number"),
+])
+def test_bad_solver_settings_on_the_command_line(capsys, corpus, argv, fragment):
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "spam", *argv)
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, fragment)
+
+
+def test_an_estimator_refusal_is_one_line_not_a_traceback(capsys, corpus, monkeypatch):
+    # Whatever the estimator refuses in fit reaches the user as its own message.
+    import textwin.linear
+
+    def refuse(self, X, y, sample_weight=None):
+        raise ValueError("DualSVM: something about the data\nsecond line of detail.")
+
+    monkeypatch.setattr(textwin.linear.DualGaussSeidelClassifier, "fit", refuse)
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--category", "spam")
+    assert code == EXIT_USAGE
+    one_line_error(err, "DualSVM: something about the data")
+
+
+# -- NaN and infinity ------------------------------------------------------------------
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+@pytest.mark.parametrize("est", [DualSVM(), RegularizedWinnow(), Perceptron(), Winnow()])
+def test_nan_or_inf_in_the_matrix_is_refused(sparse_problem, est, bad):
+    X, y = sparse_problem
+    X = X.copy()
+    X.data[3] = bad
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        est.fit(X, y)
+    fitted = type(est)().fit(*sparse_problem)
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        fitted.decision_function(X)
+
+
+def test_nan_score_is_refused_by_the_metrics():
+    with pytest.raises(ValueError, match="NaN"):
+        breakeven_point([1, 0, 1], [0.5, np.nan, 0.1])
+
+
+def test_nan_in_an_svmlight_corpus_is_one_line(capsys, tmp_path):
+    train = tmp_path / "train.svm"
+    train.write_text("".join(f"{i % 2} {1 + i % 2}:1 3:{'nan' if i == 5 else 0.5}\n"
+                             for i in range(30)))
+    code, _, err = run(capsys, "train", "--corpus", train, "--category", "1")
+    assert code == EXIT_USAGE
+    one_line_error(err, "train.svm: document 6", "NaN or infinite")
+
+
+# -- empty documents, empty corpora -------------------------------------------------
+
+def test_empty_document_trains_and_scores_the_bias(capsys, tmp_path, corpus, monkeypatch):
+    model_path = tmp_path / "m.npz"
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--category", "spam",
+                       "--method", "svm-alg2-converged", "--output", model_path, "-q")
+    assert code == 0, err
+    model = load_model(model_path)
+    assert model.intercept[0] != 0.0  # else "score = bias" would prove nothing
+    np.testing.assert_array_equal(model.decision_function(["", "12 34 !!"]),
+                                  [model.intercept, model.intercept])
+    empty = tmp_path / "empty.txt"
+    empty.write_bytes(b"")
+    code, out, err = run(capsys, "predict", model_path, empty, "--json")
+    assert code == 0, err
+    (doc,) = json.loads(out)
+    assert doc["scores"]["spam"] == pytest.approx(model.intercept[0], abs=0, rel=1e-15)
+
+
+@pytest.mark.parametrize("records, fragment", [
+    ([], "no documents found"),
+    ([{"text": "a"}, {"text": "b", "labels": []}], "no document has a label"),
+    ([{"text": "", "labels": ["x"]}, {"text": "  ", "labels": ["y"]}] * 4,
+     "contain no word at all"),
+])
+def test_empty_corpus_or_no_usable_labels(capsys, tmp_path, records, fragment):
+    path = write_jsonl(tmp_path / "c.jsonl", records)
+    code, out, err = run(capsys, "train", "--corpus", path, "--category", "all")
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, fragment)
+
+
+def test_category_in_every_training_document(capsys, tmp_path):
+    # In a folder corpus, equal file names in two folders are one document with both
+    # labels: here "sport" covers every document, so no negative example is left.
+    for cat in ("sport", "politics"):
+        (tmp_path / cat).mkdir()
+        for i in range(8):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} words {i}")
+    code, _, err = run(capsys, "train", "--corpus", tmp_path, "--category", "sport")
+    assert code == EXIT_USAGE
+    one_line_error(err, "every training document", "'sport'", "negative examples")
+
+
+# -- custom corpus files -----------------------------------------------------------------
+
+def test_non_utf8_jsonl_names_file_line_and_byte(capsys, tmp_path):
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(b'{"text": "ok", "labels": ["a"]}\n{"text": "caf\xe9", "labels": ["b"]}\n')
+    with pytest.raises(CorpusError, match=r"latin\.jsonl:2: not UTF-8 \(byte 0xe9"):
+        read_jsonl(path)
+    code, _, err = run(capsys, "train", "--corpus", path, "--category", "a")
+    assert code == EXIT_USAGE
+    one_line_error(err, "latin.jsonl:2", "UTF-8")
+
+
+def test_jsonl_line_that_is_not_json(capsys, tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "a", "labels": ["x"]}\n\n{"text": "b", labels: ["y"]}\n')
+    code, _, err = run(capsys, "train", "--corpus", path, "--category", "x")
+    assert code == EXIT_USAGE
+    one_line_error(err, "c.jsonl:3: not valid JSON")
+
+
+@pytest.mark.parametrize("line, fragment", [
+    ("1 1:1 2:x", "not a valid svmlight file"),
+    ("1 0:1", "not a valid svmlight file"),
+    ("one 1:1", "not a valid svmlight file"),
+])
+def test_svmlight_bad_lines(capsys, tmp_path, line, fragment):
+    path = tmp_path / "c.svm"
+    path.write_text("0 1:1\n1 2:1\n" + line + "\n0 3:1\n")
+    code, _, err = run(capsys, "train", "--corpus", path, "--category", "1")
+    assert code == EXIT_USAGE
+    one_line_error(err, fragment, "1-based")
+
+
+# -- model files -------------------------------------------------------------------------
+
+@pytest.fixture
+def text_model(tmp_path):
+    model = TextModel(np.array([[1.0, -2.0]]), [0.5], ["spam"], vocabulary=["a", "b", "c"],
+                      selected=[0, 2])
+    path = tmp_path / "m.npz"
+    save_model(path, model)
+    return path
+
+
+@pytest.mark.parametrize("content, fragment", [
+    (b"", "an empty file"),
+    (b"hello, I am text\n", "not a zip archive"),
+    (b"\x80\x04\x95 pickled", "a Python pickle, which textwin never loads"),
+    (b"\x93NUMPY\x01\x00", "a bare .npy array"),
+])
+def test_non_archive_model_files_never_suggest_unpickling(capsys, tmp_path, content, fragment):
+    path = tmp_path / "m.npz"
+    path.write_bytes(content)
+    with pytest.raises(ModelFormatError, match=fragment) as exc:
+        load_model(path)
+    assert "allow_pickle" not in str(exc.value) and "pickle.load" not in str(exc.value)
+    code, _, err = run(capsys, "predict", path, "-")
+    assert code == EXIT_BAD_MODEL
+    one_line_error(err, fragment)
+
+
+def test_wrong_number_of_features(capsys, tmp_path, text_model):
+    model = load_model(text_model)
+    with pytest.raises(ValueError, match="X has 5 features, the model expects 3"):
+        model.decision_function(sp.csr_matrix((2, 5)))
+    fitted = DualSVM().fit(sp.random(20, 4, density=0.5, random_state=0), np.arange(20) % 2)
+    with pytest.raises(ValueError, match="4 features"):
+        fitted.decision_function(sp.csr_matrix((2, 6)))
+
+
+def test_svmlight_input_wider_than_the_model(capsys, tmp_path):
+    train = tmp_path / "train.svm"
+    train.write_text("".join(f"{i % 2} {1 + i % 2}:1 3:0.5\n" for i in range(30)))
+    model = tmp_path / "m.npz"
+    code, _, err = run(capsys, "train", "--corpus", train, "--category", "1", "--output",
+                       model, "-q")
+    assert code == 0, err
+    wide = tmp_path / "wide.svm"
+    wide.write_text("0 1:1 9:1\n")
+    code, out, err = run(capsys, "predict", model, wide)
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, "wide.svm", "not an svmlight file for this model")
+
+
+# -- interruption ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("when", ["training", "saving"])
+def test_ctrl_c_exits_130_and_leaves_no_model_file(capsys, tmp_path, corpus, monkeypatch,
+                                                     when):
+    import textwin.linear
+    import textwin.persistence
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if when == "training":
+        monkeypatch.setattr(textwin.linear.DualGaussSeidelClassifier, "fit", interrupt)
+    else:  # in the middle of writing the archive
+        def half_written(fh, **arrays):
+            fh.write(b"PK\x03\x04 half an archive")
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(textwin.persistence.np, "savez_compressed", half_written)
+    out_dir = tmp_path / "models"
+    out_dir.mkdir()
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "spam",
+                         "--output", out_dir / "m.npz")
+    assert code == EXIT_INTERRUPTED
+    one_line_error(err, "interrupted")
+    assert list(out_dir.iterdir()) == []  # neither the model nor a temporary file
+
+
+def test_ctrl_c_during_save_keeps_the_previous_model(tmp_path, text_model, monkeypatch):
+    import textwin.persistence
+
+    before = text_model.read_bytes()
+
+    def interrupted(fh, **arrays):
+        fh.write(b"garbage")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(textwin.persistence.np, "savez_compressed", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        save_model(text_model, TextModel(np.ones((1, 2)), [0.0], ["x"]))
+    assert text_model.read_bytes() == before
+    assert sorted(p.name for p in text_model.parent.iterdir()) == ["m.npz"]
+
+
+# -- unknown category in the API -------------------------------------------------------
+
+@pytest.mark.corpus
+def test_unknown_category_in_the_api_lists_the_closest(reuters_data_home):
+    from textwin.experiments import UnknownCategoryError, load_protocol_data
+
+    with pytest.raises(UnknownCategoryError, match=r"'aqc'.*closest: acq"):
+        load_protocol_data("aqc", reuters_data_home)
