@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from textwin import __version__
-from textwin.cli import EXIT_BAD_MODEL, EXIT_NO_DATA, EXIT_USAGE, main
+from textwin.cli import EXIT_BAD_MODEL, EXIT_NO_DATA, EXIT_USAGE, build_parser, main
 from textwin.metrics import breakeven_points, micro_breakeven_point, precision_recall_f1
 from textwin.persistence import load_model
 
@@ -81,6 +81,32 @@ def test_version_and_help(capsys):
             main([*cmd, "--help"])
         assert exc.value.code == 0
         assert "examples:" in capsys.readouterr().out
+
+
+def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
+    import textwin.reproduce
+
+    code, out, _ = run(capsys, "reproduce", "--help")
+    assert code == 0 and out.startswith("usage: textwin reproduce") and "--quick" in out
+    assert "reproduce" in build_parser().format_help()
+    calls = []
+    monkeypatch.setattr(textwin.reproduce, "main",
+                        lambda argv, prog: calls.append((argv, prog)) or 0)
+    assert run(capsys, "-q", "reproduce", "--quick", "--output", "x.md")[0] == 0
+    assert calls == [(["-q", "--quick", "--output", "x.md"], "textwin reproduce")]
+
+
+def test_package_lists_and_loads_its_lazy_names():
+    import textwin
+
+    names = dir(textwin)
+    for name in ("DualGaussSeidelClassifier", "DualSVM", "RegularizedWinnow", "Perceptron",
+                 "Winnow", "BalancedWinnow", "__version__"):
+        assert name in names and name in textwin.__all__
+        assert getattr(textwin, name) is not None
+    assert textwin.DualSVM.__module__ == "textwin.linear"
+    with pytest.raises(AttributeError, match="no attribute 'DualSVN'"):
+        textwin.DualSVN
 
 
 def test_no_command_is_a_usage_error(capsys):
