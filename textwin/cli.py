@@ -292,7 +292,7 @@ def cmd_train(args):
     import numpy as np
 
     from .experiments import resolve_methods, score_matrix
-    from .persistence import TextModel, save_model
+    from .persistence import TextModel, linear_weights, save_model
 
     try:
         (method,) = resolve_methods([args.method])
@@ -334,7 +334,7 @@ def cmd_train(args):
     }
     if args.output is not None:
         model = TextModel(
-            _coef(est), _intercept(est, len(categories)), categories,
+            *linear_weights(est), categories,
             vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
             idf=d.idf, metadata={"method": method.key, "settings": result["settings"],
                       "corpus": source, "test": rows,
@@ -386,26 +386,6 @@ def _pick(values, j, kind):
     arr = np.atleast_1d(np.asarray(values, dtype=float))
     v = arr[j] if arr.size > j else arr[0]
     return kind(v) if math.isfinite(v) else None
-
-
-def _coef(est):
-    import numpy as np
-    import scipy.sparse as sp
-
-    if hasattr(est, "coef_"):
-        c = est.coef_
-        return np.atleast_2d(c.toarray() if sp.issparse(c) else np.asarray(c))
-    # OneVsRestClassifier: one binary estimator per category
-    return np.vstack([_coef(e) for e in est.estimators_])
-
-
-def _intercept(est, n):
-    import numpy as np
-
-    if hasattr(est, "coef_"):
-        return np.broadcast_to(np.asarray(getattr(est, "intercept_", 0.0), float).reshape(-1),
-                               (n,)).copy()
-    return np.concatenate([_intercept(e, 1) for e in est.estimators_])
 
 
 # ---------------------------------------------------------------------------

@@ -219,15 +219,29 @@ class TextModel:
         return f"TextModel({n} categories, {d} weights each, {voc})"
 
 
-def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
-                thresholds=None, metadata=None):
-    """Build a :class:`TextModel` from a fitted estimator and optional preprocessing."""
+def linear_weights(model):
+    """``(coef, intercept)`` of a fitted linear estimator, as dense float arrays.
+
+    ``coef`` has one row per binary problem; ``intercept`` one value per row (0
+    without ``intercept_``). A one-vs-rest wrapper (``estimators_``, e.g. around
+    scikit-learn's ``SVC``) gives one row per wrapped estimator.
+    """
+    if not hasattr(model, "coef_") and hasattr(model, "estimators_"):
+        parts = [linear_weights(e) for e in model.estimators_]
+        return np.vstack([c for c, _ in parts]), np.concatenate([b for _, b in parts])
     coef = model.coef_
-    coef = coef.toarray() if sp.issparse(coef) else np.asarray(coef, dtype=np.float64)
-    coef = np.atleast_2d(coef)
+    coef = np.atleast_2d(coef.toarray() if sp.issparse(coef)
+                         else np.asarray(coef, dtype=np.float64))
     intercept = np.broadcast_to(
         np.asarray(getattr(model, "intercept_", 0.0), dtype=np.float64).reshape(-1),
         (coef.shape[0],)).copy()
+    return coef, intercept
+
+
+def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
+                thresholds=None, metadata=None):
+    """Build a :class:`TextModel` from a fitted estimator and optional preprocessing."""
+    coef, intercept = linear_weights(model)
     if target_names is None:
         classes = getattr(model, "classes_", None)
         if classes is not None and len(classes) == coef.shape[0]:
