@@ -94,6 +94,15 @@ def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
                         lambda argv, prog: calls.append((argv, prog)) or 0)
     assert run(capsys, "-q", "reproduce", "--quick", "--output", "x.md")[0] == 0
     assert calls == [(["-q", "--quick", "--output", "x.md"], "textwin reproduce")]
+    # Without matplotlib it stops before the long run, with the command that fixes it.
+    import importlib.util
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a))
+    code, _, err = run(capsys, "reproduce", "--quick")
+    assert code == EXIT_NO_DATA and len(calls) == 1
+    assert_one_line_error(err, "matplotlib", "pip install")
 
 
 def test_package_lists_and_loads_its_lazy_names():

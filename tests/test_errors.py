@@ -224,6 +224,12 @@ def test_non_archive_model_files_never_suggest_unpickling(capsys, tmp_path, cont
     one_line_error(err, fragment)
 
 
+def test_non_finite_threshold(capsys, text_model):
+    code, _, err = run(capsys, "predict", text_model, "--threshold", "nan", "-")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--threshold must be a finite number")
+
+
 def test_wrong_number_of_features(capsys, tmp_path, text_model):
     model = load_model(text_model)
     with pytest.raises(ValueError, match="X has 5 features, the model expects 3"):

@@ -488,6 +488,8 @@ def cmd_predict(args):
 
     from .persistence import ModelFormatError, load_model
 
+    if args.threshold is not None and not math.isfinite(args.threshold):
+        raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
     try:
         model = load_model(args.model)
     except FileNotFoundError as exc:
@@ -668,8 +670,10 @@ def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: the paper's, see `textwin eval --help` for the methods)")
     g.add_argument("--lam", type=float, help="regularization parameter lambda > 0")
-    g.add_argument("--epochs", type=int, help="most passes over the data (per inner solve for "
-                                              "Algorithm 2)")
+    g.add_argument("--epochs", type=int,
+                   help="passes over the data: at most this many for the dual methods (per "
+                        "inner solve for Algorithm 2), exactly this many for Perceptron and "
+                        "Winnow")
     g.add_argument("--tol", type=float, help="stop when the relative duality gap "
                                              "gap/max(P(w), eps) is at most tol")
     g.add_argument("--eta", type=float, help="learning rate (Winnow, Perceptron)")
@@ -875,6 +879,14 @@ def cmd_reproduce(argv):
     except ImportError as exc:
         return _fail(f"`textwin reproduce` is not available in this installation ({exc}); "
                      "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
+    if not {"-h", "--help"} & set(argv):
+        import importlib.util
+
+        # Checked first: the figures come at the end of a long run.
+        if importlib.util.find_spec("matplotlib") is None:
+            return _fail("`textwin reproduce` draws its figures with matplotlib, which is not "
+                         "installed: pip install 'textwin[plot]' (or pip install matplotlib)",
+                         EXIT_NO_DATA)
     try:
         return reproduce.main(argv, prog="textwin reproduce") or EXIT_OK
     except SystemExit as exc:  # its argparse: --help (0) or a bad option (2)

@@ -196,7 +196,9 @@ class TextModel:
         X = sp.csr_matrix(X) if sp.issparse(X) else np.asarray(X, dtype=np.float64)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(
-                f"X has {X.shape[1]} features, the model expects {self.n_features_in_}")
+                f"X has {X.shape[1]} features, the model expects {self.n_features_in_}: "
+                "pass raw documents to a text model, or a matrix with the columns it was "
+                "trained on")
         return X if self.selected is None else X[:, self.selected]
 
     def decision_function(self, X):
