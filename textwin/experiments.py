@@ -353,11 +353,13 @@ class ProtocolData:
 
 
 def load_protocol_data(categories="top10", data_home=None, *, n_features=1000,
-                       download_if_missing=False):
+                       download_if_missing=True):
     """ModApte, binary features, the ``n_features`` words of highest information gain.
 
     Information gain is computed on the training set over all categories
     (math.md section 11); the targets are then restricted to ``categories``.
+    A missing corpus is downloaded (and verified) unless ``download_if_missing``
+    is false, as in :func:`textwin.datasets.fetch_reuters21578`.
     """
     from .datasets import load_reuters_vectorized
     from .feature_selection import InformationGain
@@ -406,7 +408,7 @@ def _fit_scores(method, data, overrides, n_jobs, verbose=0):
 
 def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_features=1000,
                         overrides=None, n_jobs=None, progress=False, data=None,
-                        download_if_missing=False, verbose=0):
+                        download_if_missing=True, verbose=0):
     """Train each method on ModApte training and score the test set.
 
     Parameters
@@ -430,6 +432,8 @@ def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_f
         categories, 2 a line per category).
     data : ProtocolData, optional
         Pre-loaded data (from :func:`load_protocol_data`).
+    download_if_missing : bool
+        Download a missing corpus (as :func:`textwin.datasets.fetch_reuters21578`).
 
     Returns
     -------
