@@ -12,7 +12,7 @@ import pytest
 import scipy.sparse as sp
 
 from textwin import DualSVM, Perceptron, RegularizedWinnow, Winnow
-from textwin.cli import EXIT_BAD_MODEL, EXIT_INTERRUPTED, EXIT_USAGE, main
+from textwin.cli import EXIT_BAD_MODEL, EXIT_INTERRUPTED, EXIT_NO_DATA, EXIT_USAGE, main
 from textwin.corpora import CorpusError, read_jsonl
 from textwin.metrics import breakeven_point
 from textwin.persistence import ModelFormatError, TextModel, load_model, save_model
@@ -305,3 +305,21 @@ def test_unknown_category_in_the_api_lists_the_closest(reuters_data_home):
 
     with pytest.raises(UnknownCategoryError, match=r"'aqc'.*closest: acq"):
         load_protocol_data("aqc", reuters_data_home)
+
+
+@pytest.mark.corpus
+def test_malformed_sgml_on_the_command_line(capsys, tmp_path, reuters_data_home, monkeypatch):
+    corpus = tmp_path / "home" / "reuters21578"
+    corpus.mkdir(parents=True)
+    for src in sorted((reuters_data_home / "reuters21578").glob("reut2-*.sgm")):
+        if src.name == "reut2-000.sgm":
+            payload = src.read_bytes()
+            (corpus / src.name).write_bytes(payload[: len(payload) // 3])
+        else:
+            (corpus / src.name).symlink_to(src)
+    monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(tmp_path / "cache"))
+    for argv in (["train", "--category", "acq", "--offline"], ["data", "--verify"]):
+        code, out, err = run(capsys, *argv, "--data-home", tmp_path / "home")
+        assert code == EXIT_NO_DATA and out == ""
+        one_line_error(err, "is damaged", "reut2-000.sgm, line", "never closed",
+                       "textwin data --fetch")

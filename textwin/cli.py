@@ -125,12 +125,25 @@ def _missing_data(exc, data_home):
         "a folder that holds reuters21578/", EXIT_NO_DATA)
 
 
+def _damaged_corpus(exc, data_home):
+    from .datasets import get_data_home
+
+    where = get_data_home(data_home) / "reuters21578"
+    return CLIError(
+        f"the Reuters-21578 corpus in {where} is damaged ({_first_line(exc)}); replace that "
+        "file from reuters21578.tar.gz, or run `textwin data --fetch` into an empty data home",
+        EXIT_NO_DATA)
+
+
 def _protocol_data(categories, args):
+    from .datasets import ReutersFormatError
     from .experiments import load_protocol_data
 
     try:
         return load_protocol_data(categories, args.data_home, n_features=args.features,
                                   download_if_missing=not args.offline)
+    except ReutersFormatError as exc:
+        raise _damaged_corpus(exc, args.data_home) from None
     except (FileNotFoundError, OSError) as exc:
         raise _missing_data(exc, args.data_home) from None
 
@@ -555,7 +568,8 @@ def _read_svmlight_inputs(inputs, model):
 def cmd_data(args):
     import warnings
 
-    from .datasets import fetch_reuters21578, get_data_home, load_reuters_vectorized
+    from .datasets import (ReutersFormatError, fetch_reuters21578, get_data_home,
+                           load_reuters_vectorized)
 
     home = get_data_home(args.data_home)
     folder = home / "reuters21578"
@@ -571,6 +585,8 @@ def cmd_data(args):
         try:
             fetch_reuters21578(data_home=args.data_home, subset="all",
                                download_if_missing=args.fetch)
+        except ReutersFormatError as exc:
+            raise _damaged_corpus(exc, args.data_home) from None
         except OSError as exc:
             raise CLIError(
                 f"{_first_line(exc)}; download reuters21578.tar.gz by hand (see "
@@ -585,6 +601,8 @@ def cmd_data(args):
             try:
                 data = load_reuters_vectorized(data_home=args.data_home,
                                                download_if_missing=False)
+            except ReutersFormatError as exc:
+                raise _damaged_corpus(exc, args.data_home) from None
             except (FileNotFoundError, OSError) as exc:
                 raise _missing_data(exc, args.data_home) from None
         problems = [str(w.message) for w in caught if "differ" in str(w.message)]
