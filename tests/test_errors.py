@@ -323,3 +323,23 @@ def test_malformed_sgml_on_the_command_line(capsys, tmp_path, reuters_data_home,
         assert code == EXIT_NO_DATA and out == ""
         one_line_error(err, "is damaged", "reut2-000.sgm, line", "never closed",
                        "textwin data --fetch")
+
+
+@pytest.mark.corpus
+def test_read_only_data_home_works_and_stays_clean(capsys, tmp_path, reuters_data_home,
+                                                   monkeypatch):
+    home = tmp_path / "ro"
+    (home / "reuters21578").mkdir(parents=True)
+    for src in (reuters_data_home / "reuters21578").glob("reut2-*.sgm"):
+        (home / "reuters21578" / src.name).symlink_to(src)
+    monkeypatch.delenv("TEXTWIN_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    home.chmod(0o555)
+    try:
+        code, out, err = run(capsys, "data", "--verify", "--json", "-q", "--data-home", home)
+        assert code == 0, err
+        assert json.loads(out)["verified"] is True
+        assert sorted(p.name for p in home.iterdir()) == ["reuters21578"]  # no cache here
+        assert any((tmp_path / "xdg" / "textwin").iterdir())              # but there
+    finally:
+        home.chmod(0o755)
