@@ -163,6 +163,22 @@ def test_category_in_every_training_document(capsys, tmp_path):
     one_line_error(err, "every training document", "'sport'", "negative examples")
 
 
+def test_category_without_training_documents(capsys, tmp_path, corpus):
+    recs = [json.loads(line) for line in corpus.read_text().splitlines()]
+    recs.append({"text": "rare words only in the test part", "labels": ["rare"],
+                 "split": "test"})
+    path = write_jsonl(tmp_path / "rare.jsonl", recs)
+    code, _, err = run(capsys, "train", "--corpus", path, "--category", "rare")
+    assert code == EXIT_USAGE
+    one_line_error(err, "category 'rare' has no training document")
+    # With `all` it is kept (a constant model) and named once, by name, not by column.
+    code, out, err = run(capsys, "train", "--corpus", path, "--category", "all")
+    assert code == 0, err
+    assert "1 category of" in err and "rare (no training document)" in err
+    assert "column" not in err
+    assert run(capsys, "train", "--corpus", path, "--category", "all", "-q")[2] == ""
+
+
 # -- custom corpus files -----------------------------------------------------------------
 
 def test_non_utf8_jsonl_names_file_line_and_byte(capsys, tmp_path):

@@ -14,6 +14,7 @@ import logging
 import math
 import sys
 import time
+import warnings
 from pathlib import Path
 
 from ._version import __version__
@@ -183,7 +184,11 @@ def _train_problem(method, X_train, Y_train, overrides, verbose=0):
         est.set_params(verbose=verbose)
     t0 = time.perf_counter()
     try:
-        est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+        with warnings.catch_warnings():
+            # _check_trainable named these categories already; the estimators can
+            # only give column numbers.
+            warnings.filterwarnings("ignore", message=r".*examples of a single class")
+            est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
@@ -244,6 +249,34 @@ def _prepare_user_corpus(args, corpus):
             np.asarray(support, dtype=np.int64))
 
 
+def _check_trainable(categories, Y_train, source, everything):
+    """A category needs positive and negative training documents.
+
+    Named explicitly, a category without them is an error; with ``--category all``
+    such categories are kept (a constant model, no break-even point) and named in
+    one warning.
+    """
+    no_pos = [c for j, c in enumerate(categories) if not Y_train[:, j].any()]
+    no_neg = [c for j, c in enumerate(categories) if Y_train[:, j].all()]
+    if everything:
+        if no_pos or no_neg:
+            n = len(no_pos) + len(no_neg)
+            names = [*(f"{c} (no training document)" for c in no_pos),
+                     *(f"{c} (in every training document)" for c in no_neg)]
+            # A warning, not a log line: -q silences it as it does the estimators'.
+            warnings.warn(f"{n} categor{'y' if n == 1 else 'ies'} of {source} cannot be "
+                          f"learned and get a constant model: {', '.join(names)}", stacklevel=2)
+        return
+    if no_pos:
+        raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
+                       "classifier needs positive examples")
+    if no_neg:
+        raise CLIError(
+            f"every training document of {source} is in category {no_neg[0]!r}; a "
+            "classifier needs negative examples too (in a folder corpus, files with the "
+            "same name in several category folders are one document with all their labels)")
+
+
 def _training_data(args):
     """Matrices, categories and model parts for ``train`` (Reuters or ``--corpus``)."""
     from types import SimpleNamespace
@@ -261,6 +294,8 @@ def _training_data(args):
             data = _protocol_data(args.category, args)
         except UnknownCategoryError as exc:
             raise CLIError(str(exc)) from None
+        _check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                         args.category == "all")
         # The cached corpus is vectorized with TextVectorizer's defaults (title and body).
         return SimpleNamespace(
             categories=data.categories, X_train=data.X_train, X_test=data.X_test,
@@ -284,15 +319,7 @@ def _training_data(args):
     X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
     cols = [available.index(c) for c in categories]
     Y_train = corpus.Y_train[:, cols]
-    for j, cat in enumerate(categories):
-        if not Y_train[:, j].any():
-            raise CLIError(f"category {cat!r} has no training document in {corpus.source}; "
-                           "a classifier needs positive examples")
-        if Y_train[:, j].all():
-            raise CLIError(
-                f"every training document of {corpus.source} is in category {cat!r}; a "
-                "classifier needs negative examples too (in a folder corpus, files with the "
-                "same name in several category folders are one document with all their labels)")
+    _check_trainable(categories, Y_train, corpus.source, args.category == "all")
     return SimpleNamespace(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=corpus.Y_test[:, cols],
@@ -566,8 +593,6 @@ def _read_svmlight_inputs(inputs, model):
 # ---------------------------------------------------------------------------
 
 def cmd_data(args):
-    import warnings
-
     from .datasets import (ReutersFormatError, fetch_reuters21578, get_data_home,
                            load_reuters_vectorized)
 
@@ -867,7 +892,6 @@ def main(argv=None):
     _setup_logging(args)
     if getattr(args, "features", 1) < 1:
         return _fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
-    import warnings
 
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
