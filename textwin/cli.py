@@ -179,16 +179,15 @@ def _estimator_verbosity(args):
 
 def _train_problem(method, X_train, Y_train, overrides, verbose=0):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
-    est = method.build(X_train.shape[0], **overrides)
-    if verbose and "verbose" in est.get_params():
-        est.set_params(verbose=verbose)
+    from .experiments import fit_method
+
     t0 = time.perf_counter()
     try:
         with warnings.catch_warnings():
             # _check_trainable named these categories already; the estimators can
             # only give column numbers.
             warnings.filterwarnings("ignore", message=r".*examples of a single class")
-            est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+            est = fit_method(method, X_train, Y_train, overrides, verbose=verbose)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.

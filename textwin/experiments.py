@@ -26,7 +26,7 @@ import numpy as np
 __all__ = [
     "Method", "METHODS", "PAPER_METHODS", "UnknownCategoryError", "UnknownMethodError",
     "resolve_categories", "resolve_methods", "MethodResult", "run_micro_breakeven",
-    "load_protocol_data", "score_matrix",
+    "load_protocol_data", "score_matrix", "fit_method",
 ]
 
 logger = logging.getLogger("textwin")
@@ -390,19 +390,25 @@ def score_matrix(estimator, X):
     return scores[:, None] if scores.ndim == 1 else scores
 
 
-def _fit_scores(method, data, overrides, n_jobs, verbose=0):
-    """Fit one method on every category and score the test set."""
-    est = method.build(data.X_train.shape[0], **overrides)
+def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose=0):
+    """Build ``method`` (with ``overrides``) and fit it on the columns of ``Y_train``.
+
+    One column is fitted as a binary problem, not as a one-column indicator.
+    ``n_jobs`` and ``verbose`` go to estimators that take them.
+    """
+    est = method.build(X_train.shape[0], **(overrides or {}))
     params = est.get_params()
     if n_jobs is not None and "n_jobs" in params:
         est.set_params(n_jobs=n_jobs)
     if verbose and "verbose" in params:
         est.set_params(verbose=verbose)
-    Y = data.Y_train
-    if Y.shape[1] == 1:  # one category: a binary problem, not a one-column indicator
-        est.fit(data.X_train, Y[:, 0])
-    else:
-        est.fit(data.X_train, Y)
+    return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+
+
+def _fit_scores(method, data, overrides, n_jobs, verbose=0):
+    """Fit one method on every category and score the test set."""
+    est = fit_method(method, data.X_train, data.Y_train, overrides, n_jobs=n_jobs,
+                     verbose=verbose)
     return est, score_matrix(est, data.X_test)
 
 
