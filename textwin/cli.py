@@ -186,7 +186,7 @@ def _train_problem(method, X_train, Y_train, overrides, verbose=0):
         with warnings.catch_warnings():
             # _check_trainable named these categories already; the estimators can
             # only give column numbers.
-            warnings.filterwarnings("ignore", message=r".*examples of a single class")
+            warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)
             est = fit_method(method, X_train, Y_train, overrides, verbose=verbose)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
@@ -246,6 +246,10 @@ def _prepare_user_corpus(args, corpus):
     support = selector.get_support(indices=True)
     return (X_train[:, support].tocsr(), X_test[:, support].tocsr(), vectorizer,
             np.asarray(support, dtype=np.int64))
+
+
+# The estimators' warning about label columns of one class (by column number).
+_SINGLE_CLASS_WARNING = r".*examples of a single class"
 
 
 def _check_trainable(categories, Y_train, source, everything):
@@ -454,9 +458,12 @@ def cmd_eval(args):
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
-    results = run_micro_breakeven([m.key for m in methods], data=data, overrides=overrides,
-                                  progress=_progress_enabled(args), n_jobs=args.n_jobs,
-                                  verbose=_estimator_verbosity(args))
+    _check_trainable(data.categories, data.Y_train, "the ModApte training set", True)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)  # named just above
+        results = run_micro_breakeven([m.key for m in methods], data=data,
+                                      overrides=overrides, progress=_progress_enabled(args),
+                                      n_jobs=args.n_jobs, verbose=_estimator_verbosity(args))
     dicts = [r.to_dict() for r in results]
     if args.json:
         _print_json(dicts)
