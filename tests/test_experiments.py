@@ -183,11 +183,14 @@ def test_converged_algorithm2_matches_libsvm_on_reuters(reuters_data_home):
     from textwin.experiments import load_protocol_data
 
     data = load_protocol_data(["ship", "corn"], reuters_data_home)
-    n = data.X_train.shape[0]
-    ours = METHODS["svm-alg2-converged"].build(n).fit(data.X_train, data.Y_train)
-    smo = METHODS["smo"].build(n, tol=1e-5).fit(data.X_train, data.Y_train)
+    # The first 4,000 training documents (84 ship, 86 corn): libsvm at tol 1e-5 on all
+    # 9,603 takes seconds, and the agreement is the same (about 1e-4 of the largest weight).
+    X, Y = data.X_train[:4000], data.Y_train[:4000]
+    n = X.shape[0]
+    ours = METHODS["svm-alg2-converged"].build(n).fit(X, Y)
+    smo = METHODS["smo"].build(n, tol=1e-5).fit(X, Y)
     w_smo = np.vstack([e.coef_.toarray() for e in smo.estimators_])
-    np.testing.assert_allclose(ours.coef_, w_smo, atol=5e-3 * np.abs(w_smo).max())
+    np.testing.assert_allclose(ours.coef_, w_smo, atol=1e-3 * np.abs(w_smo).max())
     np.testing.assert_allclose(breakeven_points(data.Y_test, score_matrix(ours, data.X_test)),
                                breakeven_points(data.Y_test, score_matrix(smo, data.X_test)),
                                atol=0.006)
