@@ -150,46 +150,35 @@ def main(argv=None):
             per_reg = epoch_seconds(X, Ys, loss, REGULARIZERS, args.lam, args.epochs,
                                     args.repeats, timer)
             base = per_reg["square"][0]
-            for reg in REGULARIZERS:
-                sec, full, zero = per_reg[reg]
-                ratio = sec / base if base else float("nan")
+
+            def report(label, reg, side, sec, times, note=""):
+                """Print one line, keep its JSON row; sec is summed over the categories."""
                 ns = 1e9 * sec / (X.nnz * Ys.shape[1])
-                ok = "" if reg == "square" else ("  ok" if ratio <= TARGET else "  MISS")
-                print(f"  {loss:14s} {reg:28s} {1e3 * sec / Ys.shape[1]:9.3f} {ns:7.2f} "
-                      f"{ratio:15.2f}{ok}")
+                print(f"  {loss:14s} {label:28s} {1e3 * sec / Ys.shape[1]:9.3f} {ns:7.2f} "
+                      f"{sec / base:15.2f}{note}")
                 rows.append({"data": name, "n": X.shape[0], "d": X.shape[1], "nnz": X.nnz,
                              "categories": Ys.shape[1], "loss": loss, "regularizer": reg,
-                             "clock": args.clock,
+                             "side": side, "clock": args.clock,
                              "seconds_per_epoch_per_category": sec / Ys.shape[1],
-                             "ns_per_nonzero": ns, "ratio_to_square": ratio,
-                             "side": "textwin",
-                             "run_seconds": full["times"], "zero_epoch_seconds": zero["times"]})
+                             "ns_per_nonzero": ns, "ratio_to_square": sec / base, **times})
+
+            for reg in REGULARIZERS:
+                sec, full, zero = per_reg[reg]
+                ok = "" if reg == "square" else ("  ok" if sec / base <= TARGET else "  MISS")
+                report(reg, reg, "textwin", sec, {"run_seconds": full["times"],
+                                                  "zero_epoch_seconds": zero["times"]}, ok)
             # like for like with the peer, which always shrinks: textwin's square
             # kernel with its (liblinear-style) shrinking on
             shr = interleaved_times([_square_shrinking(X, Ys, loss, args.lam, E)
                                      for E in (args.epochs, 0)], args.repeats, timer=timer)
             sec_s = max(shr[0]["median"] - shr[1]["median"], 0.0) / args.epochs
-            ns = 1e9 * sec_s / (X.nnz * Ys.shape[1])
-            print(f"  {loss:14s} {'square, shrinking':28s} {1e3 * sec_s / Ys.shape[1]:9.3f} "
-                  f"{ns:7.2f} {sec_s / base:15.2f}")
-            rows.append({"data": name, "n": X.shape[0], "d": X.shape[1], "nnz": X.nnz,
-                         "categories": Ys.shape[1], "loss": loss, "regularizer": "square",
-                         "side": "textwin-shrinking", "clock": args.clock,
-                         "seconds_per_epoch_per_category": sec_s / Ys.shape[1],
-                         "ns_per_nonzero": ns, "ratio_to_square": sec_s / base,
-                         "run_seconds": shr[0]["times"], "zero_epoch_seconds": shr[1]["times"]})
+            report("square, shrinking", "square", "textwin-shrinking", sec_s,
+                   {"run_seconds": shr[0]["times"], "zero_epoch_seconds": shr[1]["times"]})
             sec, full, one = liblinear_epoch_seconds(X, Ys, loss, args.lam, args.epochs,
                                                      args.repeats, timer)
-            ns = 1e9 * sec / (X.nnz * Ys.shape[1])
-            print(f"  {loss:14s} {'peer: liblinear (square)':28s} {1e3 * sec / Ys.shape[1]:9.3f} "
-                  f"{ns:7.2f} {sec / base:15.2f}  (textwin square, shrinking / liblinear = "
-                  f"{sec_s / sec:.2f})")
-            rows.append({"data": name, "n": X.shape[0], "d": X.shape[1], "nnz": X.nnz,
-                         "categories": Ys.shape[1], "loss": loss, "regularizer": "square",
-                         "side": "liblinear", "clock": args.clock,
-                         "seconds_per_epoch_per_category": sec / Ys.shape[1],
-                         "ns_per_nonzero": ns, "ratio_to_square": sec / base,
-                         "run_seconds": full["times"], "one_iteration_seconds": one["times"]})
+            report("peer: liblinear (square)", "square", "liblinear", sec,
+                   {"run_seconds": full["times"], "one_iteration_seconds": one["times"]},
+                   f"  (textwin square, shrinking / liblinear = {sec_s / sec:.2f})")
     worst = max(r["ratio_to_square"] for r in rows if r["side"] == "textwin")
     print(f"\nworst ratio entropy-type / square: {worst:.2f} (target <= {TARGET})")
     info["load_average_end"] = load_average()
