@@ -354,6 +354,11 @@ def test_reuters_train_saved_model_scores_raw_stories(capsys, tmp_path, reuters_
         assert row["breakeven"] == pytest.approx(100 * beps[j], abs=1e-3)
         assert row["epochs"] == 5
     assert result["categories"][0]["breakeven"] > 85  # acq is easy even after 5 epochs
+    # The file records the estimator as save_model does: class, parameters, epochs.
+    meta = model.metadata
+    assert meta["estimator"] == "textwin.linear.ModifiedLeastSquares"
+    assert meta["params"]["max_epochs"] == 5 and meta["n_iter"] == [5, 5]
+    assert meta["method"] == "mls" and meta["settings"]["epochs"] == 5
 
 
 @pytest.mark.corpus

@@ -335,7 +335,7 @@ def cmd_train(args):
     import numpy as np
 
     from .experiments import resolve_methods, score_matrix
-    from .persistence import TextModel, linear_weights, save_model
+    from .persistence import TextModel, estimator_metadata, linear_weights, save_model
 
     try:
         (method,) = resolve_methods([args.method])
@@ -379,9 +379,9 @@ def cmd_train(args):
         model = TextModel(
             *linear_weights(est), categories,
             vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-            idf=d.idf, metadata={"method": method.key, "settings": result["settings"],
-                      "corpus": source, "test": rows,
-                      "estimator": type(est).__name__})
+            idf=d.idf, metadata={**estimator_metadata(est), "method": method.key,
+                                 "settings": result["settings"], "corpus": source,
+                                 "test": rows})
         # The weights written must reproduce the estimator's own scores (a threshold
         # or bias kept outside coef_/intercept_ would be lost otherwise).
         check = np.asarray(X_test @ model.coef.T) + model.intercept

@@ -221,6 +221,21 @@ class TextModel:
         return f"TextModel({n} categories, {d} weights each, {voc})"
 
 
+def _qualified_name(obj):
+    return type(obj).__module__ + "." + type(obj).__qualname__
+
+
+def estimator_metadata(model):
+    """What a model file records about a fitted estimator: its class, its
+    parameters (those JSON can hold) and, when it has them, the duality gaps and
+    epochs of its binary problems."""
+    meta = {"estimator": _qualified_name(model), "params": _estimator_params(model)}
+    for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
+        if hasattr(model, attr):
+            meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
+    return meta
+
+
 def linear_weights(model):
     """``(coef, intercept)`` of a fitted linear estimator, as dense float arrays.
 
@@ -265,16 +280,10 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
         selected = np.asarray(selector.get_support(indices=True), dtype=np.int64)
     if thresholds is None and hasattr(model, "thresholds_"):
         thresholds = model.thresholds_
-    meta = {
-        "estimator": type(model).__module__ + "." + type(model).__qualname__,
-        "params": _estimator_params(model),
-    }
+    meta = estimator_metadata(model)
     if selector is not None:
-        meta["selector"] = type(selector).__module__ + "." + type(selector).__qualname__
+        meta["selector"] = _qualified_name(selector)
         meta["selector_params"] = _estimator_params(selector)
-    for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
-        if hasattr(model, attr):
-            meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
     meta.update(metadata or {})
     return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
                      preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta)
