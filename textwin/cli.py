@@ -23,12 +23,12 @@ from ._version import __version__
 EXIT_OK = 0
 EXIT_INTERNAL = 1   # a bug: please report it (the traceback is printed)
 EXIT_USAGE = 2      # bad command line or bad input (argparse uses 2 as well)
-EXIT_NO_DATA = 3    # the Reuters-21578 corpus (or a user file) is missing
+EXIT_NO_DATA = 3    # the Reuters-21578 corpus (or a user file) is missing or damaged
 EXIT_BAD_MODEL = 4  # a model file is corrupted, truncated, foreign or too new
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
     "usage or bad input": EXIT_USAGE,
-    "missing data": EXIT_NO_DATA,
+    "missing or damaged data": EXIT_NO_DATA,
     "unusable model file": EXIT_BAD_MODEL,
     "interrupted": EXIT_INTERRUPTED,
     "internal error": EXIT_INTERNAL,
@@ -691,7 +691,7 @@ examples:
   textwin eval --micro-breakeven --methods svm-alg2,smo --json
   textwin reproduce --quick --output /tmp/repro.md   a small run of the reproduction report
 
-exit codes: 0 ok, 2 usage or bad input, 3 missing data, 4 unusable model file,
+exit codes: 0 ok, 2 usage or bad input, 3 missing or damaged data, 4 unusable model file,
 1 internal error (please report it), 130 interrupted.
 The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
 else $TEXTWIN_DATA_HOME, else ~/textwin_data; train and eval download it there when it
