@@ -150,3 +150,13 @@ def test_bad_options(argv, message, capsys):
         reproduce.main(argv)
     assert exc.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_unwritable_output_fails_before_the_run(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    with pytest.raises(SystemExit) as exc:
+        reproduce.main(["--quick", "--output", str(blocker / "r.md"),
+                        "--figures", str(tmp_path / "figures")])
+    assert exc.value.code == 2
+    assert "pass a writable --output" in capsys.readouterr().err

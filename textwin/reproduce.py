@@ -925,6 +925,15 @@ def main(argv=None, prog="python -m textwin.reproduce"):
     t0 = time.perf_counter()
     output = Path(args.output)
     figures = Path(args.figures)
+    # Fail before the long run, not after it, if the results cannot be written.
+    for folder in (output.parent, figures):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            parser.error(f"cannot create {folder} ({exc.strerror or exc}); pass a writable "
+                         "--output / --figures")
+        if not os.access(folder, os.W_OK):
+            parser.error(f"{folder} is not writable; pass a writable --output / --figures")
 
     data = load_protocol_data(plan.categories, args.data_home)
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
@@ -971,5 +980,15 @@ def main(argv=None, prog="python -m textwin.reproduce"):
     return 0
 
 
+def _console():  # pragma: no cover - `python -m textwin.reproduce`
+    try:
+        return main()
+    except (OSError, ValueError) as exc:
+        # Missing corpus, unknown category, unwritable file: one clear message, no
+        # traceback (the message of textwin's loader says how to get the corpus).
+        print(f"textwin reproduce: error: {exc}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    sys.exit(_console())
