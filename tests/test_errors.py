@@ -212,6 +212,15 @@ def test_svmlight_bad_lines(capsys, tmp_path, line, fragment):
     one_line_error(err, fragment, "1-based")
 
 
+def test_weighting_of_an_svmlight_corpus_is_refused(capsys, tmp_path):
+    path = tmp_path / "c.svm"
+    path.write_text("".join(f"{i % 2} {1 + i % 2}:1\n" for i in range(20)))
+    code, _, err = run(capsys, "train", "--corpus", path, "--category", "1",
+                       "--weighting", "tfidf")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--weighting is for text corpora")
+
+
 # -- model files -------------------------------------------------------------------------
 
 @pytest.fixture

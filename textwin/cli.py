@@ -236,6 +236,9 @@ def _prepare_user_corpus(args, corpus):
             raise CLIError(f"{corpus.source}: {exc}") from None
         X_test = vectorizer.transform(corpus.test)
     else:
+        if args.weighting is not None:
+            raise CLIError(f"--weighting is for text corpora; {corpus.source} holds feature "
+                           "values (svmlight), which are used as given")
         X_train, X_test = corpus.train, corpus.test
         if X_test.shape[1] < X_train.shape[1]:
             X_test.resize((X_test.shape[0], X_train.shape[1]))
