@@ -221,6 +221,14 @@ def test_weighting_of_an_svmlight_corpus_is_refused(capsys, tmp_path):
     one_line_error(err, "--weighting is for text corpora")
 
 
+def test_corpus_options_without_a_corpus_are_refused(capsys):
+    # Checked before the corpus is read: no data needed.
+    code, _, err = run(capsys, "train", "--category", "acq", "--test-size", "0.5", "--seed",
+                       "3")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--test-size, --seed are for --corpus", "ModApte split")
+
+
 # -- model files -------------------------------------------------------------------------
 
 @pytest.fixture

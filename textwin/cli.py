@@ -210,8 +210,9 @@ def _load_user_corpus(args):
     from .corpora import CorpusError, load_corpus
 
     try:
-        return load_corpus(args.corpus, test_path=args.test_corpus, test_size=args.test_size,
-                           random_state=args.seed)
+        return load_corpus(args.corpus, test_path=args.test_corpus,
+                           test_size=0.25 if args.test_size is None else args.test_size,
+                           random_state=0 if args.seed is None else args.seed)
     except CorpusError as exc:
         code = EXIT_NO_DATA if "not found" in str(exc) else EXIT_USAGE
         raise CLIError(str(exc), code) from None
@@ -296,6 +297,12 @@ def _training_data(args):
         if args.weighting not in (None, "binary"):
             raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
                            "features")
+        given = [opt for opt, value in (("--test-corpus", args.test_corpus),
+                                        ("--test-size", args.test_size),
+                                        ("--seed", args.seed)) if value is not None]
+        if given:
+            raise CLIError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for "
+                           "--corpus; Reuters-21578 has its own ModApte split")
         try:
             data = _protocol_data(args.category, args)
         except UnknownCategoryError as exc:
@@ -782,10 +789,11 @@ examples:
                    help="a JSON Lines file ({\"text\": ..., \"labels\": [...]} per line), a "
                         "folder per category, or an svmlight file")
     g.add_argument("--test-corpus", metavar="PATH", help="svmlight test file")
-    g.add_argument("--test-size", type=float, default=0.25,
+    g.add_argument("--test-size", type=float, default=None,
                    help="fraction held out for testing when the corpus has no split "
-                        "(default: %(default)s)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the held-out split (default: %(default)s)")
+                        "(default: 0.25)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="seed of the held-out split (default: 0)")
     g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
                    help="feature values of a text corpus (default: binary)")
     _settings_options(p)
