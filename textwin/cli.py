@@ -177,7 +177,7 @@ def _estimator_verbosity(args):
     return 2 if args.verbose else (1 if _progress_enabled(args) else 0)
 
 
-def _train_problem(method, X_train, Y_train, overrides, verbose=0):
+def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
     from .experiments import fit_method
 
@@ -187,7 +187,8 @@ def _train_problem(method, X_train, Y_train, overrides, verbose=0):
             # _check_trainable named these categories already; the estimators can
             # only give column numbers.
             warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)
-            est = fit_method(method, X_train, Y_train, overrides, verbose=verbose)
+            est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
+                             verbose=verbose)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
@@ -358,7 +359,7 @@ def cmd_train(args):
     logger.info("training %s on %d documents, %d features, %d categor%s", method.key,
                 X_train.shape[0], X_train.shape[1], len(categories),
                 "y" if len(categories) == 1 else "ies")
-    est, seconds = _train_problem(method, X_train, Y_train, overrides,
+    est, seconds = _train_problem(method, X_train, Y_train, overrides, n_jobs=args.n_jobs,
                                   verbose=_estimator_verbosity(args))
     scores = score_matrix(est, X_test)
     beps, prf = _evaluate(Y_test, scores)
@@ -716,6 +717,10 @@ def _common(p, data=True):
                    help="no logs or progress bars on stderr")
     g.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                    help="more logs on stderr")
+    if data == "download":  # the commands that train
+        p.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                       help="threads over the categories (-1: one per core); the results "
+                            "do not depend on it")
     if data:
         p.add_argument("--data-home", metavar="DIR", default=None,
                        help="folder holding reuters21578/ (default: $TEXTWIN_DATA_HOME or "
@@ -824,7 +829,6 @@ examples:
                    help="top10, all, or a comma-separated list (default: %(default)s)")
     p.add_argument("--features", type=int, default=1000,
                    help="number of information-gain features (default: %(default)s)")
-    p.add_argument("--n-jobs", type=int, default=None, help="threads over categories")
     _settings_options(p)
     _common(p, data="download")
     p.set_defaults(func=cmd_eval)
@@ -909,6 +913,9 @@ def main(argv=None):
     _setup_logging(args)
     if getattr(args, "features", 1) < 1:
         return _fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
+    if getattr(args, "n_jobs", None) is not None and args.n_jobs < 1 and args.n_jobs != -1:
+        return _fail(f"--n-jobs must be a positive number of threads or -1, got {args.n_jobs}",
+                     EXIT_USAGE)
 
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
