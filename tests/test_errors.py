@@ -69,6 +69,7 @@ def test_bad_solver_settings_name_the_parameter(sparse_problem, est, fragment):
     (["--tol", "-1"], "--tol must be positive"),
     (["--epochs", "0"], "--epochs must be at least 1"),
     (["--method", "rwinnow", "--theta", "nan"], "--theta must be a finite number"),
+    (["--n-jobs", "0"], "--n-jobs must be a positive number of threads or -1"),
 ])
 def test_bad_solver_settings_on_the_command_line(capsys, corpus, argv, fragment):
     code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "spam", *argv)
