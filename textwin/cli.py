@@ -732,7 +732,7 @@ def _common(p, data=True):
 
 def _settings_options(p):
     g = p.add_argument_group(
-        "method settings (default: the paper's, see `textwin eval --help` for the methods)")
+        "method settings (default: each method's own, the paper's; the methods are listed below)")
     g.add_argument("--lam", type=float, help="regularization parameter lambda > 0")
     g.add_argument("--epochs", type=int,
                    help="passes over the data: at most this many for the dual methods (per "
