@@ -358,3 +358,55 @@ def test_global_memory_does_not_grow_with_features_times_classes():
         tracemalloc.stop()
     assert peak < 40e6, f"peak {peak / 1e6:.0f} MB: the count table was densified"
     assert (scores > 0).sum() > 1000
+
+
+# ------------------------------------------------- the user guide's Pipeline API
+def test_text_pipeline_with_model_selection_clone_and_pickle():
+    """TextVectorizer -> InformationGain -> DualSVM with a multi-label Y, as the user
+    guide shows it: cross_val_score, GridSearchCV over lam, clone, pickle."""
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.metrics import make_scorer
+    from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+
+    from textwin import DualSVM
+    from textwin.metrics import micro_breakeven_point
+    from textwin.text import TextVectorizer
+
+    rng = np.random.default_rng(0)
+    topics = {"grain": "wheat corn harvest", "oil": "crude barrel refinery",
+              "deal": "merger stake takeover"}
+    docs, Y = [], []
+    for _ in range(150):
+        on = rng.random(3) < 0.35
+        words = list(rng.choice("the a said market week report".split(), size=5))
+        for t, flag in zip(topics.values(), on):
+            if flag:
+                words += list(rng.choice(t.split(), size=2))
+        if rng.random() < 0.2:  # a topic word without its label
+            words.append(rng.choice(" ".join(topics.values()).split()))
+        docs.append(" ".join(words))
+        Y.append(on.astype(int))
+    Y = np.array(Y)
+    pipe = Pipeline([("vectorize", TextVectorizer()), ("select", InformationGain(k=8)),
+                     ("svm", DualSVM(lam=1e-2, random_state=0))])
+    scorer = make_scorer(micro_breakeven_point, response_method="decision_function")
+    cv = KFold(3, shuffle=True, random_state=0)
+
+    lams = [1e-3, 1e-2, 1e-1]
+    by_hand = [cross_val_score(clone(pipe).set_params(svm__lam=lam), docs, Y, cv=cv,
+                               scoring=scorer).mean() for lam in lams]
+    assert 0.7 < max(by_hand) <= 1.0
+    search = GridSearchCV(pipe, {"svm__lam": lams}, cv=cv, scoring=scorer).fit(docs, Y)
+    assert search.best_params_["svm__lam"] == lams[int(np.argmax(by_hand))]
+    assert search.best_score_ == pytest.approx(max(by_hand), rel=1e-12)
+
+    fitted = search.best_estimator_
+    copy = clone(fitted)
+    assert copy.get_params()["svm__lam"] == fitted.get_params()["svm__lam"]
+    assert not hasattr(copy[-1], "coef_")  # clone is unfitted
+    again = pickle.loads(pickle.dumps(fitted))  # what joblib does for n_jobs > 1
+    scores = fitted.decision_function(docs)
+    assert scores.shape == (150, 3)
+    assert_array_equal(again.decision_function(docs), scores)
