@@ -730,6 +730,14 @@ def _common(p, data=True):
                        help="never download the corpus; fail (exit 3) if it is missing")
 
 
+def _training_options(p):
+    """What `train` and `eval` share: features, method settings, output, data."""
+    p.add_argument("--features", type=int, default=1000,
+                   help="number of information-gain features (default: %(default)s)")
+    _settings_options(p)
+    _common(p, data="download")
+
+
 def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: each method's own, the paper's; the methods are listed below)")
@@ -785,8 +793,6 @@ examples:
                         "or all")
     p.add_argument("--method", "-m", default="svm", metavar="METHOD",
                    help="one of: " + ", ".join(METHODS) + " (default: %(default)s)")
-    p.add_argument("--features", type=int, default=1000,
-                   help="number of information-gain features (default: %(default)s)")
     p.add_argument("--output", "-o", metavar="MODEL.npz",
                    help="save the model (weights, vocabulary, selected features, settings)")
     g = p.add_argument_group("your own corpus")
@@ -801,8 +807,7 @@ examples:
                    help="seed of the held-out split (default: 0)")
     g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
                    help="feature values of a text corpus (default: binary)")
-    _settings_options(p)
-    _common(p, data="download")
+    _training_options(p)
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
@@ -827,10 +832,7 @@ examples:
                    help="comma-separated method names, 'paper' or 'all'")
     p.add_argument("--categories", default="top10", metavar="LIST",
                    help="top10, all, or a comma-separated list (default: %(default)s)")
-    p.add_argument("--features", type=int, default=1000,
-                   help="number of information-gain features (default: %(default)s)")
-    _settings_options(p)
-    _common(p, data="download")
+    _training_options(p)
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
