@@ -359,6 +359,10 @@ def cmd_train(args):
     logger.info("training %s on %d documents, %d features, %d categor%s", method.key,
                 X_train.shape[0], X_train.shape[1], len(categories),
                 "y" if len(categories) == 1 else "ies")
+    empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (X_train, X_test)]
+    if any(empty):  # valid documents, but worth knowing about (users.md row 16)
+        logger.info("%d training and %d test documents have none of the %d features; "
+                    "they score the bias", *empty, X_train.shape[1])
     est, seconds = _train_problem(method, X_train, Y_train, overrides, n_jobs=args.n_jobs,
                                   verbose=_estimator_verbosity(args))
     scores = score_matrix(est, X_test)
