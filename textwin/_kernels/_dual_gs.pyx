@@ -36,6 +36,17 @@ the estimator may train many categories in parallel threads on one matrix.
 from libc.math cimport exp, log, log1p, fabs, sqrt, sinh, expm1, isfinite, INFINITY, NAN
 from libc.stdint cimport uint64_t
 
+cdef extern from *:
+    # GCC/Clang builtin; other compilers get a no-op through the macro below
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define TW_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define TW_PREFETCH(p) ((void)0)
+    #endif
+    """
+    void TW_PREFETCH(const void* p) noexcept nogil
+
 import numpy as np
 
 cdef double TINY = 1e-300          # floor of P in the relative gap
@@ -844,6 +855,11 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         nnz = P.indptr[i + 1] - start
         x = P.data + start
         j = P.indices + start
+        if k + 1 < P.active:
+            # a random permutation visits rows anywhere in the CSR arrays: start
+            # loading the next row now (1.1-1.6x per epoch, docs/performance.md)
+            TW_PREFETCH(P.data + P.indptr[order[k + 1]])
+            TW_PREFETCH(P.indices + P.indptr[order[k + 1]])
 
         # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
         b = y_i * reg.margin_curv(i, x, j, nnz, &c)
