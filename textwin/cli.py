@@ -13,6 +13,7 @@ import json
 import logging
 import math
 import sys
+import textwrap
 import time
 import warnings
 from pathlib import Path
@@ -27,11 +28,12 @@ EXIT_NO_DATA = 3    # the Reuters-21578 corpus (or a user file) is missing or da
 EXIT_BAD_MODEL = 4  # a model file is corrupted, truncated, foreign or too new
 EXIT_INTERRUPTED = 130
 EXIT_CODES = {
+    "ok": EXIT_OK,
     "usage or bad input": EXIT_USAGE,
     "missing or damaged data": EXIT_NO_DATA,
     "unusable model file": EXIT_BAD_MODEL,
+    "internal error (please report it)": EXIT_INTERNAL,
     "interrupted": EXIT_INTERRUPTED,
-    "internal error": EXIT_INTERNAL,
 }
 
 logger = logging.getLogger("textwin")
@@ -706,8 +708,7 @@ examples:
   textwin eval --micro-breakeven --methods svm-alg2,smo --json
   textwin reproduce --quick --output /tmp/repro.md   a small run of the reproduction report
 
-exit codes: 0 ok, 2 usage or bad input, 3 missing or damaged data, 4 unusable model file,
-1 internal error (please report it), 130 interrupted.
+{exit_codes}
 The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
 else $TEXTWIN_DATA_HOME, else ~/textwin_data; train and eval download it there when it
 is missing (not with --offline).
@@ -765,7 +766,8 @@ def build_parser():
         prog="textwin", formatter_class=_Formatter,
         description="Sparse text categorization by the dual Gauss-Seidel method: SVMs, "
                     "regularized Winnows and their baselines on Reuters-21578 or your corpus.",
-        epilog=MAIN_EPILOG)
+        epilog=MAIN_EPILOG.format(exit_codes=textwrap.fill("exit codes: " + ", ".join(
+            f"{code} {meaning}" for meaning, code in EXIT_CODES.items()) + ".", 88)))
     parser.add_argument("--version", action="version", version=f"textwin {__version__}")
     parser.add_argument("-q", "--quiet", action="store_true", help="no logs or progress bars")
     parser.add_argument("-v", "--verbose", action="store_true", help="more logs on stderr")
