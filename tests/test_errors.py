@@ -140,6 +140,25 @@ def test_empty_document_trains_and_scores_the_bias(capsys, tmp_path, corpus, mon
     assert doc["scores"]["spam"] == pytest.approx(model.intercept[0], abs=0, rel=1e-15)
 
 
+def test_stdin_bytes_that_are_not_utf8(capsys, tmp_path, corpus, monkeypatch):
+    import io
+    import sys
+
+    model_path = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "--category", "spam", "--output",
+               model_path, "-q")[0] == 0
+    raw = b"cheap pills caf\xe9 offer\r\n\nmeeting lunch report\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8"))
+    code, out, err = run(capsys, "predict", model_path, "--json")
+    assert code == 0, err
+    docs = json.loads(out)
+    assert [d["id"] for d in docs] == ["line 1", "line 3"]  # the blank line is skipped
+    expected = load_model(model_path).decision_function(
+        ["cheap pills caf\xe9 offer", "meeting lunch report"])[:, 0]
+    assert [d["scores"]["spam"] for d in docs] == pytest.approx(expected, rel=1e-12)
+    assert docs[0]["labels"] == ["spam"] and docs[1]["labels"] == []
+
+
 @pytest.mark.parametrize("records, fragment", [
     ([], "no documents found"),
     ([{"text": "a"}, {"text": "b", "labels": []}], "no document has a label"),

@@ -515,14 +515,19 @@ def _print_table(results, categories):
 
 def _read_documents(inputs):
     """(id, text) pairs from files, folders (every file inside) or stdin (one per line)."""
+    from .corpora import decode_text
+
     docs = []
     if not inputs or inputs == ["-"]:
         if sys.stdin.isatty():
             logger.warning("reading documents from the terminal, one per line; end with Ctrl-D")
-        for i, line in enumerate(sys.stdin, 1):
-            line = line.rstrip("\n")
-            if line.strip():
-                docs.append((f"line {i}", line))
+        # Bytes, decoded line by line as files are (UTF-8, else latin-1), whatever
+        # the locale says; a text stream without a buffer (tests) is read as is.
+        stream = getattr(sys.stdin, "buffer", sys.stdin)
+        for i, line in enumerate(stream, 1):
+            text = decode_text(line) if isinstance(line, bytes) else line
+            if text.strip():
+                docs.append((f"line {i}", text.rstrip("\r\n")))
         return docs
     for item in inputs:
         path = Path(item)
@@ -536,13 +541,7 @@ def _read_documents(inputs):
             files = [path]
         else:
             raise CLIError(f"no such file or folder: {path}", EXIT_NO_DATA)
-        for f in files:
-            raw = f.read_bytes()
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                text = raw.decode("latin-1")
-            docs.append((str(f), text))
+        docs += [(str(f), decode_text(f.read_bytes())) for f in files]
     return docs
 
 

@@ -148,12 +148,16 @@ def read_jsonl(path, *, test_size=0.25, random_state=0):
                    test_size=test_size, random_state=random_state)
 
 
-def _read_text(path):
-    raw = path.read_bytes()
+def decode_text(raw):
+    """Bytes of a document as text: UTF-8, else latin-1 (which decodes any bytes)."""
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:
         return raw.decode("latin-1")
+
+
+def _read_text(path):
+    return decode_text(path.read_bytes())
 
 
 def _read_category_folders(root):
