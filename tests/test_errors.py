@@ -202,6 +202,14 @@ def test_category_without_training_documents(capsys, tmp_path, corpus):
 
 # -- custom corpus files -----------------------------------------------------------------
 
+def test_folder_corpus_with_train_but_no_test(capsys, tmp_path):
+    (tmp_path / "train" / "sport").mkdir(parents=True)
+    (tmp_path / "train" / "sport" / "a.txt").write_text("football")
+    code, _, err = run(capsys, "train", "--corpus", tmp_path, "--category", "sport")
+    assert code == EXIT_USAGE
+    one_line_error(err, "has a train/ folder but no test/ folder")
+
+
 def test_non_utf8_jsonl_names_file_line_and_byte(capsys, tmp_path):
     path = tmp_path / "latin.jsonl"
     path.write_bytes(b'{"text": "ok", "labels": ["a"]}\n{"text": "caf\xe9", "labels": ["b"]}\n')

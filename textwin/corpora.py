@@ -175,7 +175,13 @@ def read_folder(root, *, test_size=0.25, random_state=0):
     """Read a folder-per-category corpus (see the module docstring)."""
     root = Path(root)
     parts = {s: root / s for s in ("train", "test")}
-    if all(p.is_dir() for p in parts.values()):
+    present = [s for s, p in parts.items() if p.is_dir()]
+    if len(present) == 1:
+        missing = "test" if present == ["train"] else "train"
+        raise CorpusError(f"{root} has a {present[0]}/ folder but no {missing}/ folder: give "
+                          f"both ({root}/train/<category>/<file> and {root}/test/...), or put "
+                          f"the category folders directly in {root} to split at random")
+    if present:
         docs, labels, ids, splits = [], [], [], []
         for split, sub in parts.items():
             for key, (text, labs) in _read_category_folders(sub).items():
