@@ -6,6 +6,7 @@ right exit code and no traceback), that no wrong answer comes out silently, and
 that no partial file is left behind.
 """
 import json
+import re
 
 import numpy as np
 import pytest
@@ -88,6 +89,14 @@ def test_an_estimator_refusal_is_one_line_not_a_traceback(capsys, corpus, monkey
     code, _, err = run(capsys, "train", "--corpus", corpus, "--category", "spam")
     assert code == EXIT_USAGE
     one_line_error(err, "DualSVM: something about the data")
+
+
+def test_convergence_warning_names_the_category(capsys, corpus):
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--category", "all", "--epochs",
+                       "1", "--tol", "1e-12")
+    assert code == 0, err
+    (line,) = [ln for ln in err.splitlines() if "did not converge" in ln]
+    assert re.search(r"the worst \(problem [01]: (ham|spam)\) stopped after 1 epochs", line)
 
 
 # -- NaN and infinity ------------------------------------------------------------------

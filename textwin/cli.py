@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import math
+import re
 import sys
 import textwrap
 import time
@@ -255,6 +256,22 @@ def _prepare_user_corpus(args, corpus):
             np.asarray(support, dtype=np.int64))
 
 
+# The categories being trained, in column order: the estimators' warnings say
+# "problem k", the command line says which category that is.
+_PROBLEM_NAMES = []
+
+
+def _name_problems(message):
+    """``(problem 3)`` -> ``(problem 3: grain)`` for the categories being trained."""
+    names = list(_PROBLEM_NAMES)
+
+    def named(match):
+        k = int(match.group(1))
+        return f"(problem {k}: {names[k]})" if k < len(names) else match.group(0)
+
+    return re.sub(r"\(problem (\d+)\)", named, message)
+
+
 # The estimators' warning about label columns of one class (by column number).
 _SINGLE_CLASS_WARNING = r".*examples of a single class"
 
@@ -365,6 +382,7 @@ def cmd_train(args):
     if any(empty):  # valid documents, but worth knowing about (users.md row 16)
         logger.info("%d training and %d test documents have none of the %d features; "
                     "they score the bias", *empty, X_train.shape[1])
+    _PROBLEM_NAMES[:] = categories
     est, seconds = _train_problem(method, X_train, Y_train, overrides, n_jobs=args.n_jobs,
                                   verbose=_estimator_verbosity(args))
     scores = score_matrix(est, X_test)
@@ -476,6 +494,7 @@ def cmd_eval(args):
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
     _check_trainable(data.categories, data.Y_train, "the ModApte training set", True)
+    _PROBLEM_NAMES[:] = data.categories
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)  # named just above
         results = run_micro_breakeven([m.key for m in methods], data=data,
@@ -927,7 +946,7 @@ def main(argv=None):
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
         # source excerpt; silenced by -q.
-        logger.warning("warning: %s", message)
+        logger.warning("warning: %s", _name_problems(str(message)))
 
     try:
         with warnings.catch_warnings():
