@@ -913,6 +913,7 @@ home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then r
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    _PROBLEM_NAMES.clear()  # set by train/eval once their categories are known
     # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
     # which has its own options and --help.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
