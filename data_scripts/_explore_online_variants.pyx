@@ -17,6 +17,17 @@ cdef double _dot(const double[::1] data, const int[::1] ind, int a, int b,
     return s
 
 
+cdef void _rescale_l1(double* w, int d, double mass) noexcept nogil:
+    """Rescale the positive weights to sum(w) = mass."""
+    cdef double total = 0.0, f
+    cdef int j
+    for j in range(d):
+        total += w[j]
+    f = mass / total
+    for j in range(d):
+        w[j] *= f
+
+
 def perceptron(const double[::1] X_data, const int[::1] X_indices,
                const int[::1] X_indptr, const double[::1] y, double[::1] w,
                double eta, int n_epochs, int norm, double radius, bint strict):
@@ -63,8 +74,8 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
     renorm: 0 never, 1 after each mistake (as textwin), 2 at the end of each epoch.
     strict: in class iff w.x > theta (else >= theta).
     """
-    cdef int n = y.shape[0], d = w.shape[0], epoch, i, j, p
-    cdef double s, total, f
+    cdef int n = y.shape[0], d = w.shape[0], epoch, i, p
+    cdef double s, f
     cdef bint pred
     cdef double* wp = &w[0]
     with nogil:
@@ -78,16 +89,6 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
                     f = exp(eta * y[i] * X_data[p])
                     wp[X_indices[p]] *= f
                 if renorm == 1:
-                    total = 0.0
-                    for j in range(d):
-                        total += wp[j]
-                    f = mass / total
-                    for j in range(d):
-                        wp[j] *= f
+                    _rescale_l1(wp, d, mass)
             if renorm == 2:
-                total = 0.0
-                for j in range(d):
-                    total += wp[j]
-                f = mass / total
-                for j in range(d):
-                    wp[j] *= f
+                _rescale_l1(wp, d, mass)

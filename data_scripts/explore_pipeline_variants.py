@@ -561,40 +561,35 @@ def print_table():
         print(f"| {sec} | {var} | " + " | ".join(cells) + " |")
 
 
+def section_base(counts):
+    Xtr, Xte, Ytr, Yte, names = counts
+    run_rows("base", "textwin pipeline (global-118 IG, all 9603/3299 documents)",
+             Xtr, Xte, Ytr, Yte, names, select(Xtr, Ytr, names, "global-118"),
+             methods=MAIN_METHODS + ("svm-alg2",))
+
+
+SECTIONS = {
+    "base": section_base, "ig": section_ig, "sets": section_sets, "sets2": section_sets2,
+    "online": section_online, "order": section_order, "combo": section_combo,
+    "interest": section_interest, "text": lambda counts: section_text(),
+}
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", help="write the results here")
-    p.add_argument("--only", default="base,ig,sets,sets2,online,order,combo,interest,text",
-                   help="comma-separated sections: base, text, ig, sets, sets2, online, order, combo, interest")
+    p.add_argument("--only", default=",".join(SECTIONS),
+                   help=f"comma-separated sections (default: all): {', '.join(SECTIONS)}")
     args = p.parse_args(argv)
     sections = args.only.split(",")
     counts = default_counts()
     print(f"{'section':7s} | {'variant':48s} | {'method':26s} | micro (vs paper) | within 3 | "
           + " ".join(f"{c[:5]:>5s}" for c in TOP10), flush=True)
+    unknown = [s for s in sections if s not in SECTIONS]
+    if unknown:
+        p.error(f"unknown section(s) {', '.join(unknown)}; known: {', '.join(SECTIONS)}")
     for s in sections:
-        if s == "text":
-            section_text()
-        elif s == "ig":
-            section_ig(counts)
-        elif s == "sets":
-            section_sets(counts)
-        elif s == "online":
-            section_online(counts)
-        elif s == "base":
-            Xtr, Xte, Ytr, Yte, names = counts
-            run_rows("base", "textwin pipeline (global-118 IG, all 9603/3299 documents)",
-                     Xtr, Xte, Ytr, Yte, names, select(Xtr, Ytr, names, "global-118"),
-                     methods=MAIN_METHODS + ("svm-alg2",))
-        elif s == "sets2":
-            section_sets2(counts)
-        elif s == "order":
-            section_order(counts)
-        elif s == "combo":
-            section_combo(counts)
-        elif s == "interest":
-            section_interest(counts)
-        else:
-            p.error(f"unknown section {s!r}")
+        SECTIONS[s](counts)
     print_table()
     if args.json:
         Path(args.json).write_text(json.dumps(RESULTS, indent=1))
