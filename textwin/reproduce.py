@@ -133,6 +133,12 @@ _ALTERNATIVES = (
     for label, features in (("test: only documents with a topic", "global+topic_test"),
                             ("per-category IG, test: only documents with a topic",
                              "per_category+topic_test"))
+) + (
+    # ... and with the one baseline setting that moved each online method most.
+    ("winnow", "eta = 0.01, per-category IG, test: only documents with a topic",
+     {"eta": 0.01}, "per_category+topic_test"),
+    ("perceptron", "constant feature, per-category IG, test: only documents with a topic",
+     {"fit_intercept": True}, "per_category+topic_test"),
 )
 
 
