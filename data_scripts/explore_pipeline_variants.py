@@ -369,15 +369,24 @@ def _variants_module():
     return V
 
 
-def run_online(label, method, fit_one, A, B, Ytr, Yte, top, bias=False, section="online"):
-    """Fit ``fit_one(X, y) -> w`` per category on A (binary CSR), score B, record."""
+def _with_bias(X, bias):
+    X = sp.hstack([X, np.ones((X.shape[0], 1))]).tocsr() if bias else X.tocsr()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+def run_online(label, method, fit_one, A, B, Ytr, Yte, top, bias=False, section="online",
+               per_category=None):
+    """Fit ``fit_one(X, y) -> w`` per category on A (binary CSR), score B, record.
+
+    ``per_category``: optional dict category -> columns of A and B to use for it.
+    """
     t0 = time.perf_counter()
-    Xa = sp.hstack([A, np.ones((A.shape[0], 1))]).tocsr() if bias else A.tocsr()
-    Xb = sp.hstack([B, np.ones((B.shape[0], 1))]).tocsr() if bias else B.tocsr()
-    Xa.indices = Xa.indices.astype(np.int32)
-    Xa.indptr = Xa.indptr.astype(np.int32)
     S = np.zeros((B.shape[0], len(top)))
     for j, col in enumerate(top):
+        cols = slice(None) if per_category is None else per_category[TOP10[j]]
+        Xa, Xb = _with_bias(A[:, cols], bias), _with_bias(B[:, cols], bias)
         y = np.where(Ytr[:, col] > 0, 1.0, -1.0)
         S[:, j] = Xb @ fit_one(Xa, y)
     Y = Yte[:, top]
@@ -561,6 +570,27 @@ def print_table():
         print(f"| {sec} | {var} | " + " | ".join(cells) + " |")
 
 
+def section_combo2(counts):
+    """Training set as the paper's (9,603), test documents without a topic left out."""
+    V = _variants_module()
+    Xtr, Xte, Ytr, Yte, names = counts
+    top = [names.index(c) for c in TOP10]
+    keep_te = Yte.sum(1) > 0
+    A, B, b = binary(Xtr), binary(Xte)[keep_te], Yte[keep_te]
+    glob = select(Xtr, Ytr, names, "global-118")
+    pc = select(Xtr, Ytr, names, "per-category binary IG")
+    lab = "topic test + "
+    for feats, name in ((None, "global IG"), (pc, "per-category IG")):
+        sub = {c: glob for c in TOP10} if feats is None else feats
+        run_online(f"{lab}{name} + Perceptron L2 = 1 + constant feature", "perceptron",
+                   perc(V), A, B, Ytr, b, top, bias=True, section="combo2", per_category=sub)
+        run_online(f"{lab}{name} + Perceptron Linf = 1", "perceptron", perc(V, norm=3), A, B,
+                   Ytr, b, top, section="combo2", per_category=sub)
+        for eta in (0.01, 0.1):
+            run_online(f"{lab}{name} + Winnow eta = {eta:g}", "winnow", win(V, eta=eta), A, B,
+                       Ytr, b, top, section="combo2", per_category=sub)
+
+
 def section_base(counts):
     Xtr, Xte, Ytr, Yte, names = counts
     run_rows("base", "textwin pipeline (global-118 IG, all 9603/3299 documents)",
@@ -571,7 +601,7 @@ def section_base(counts):
 SECTIONS = {
     "base": section_base, "ig": section_ig, "sets": section_sets, "sets2": section_sets2,
     "online": section_online, "order": section_order, "combo": section_combo,
-    "interest": section_interest, "text": lambda counts: section_text(),
+    "interest": section_interest, "combo2": section_combo2, "text": lambda counts: section_text(),
 }
 
 
