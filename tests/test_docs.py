@@ -1,0 +1,136 @@
+"""The README's results are the generated documents' results.
+
+README.md quotes docs/reproduction.md (written by ``textwin reproduce``) and
+docs/performance.md; when either is regenerated, these tests say which README
+figure has gone stale.
+"""
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _read(name):
+    return (REPO / name).read_text(encoding="utf-8")
+
+
+def _section(doc, heading):
+    """The text from ``heading`` to the next heading of the same or a higher level."""
+    start = doc.index(heading + "\n")
+    body = start + len(heading) + 1
+    level = len(heading.split()[0])
+    end = re.search(r"^#{1,%d} " % level, doc[body:], re.M)
+    return doc[start:body + end.start()] if end else doc[start:]
+
+
+def _table_rows(text):
+    """The cells of every row of the first Markdown table in ``text`` (header excluded)."""
+    lines = [ln for ln in text.splitlines() if ln.startswith("|")]
+    if len(lines) < 2:
+        raise AssertionError("no Markdown table found")
+    first = text.splitlines().index(lines[0])
+    rows = []
+    for line in text.splitlines()[first + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip("|").split("|")])
+    return rows
+
+
+def _key(label):
+    """The registry key in backquotes of a row label such as ``Perceptron (`perceptron`)``."""
+    found = re.findall(r"`([^`]+)`", label)
+    return found[0] if found else None
+
+
+def _readme_results():
+    rows = _table_rows(_section(_read("README.md"), "## Results"))
+    return {_key(r[0]): dict(paper=r[1], ours=r[2], diff=r[3], ok=r[4]) for r in rows}
+
+
+def _reproduction_summary():
+    """{method key: paper, ours, difference, within target} from the Summary table."""
+    doc = _read("docs/reproduction.md")
+    out = {}
+    for cells in _table_rows(_section(doc, "## Summary")):
+        m = re.fullmatch(r"Reuters micro-BEP, `([^`]+)`", cells[0])
+        if m:
+            out[m.group(1)] = dict(paper=cells[1], ours=cells[2], diff=cells[3],
+                                   ok="yes" if cells[4] == "yes" else "no")
+    return out
+
+
+def _table_micro_averages():
+    """{method key: (ours, paper)} from the micro-average rows of Tables 1 and 2."""
+    doc = _read("docs/reproduction.md")
+    out = {}
+    for heading in ("### Table 1", "### Table 2"):
+        start = doc.index(heading)
+        text = doc[start:]
+        header = next(ln for ln in text.splitlines() if ln.startswith("|"))
+        keys = [c.strip().strip("`") for c in header.strip("|").split("|")][1:]
+        micro = next(r for r in _table_rows(text) if r[0] == "**micro-average**")
+        for key, cell in zip(keys, micro[1:]):
+            m = re.fullmatch(r"\*\*(\d+\.\d)(?: \((\d+\.\d)\))?\*\*", cell)
+            assert m, f"unexpected micro-average cell {cell!r} for {key}"
+            out[key] = m.groups()
+    return out
+
+
+def test_readme_results_table_equals_reproduction_md():
+    readme, summary = _readme_results(), _reproduction_summary()
+    # every paper method of the report is in the README, and nothing else
+    assert set(readme) == set(summary), (set(readme) ^ set(summary))
+    for key, row in summary.items():
+        assert readme[key] == row, f"README row {key}: {readme[key]} but reproduction.md {row}"
+    # the Summary agrees with the tables it summarizes (so the README does too)
+    tables = _table_micro_averages()
+    for key, row in summary.items():
+        assert tables[key] == (row["ours"], row["paper"]), key
+
+
+def test_readme_claims_about_the_misses_hold():
+    readme = _read("README.md")
+    summary = _reproduction_summary()
+    if "falls short of the paper for every method" in readme:
+        assert all(float(r["diff"]) < 0 for r in summary.values())
+    within = sorted(k for k, r in summary.items() if r["ok"] == "yes")
+    m = re.search(r"only `([^`]+)` meets the reproduction's\s+target of 1 point", readme)
+    assert m and [m.group(1)] == within, within
+    doc = _read("docs/reproduction.md")
+    assert re.search(r"Targets: each Reuters micro-average within 1\.0 point", doc)
+    if "bring most methods within 1 point" in readme:
+        misses = [k for k, r in summary.items() if r["ok"] == "no"]
+        rescued = re.findall(r"^\*\*`([^`]+)`\*\*.*?The best, [^\n]*\(within the micro target\)",
+                             doc, re.M | re.S)
+        assert len(set(rescued) & set(misses)) > len(misses) / 2, rescued
+
+
+def test_readme_quotes_the_command_and_time_of_reproduction_md():
+    readme, doc = _read("README.md"), _read("docs/reproduction.md")
+    command = re.search(r"^\* Command: `([^`]+)`", doc, re.M).group(1)
+    seconds = re.search(r"^\* Total run time: (\d+) s", doc, re.M).group(1)
+    results = _section(readme, "## Results")
+    assert f"```bash\n{command}\n```" in results, command
+    assert f"in {seconds} s on a shared two-core machine" in results, seconds
+
+
+def test_readme_speed_line_equals_performance_md():
+    perf = _read("docs/performance.md")
+    m = re.search(r"median ratio textwin / liblinear over (\d+) problems: (\d\.\d+)", perf)
+    assert m, "performance.md no longer prints the liblinear median ratio"
+    problems, ratio = m.groups()
+    results = _section(_read("README.md"), "## Results")
+    line = results[results.index("Speed:"):]
+    assert f"takes {ratio} times liblinear's time" in line
+    assert f"median over {problems} problems" in line
+    command = re.search(r"`(python benchmarks/bench_liblinear\.py[^`]*)`", line).group(1)
+    assert f"`{command}`" in perf  # the command performance.md ran
+
+
+def test_readme_first_screen_is_install_and_run():
+    readme = _read("README.md")
+    first = readme[:readme.index("## What is inside")]
+    assert "pip install . && textwin eval --micro-breakeven" in first
+    assert 'pip install ".[test]" && pytest' in first
+    assert readme.index("## What is inside") < readme.index("## Results")
