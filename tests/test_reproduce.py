@@ -4,12 +4,40 @@ The corpus test runs ``main(["--quick", ...])`` into a temporary folder and
 recomputes some of the document's figures independently (estimators built
 here, not through the registry), then checks the PNGs.
 """
+import os
 import re
 
 import numpy as np
 import pytest
 
 from textwin import reproduce
+from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
+from textwin.cli import main as cli_main
+
+
+def _forbid_downloads(monkeypatch):
+    """Make any attempt to download the corpus fail the test."""
+    def fetch(remote, *args, **kwargs):
+        raise AssertionError(f"tried to download {remote.url}")
+
+    monkeypatch.setattr("textwin.datasets._reuters.fetch_remote", fetch)
+
+
+def _run(capsys, *argv):
+    """``textwin reproduce ARGV``: (exit code, stdout, stderr)."""
+    code = cli_main(["reproduce", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _one_line_error(err, *fragments):
+    """The one ``textwin: error:`` line of ``err``, which holds every fragment."""
+    assert "Traceback" not in err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and lines[0].startswith("textwin: error: "), err
+    for f in fragments:
+        assert f in lines[0], (f, lines[0])
+    return lines[0]
 
 
 def _table(doc, heading):
@@ -39,11 +67,14 @@ def _cell(doc, heading, row, column):
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory, reuters_data_home):
+    """``textwin reproduce --quick --offline`` into a temporary folder (about 10 s)."""
     out = tmp_path_factory.mktemp("reproduction")
     doc_path, fig_dir = out / "reproduction.md", out / "figures"
-    argv = ["--quick", "-q", "--output", str(doc_path), "--figures", str(fig_dir),
-            "--data-home", str(reuters_data_home)]
-    assert reproduce.main(argv) == 0
+    argv = ["reproduce", "--quick", "-q", "--offline", "--output", str(doc_path),
+            "--figures", str(fig_dir), "--data-home", str(reuters_data_home)]
+    with pytest.MonkeyPatch.context() as mp:
+        _forbid_downloads(mp)
+        assert cli_main(argv) == 0
     return doc_path.read_text(), fig_dir, reuters_data_home
 
 
@@ -106,7 +137,7 @@ def test_quick_document_header_and_figures(quick_run):
 
     doc, fig_dir, _ = quick_run
     assert doc.startswith("# Reproduction of the papers' experiments")
-    assert "Command: `python -m textwin.reproduce --quick -q --output" in doc
+    assert "Command: `textwin reproduce --quick -q --offline --output" in doc
     assert "Quick mode" in doc and "Total run time:" in doc
     for name in ("regularized_winnow_lambda.png", "precision_recall.png"):
         path = fig_dir / name
@@ -152,11 +183,92 @@ def test_bad_options(argv, message, capsys):
     assert message in capsys.readouterr().err
 
 
-def test_unwritable_output_fails_before_the_run(tmp_path, capsys):
-    blocker = tmp_path / "a_file"
-    blocker.write_text("not a folder")
-    with pytest.raises(SystemExit) as exc:
-        reproduce.main(["--quick", "--output", str(blocker / "r.md"),
-                        "--figures", str(tmp_path / "figures")])
-    assert exc.value.code == 2
-    assert "pass a writable --output" in capsys.readouterr().err
+def test_help_shows_how_to_regenerate_and_a_quick_run(capsys):
+    code, out, _ = _run(capsys, "--help")
+    assert code == 0 and out.startswith("usage: textwin reproduce")
+    examples = out[out.index("examples:"):]
+    assert "textwin reproduce --n-jobs 2\n      regenerate docs/reproduction.md" in examples
+    assert "textwin reproduce --quick --output" in examples
+    assert "--offline" in out and "never download" in out
+
+
+def test_offline_without_the_data_home_names_where_to_put_the_files(tmp_path, capsys,
+                                                                   monkeypatch):
+    _forbid_downloads(monkeypatch)
+    home = tmp_path / "no_such_home"
+    code, out, err = _run(capsys, "--quick", "--offline", "--data-home", home,
+                          "--output", tmp_path / "out" / "r.md")
+    assert code == EXIT_NO_DATA and out == ""
+    _one_line_error(err, f"the data home {home} does not exist",
+                    f"put reuters21578.tar.gz, unopened, in {home}",
+                    f"{home / 'reuters21578'}/", "drop --offline")
+    assert not home.exists()  # offline, nothing is created for files that cannot come
+    assert not (tmp_path / "out" / "r.md").exists()
+
+
+def test_offline_with_an_empty_data_home(tmp_path, capsys, monkeypatch):
+    _forbid_downloads(monkeypatch)
+    monkeypatch.setenv("TEXTWIN_DATA_HOME", str(tmp_path))
+    code, _, err = _run(capsys, "--quick", "--offline", "--output", tmp_path / "r.md")
+    assert code == EXIT_NO_DATA
+    # the loader's reason, then where the files go; the data home came from the environment
+    _one_line_error(err, f"Reuters-21578 was not found in {tmp_path}",
+                    f"{tmp_path / 'reuters21578'}/", "--data-home (or TEXTWIN_DATA_HOME)")
+
+
+def test_failed_download_names_the_fix(tmp_path, capsys, monkeypatch):
+    calls = []
+
+    def fetch(remote, *args, **kwargs):
+        calls.append(remote.url)
+        raise OSError("Network is unreachable")
+
+    monkeypatch.setattr("textwin.datasets._reuters.fetch_remote", fetch)
+    code, _, err = _run(capsys, "--quick", "--data-home", tmp_path, "--output", tmp_path / "r.md")
+    assert code == EXIT_NO_DATA and calls  # without --offline it does try
+    line = _one_line_error(err, "could not download Reuters-21578", "Network is unreachable",
+                           f"put reuters21578.tar.gz, unopened, in {tmp_path}")
+    assert "drop --offline" not in line
+
+
+def test_data_home_that_is_a_file(tmp_path, capsys):
+    home = tmp_path / "home"
+    home.write_text("")
+    code, _, err = _run(capsys, "--quick", "--data-home", home, "--output", tmp_path / "r.md")
+    assert code == EXIT_NO_DATA
+    _one_line_error(err, f"the data home {home} is a file", "pass --data-home a folder")
+
+
+@pytest.mark.parametrize("where, fragments", [
+    (lambda tmp: ["--output", tmp / "a_file" / "r.md"], ["a_file is a file, not a folder",
+                                                          "pass a writable --output"]),
+    (lambda tmp: ["--figures", tmp / "a_file"], ["--figures", "pass --figures a folder"]),
+    (lambda tmp: ["--output", tmp], ["is a folder", "pass --output a file name"]),
+])
+def test_unwritable_output_fails_before_the_run(where, fragments, tmp_path, capsys,
+                                                monkeypatch):
+    (tmp_path / "a_file").write_text("not a folder")
+    # the corpus is not even looked at: the check comes first
+    monkeypatch.setattr(reproduce, "load_protocol_data",
+                        lambda *a, **k: pytest.fail("loaded the corpus"))
+    argv = {"--output": tmp_path / "fine" / "r.md", "--figures": tmp_path / "figs"}
+    args = where(tmp_path)
+    argv[args[0]] = args[1]
+    code, _, err = _run(capsys, "--quick", *[x for kv in argv.items() for x in kv])
+    assert code == EXIT_USAGE
+    _one_line_error(err, *fragments)
+    assert not (tmp_path / "fine").exists() and not (tmp_path / "figs").exists()
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0,
+                    reason="root writes into read-only folders")
+def test_read_only_output_folder(tmp_path, capsys):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        code, _, err = _run(capsys, "--quick", "--output", folder / "sub" / "r.md")
+    finally:
+        folder.chmod(0o700)
+    assert code == EXIT_USAGE
+    _one_line_error(err, f"{folder} is not writable", "pass a writable --output")

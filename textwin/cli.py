@@ -728,8 +728,8 @@ examples:
 
 {exit_codes}
 The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
-else $TEXTWIN_DATA_HOME, else ~/textwin_data; train and eval download it there when it
-is missing (not with --offline).
+else $TEXTWIN_DATA_HOME, else ~/textwin_data; train, eval and reproduce download it there
+when it is missing (not with --offline).
 """
 
 

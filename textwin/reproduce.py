@@ -1,6 +1,6 @@
 """Regenerate ``docs/reproduction.md``: the papers' experiments, measured in one run.
 
-``python -m textwin.reproduce`` (or ``textwin reproduce`` once wired) trains every
+``textwin reproduce`` (or ``python -m textwin.reproduce``) trains every
 method of the dual-formulation paper's Reuters tables with the paper's settings
 (:data:`textwin.experiments.METHODS`), the extra rows beyond the paper, a few
 alternatives to the reconstructed constants (to explain the misses), the
@@ -196,7 +196,9 @@ def _per_category_scores(key, params, categories, k, epoch_cap, data_home):
     from .datasets import load_reuters_vectorized
     from .feature_selection import InformationGain
 
-    data = load_reuters_vectorized(data_home=data_home, weighting="binary")
+    # download_if_missing=False here and below: main() has loaded the corpus already.
+    data = load_reuters_vectorized(data_home=data_home, weighting="binary",
+                                   download_if_missing=False)
     names = list(data.target_names)
     cols = [names.index(c) for c in categories]
     Y_train = _dense(data.Y_train)[:, cols]
@@ -218,7 +220,8 @@ def _topic_test_rows(data_home):
     """Indices of the ModApte test documents with at least one topic (any of the 118)."""
     from .datasets import load_reuters_vectorized
 
-    Y_test = _dense(load_reuters_vectorized(data_home=data_home, weighting="binary").Y_test)
+    Y_test = _dense(load_reuters_vectorized(data_home=data_home, weighting="binary",
+                                            download_if_missing=False).Y_test)
     return np.flatnonzero(Y_test.sum(axis=1) > 0)
 
 
@@ -897,9 +900,29 @@ def _write_document(path, *, command, plan, started, seconds, data, results, ext
 # Command line
 # ---------------------------------------------------------------------------
 
+_EPILOG = """\
+examples:
+  {prog} --n-jobs 2
+      regenerate docs/reproduction.md and docs/figures/ (run it from the repository's
+      root; several minutes on two cores)
+  {prog} --quick --output /tmp/repro/reproduction.md --figures /tmp/repro/figures
+      a small run (3 categories, 5 epochs, a small synthetic set) to try the command;
+      its numbers are not comparable with the papers'
+  {prog} --offline --data-home /data
+      use the corpus in /data/reuters21578/ and never download it
+
+The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
+else $TEXTWIN_DATA_HOME, else ~/textwin_data; it is downloaded there if missing, unless
+--offline is given. Exit codes: 0 ok, 2 bad option or unwritable --output / --figures,
+3 missing or damaged corpus.
+"""
+
+
 def build_parser(prog="python -m textwin.reproduce"):
+    from .cli import _Formatter
+
     p = argparse.ArgumentParser(
-        prog=prog,
+        prog=prog, formatter_class=_Formatter, epilog=_EPILOG.format(prog=prog),
         description="Run the papers' experiments and write docs/reproduction.md with its "
                     "figures (every number measured by this run).")
     p.add_argument("--output", default="docs/reproduction.md",
@@ -915,12 +938,77 @@ def build_parser(prog="python -m textwin.reproduce"):
     p.add_argument("--data-home", default=None,
                    help="folder holding reuters21578/ (default: TEXTWIN_DATA_HOME or "
                         "~/textwin_data)")
+    p.add_argument("--offline", action="store_true",
+                   help="never download the corpus; fail (exit 3), saying where to put the "
+                        "files, if it is missing")
     p.add_argument("--n-jobs", type=int, default=1,
                    help="threads for the synthetic draws and the Reuters categories "
                         "(default: %(default)s)")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or log lines on stderr")
     return p
+
+
+def _check_writable(path, option, folder):
+    """Raise :class:`textwin.cli.CLIError` now, not after the run, if ``path`` is unwritable.
+
+    ``folder``: whether ``path`` is a folder to write into (else a file). Nothing
+    is created here; the missing folders are created when the results are written.
+    """
+    from .cli import EXIT_USAGE, CLIError
+
+    path = Path(path)
+    if folder and path.exists() and not path.is_dir():
+        raise CLIError(f"{option} {path} is a file, not a folder; pass {option} a folder "
+                       "(it is created if missing)", EXIT_USAGE)
+    if not folder and path.is_dir():
+        raise CLIError(f"{option} {path} is a folder; pass {option} a file name, such as "
+                       f"{path / 'reproduction.md'}", EXIT_USAGE)
+    existing = path if folder else path.parent
+    existing = existing.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    if not existing.is_dir():
+        problem = f"{existing} is a file, not a folder"
+    elif not os.access(existing, os.W_OK | os.X_OK):
+        problem = f"{existing} is not writable"
+    else:
+        return
+    raise CLIError(f"cannot write {option} {path} ({problem}); pass a writable {option}",
+                   EXIT_USAGE)
+
+
+def _load_data(plan, data_home, offline):
+    """The protocol's data; a missing or damaged corpus is a :class:`textwin.cli.CLIError`."""
+    from .cli import EXIT_NO_DATA, CLIError, _damaged_corpus, _first_line
+    from .datasets import ReutersFormatError
+    from .datasets._base import DATA_HOME_ENV
+    from .datasets._reuters import ARCHIVES, CORPUS_DIR, SGML_FILES
+
+    # Resolved as the loader does, without get_data_home, which creates the folder:
+    # offline, nothing can arrive in a new one.
+    home = Path(data_home or os.environ.get(DATA_HOME_ENV) or "~/textwin_data").expanduser()
+    corpus = home / CORPUS_DIR
+    option = "--data-home" if data_home else f"--data-home (or {DATA_HOME_ENV})"
+    where = (f"put {ARCHIVES[0].filename}, unopened, in {home} or extract its 22 reut2-*.sgm "
+             f"files into {corpus}/, or pass {option} the folder that holds {CORPUS_DIR}/")
+    if offline:
+        where += ", or drop --offline to download it"
+    if home.exists() and not home.is_dir():
+        raise CLIError(f"the data home {home} is a file; pass {option} a folder", EXIT_NO_DATA)
+    if offline and not home.exists():
+        raise CLIError(f"the data home {home} does not exist (--offline); {where}",
+                       EXIT_NO_DATA)
+    try:
+        return load_protocol_data(plan.categories, data_home, download_if_missing=not offline)
+    except ReutersFormatError as exc:
+        raise _damaged_corpus(exc, data_home) from None
+    except OSError as exc:
+        if all((corpus / f).is_file() for f in SGML_FILES):
+            # The corpus is there; something else failed (no writable cache, ...),
+            # and the loader's message names the fix.
+            raise CLIError(_first_line(exc), EXIT_NO_DATA) from None
+        raise CLIError(f"{_first_line(exc)}; {where}", EXIT_NO_DATA) from None
 
 
 def _setup_logging(quiet):
@@ -943,10 +1031,17 @@ def _relative(target, start):
 
 
 def main(argv=None, prog="python -m textwin.reproduce"):
-    """Run the reproduction and write the document; returns 0 (2 on bad options)."""
+    """Run the reproduction and write the document; return the exit status.
+
+    0 on success; 2 on an unwritable ``--output`` or ``--figures`` (argparse exits
+    with 2 on a bad option); 3 on a missing or damaged corpus. A failure the user
+    can fix prints one line, ``textwin: error: ...``, naming the fix.
+    """
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning
+
+    from .cli import CLIError
 
     parser = build_parser(prog)
     args_list = sys.argv[1:] if argv is None else list(argv)
@@ -964,17 +1059,14 @@ def main(argv=None, prog="python -m textwin.reproduce"):
     t0 = time.perf_counter()
     output = Path(args.output)
     figures = Path(args.figures)
-    # Fail before the long run, not after it, if the results cannot be written.
-    for folder in (output.parent, figures):
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            parser.error(f"cannot create {folder} ({exc.strerror or exc}); pass a writable "
-                         "--output / --figures")
-        if not os.access(folder, os.W_OK):
-            parser.error(f"{folder} is not writable; pass a writable --output / --figures")
-
-    data = load_protocol_data(plan.categories, args.data_home)
+    try:
+        # Fail before the long run, not after it, if the results cannot be written.
+        _check_writable(output, "--output", folder=False)
+        _check_writable(figures, "--figures", folder=True)
+        data = _load_data(plan, args.data_home, args.offline)
+    except CLIError as exc:
+        print(f"textwin: error: {exc}", file=sys.stderr)
+        return exc.code
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
@@ -1020,13 +1112,18 @@ def main(argv=None, prog="python -m textwin.reproduce"):
 
 
 def _console():  # pragma: no cover - `python -m textwin.reproduce`
+    from .cli import EXIT_NO_DATA, _first_line
+
     try:
         return main()
-    except (OSError, ValueError) as exc:
-        # Missing corpus, unknown category, unwritable file: one clear message, no
-        # traceback (the message of textwin's loader says how to get the corpus).
-        print(f"textwin reproduce: error: {exc}", file=sys.stderr)
-        return 1
+    except OSError as exc:
+        # Failures main() does not foresee, such as a full disk when the document is
+        # written: one line, as `textwin reproduce` prints it, not a traceback.
+        print(f"textwin: error: {_first_line(exc)}", file=sys.stderr)
+        return EXIT_NO_DATA
+    except KeyboardInterrupt:
+        print("textwin: error: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover
