@@ -2,10 +2,12 @@
 
 README.md quotes docs/reproduction.md (written by ``textwin reproduce``) and
 docs/performance.md; when either is regenerated, these tests say which README
-figure has gone stale.
+figure has gone stale. The user guide's `textwin reproduce` examples are rerun.
 """
 import re
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -134,3 +136,31 @@ def test_readme_first_screen_is_install_and_run():
     assert "pip install . && textwin eval --micro-breakeven" in first
     assert 'pip install ".[test]" && pytest' in first
     assert readme.index("## What is inside") < readme.index("## Results")
+
+
+def test_user_guide_reproduce_errors_are_what_the_command_prints(tmp_path, capsys,
+                                                                monkeypatch):
+    """The guide's example errors of `textwin reproduce`, rerun here."""
+    from textwin.cli import main
+
+    guide = _section(_read("docs/user_guide.md"), "## `textwin reproduce`: the reproduction report")
+    examples = re.findall(r"^\$ textwin (reproduce [^\n]*)\n(textwin: error: [^\n]*)\n"
+                          r"\$ echo \$\?\n(\d+)$", guide, re.M)
+    assert len(examples) == 2, examples
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (tmp_path / "docs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("textwin.datasets._reuters.fetch_remote",
+                        lambda *a, **k: pytest.fail("tried to download"))
+    for command, message, code in examples:
+        argv = command.replace("/tmp/empty", str(empty)).split()
+        assert main(argv) == int(code), command
+        err = capsys.readouterr().err.strip()
+        assert err.replace(str(empty), "/tmp/empty") == message
+
+
+def test_user_guide_regenerate_command_is_the_recorded_one():
+    command = re.search(r"^\* Command: `([^`]+)`", _read("docs/reproduction.md"), re.M).group(1)
+    guide = _section(_read("docs/user_guide.md"), "## `textwin reproduce`: the reproduction report")
+    assert f"`{command}`" in guide
