@@ -225,6 +225,43 @@ def test_multilabel_empty_prediction_and_constant_column():
     assert_array_equal(P[empty].sum(axis=1), 0)
 
 
+@pytest.mark.parametrize("est", [DualSVM(fit_intercept=True), ModifiedLeastSquares(),
+                                 LargeMarginNWinnow(), RegularizedWinnow()])
+def test_single_class_column_gets_the_constant_model_for_every_intercept_solver(est):
+    # with the constant feature too (its weight is the bias): all-positive -> +1
+    X, Y = _multilabel(seed=2)
+    Y[:, 0], Y[:, 1] = 1, 0
+    with pytest.warns(UserWarning, match=r"\[0, 1\]"):
+        est.fit(X, Y)
+    assert not est.coef_[:2].any() and not est.dual_coef_[:2].any()
+    assert_array_equal(est.intercept_[:2] + est.get_params().get("theta", 0.0), [1.0, -1.0])
+    P = est.predict(X)
+    assert P[:, 0].all() and not P[:, 1].any()
+
+
+def test_sparse_and_dense_labels_and_class_weights_give_the_same_fit():
+    # each problem's labels and loss weights are built from its own column
+    X, Y = _multilabel(k=5, seed=4)
+    sw = np.random.RandomState(0).uniform(0.5, 2.0, X.shape[0])
+    for cw in (None, "balanced", {1: 3.0, 4: 0.5}):
+        dense = DualSVM(lam=1e-2, shuffle=False, class_weight=cw).fit(X, Y, sample_weight=sw)
+        sparse = DualSVM(lam=1e-2, shuffle=False, class_weight=cw).fit(
+            X, sp.csc_matrix(Y), sample_weight=sw)
+        assert_array_equal(dense.coef_, sparse.coef_)
+        assert_array_equal(dense.dual_coef_, sparse.dual_coef_)
+        for k in range(Y.shape[1]):  # problem k alone
+            weight, single_cw = sw.copy(), None
+            if cw == "balanced":
+                pos = Y[:, k] > 0
+                weight[pos] *= sw.sum() / (2 * sw[pos].sum())
+                weight[~pos] *= sw.sum() / (2 * sw[~pos].sum())
+            elif cw is not None:  # a binary fit's dict weights the positives, class 1
+                single_cw = {1: cw.get(k, 1.0)}
+            single = DualSVM(lam=1e-2, shuffle=False, class_weight=single_cw).fit(
+                X, Y[:, k], sample_weight=weight)
+            assert_allclose(dense.coef_[k], single.coef_[0], rtol=1e-9, atol=1e-12)
+
+
 def test_multiclass_one_vs_rest():
     rng = np.random.RandomState(6)
     X = sp.random(240, 20, density=0.4, random_state=rng, format="csr")
@@ -260,6 +297,34 @@ def test_results_do_not_depend_on_n_jobs():
     other_seed = DualGaussSeidelClassifier(loss="squared_hinge", regularizer="balanced_entropy",
                                            lam=1e-2, tol=1e-4, random_state=12).fit(X, Y)
     assert not np.array_equal(other_seed.dual_coef_, fits[0].dual_coef_)
+
+
+@pytest.mark.parametrize("est", [DualSVM(max_epochs=2, random_state=0),
+                                 DualSVM(max_epochs=2, random_state=0, n_jobs=2),
+                                 ModifiedLeastSquares(max_epochs=2, random_state=0)])
+def test_fit_memory_is_the_fitted_arrays_plus_o_n_plus_d_per_thread(est):
+    # issue #5: training K categories holds the CSR matrix, coef_ (K x d) and
+    # dual_coef_ (K x n), and O(n + d) per problem in flight; no n x K label or
+    # weight tables, no list of K solutions stacked into copies at the end
+    # (that was 2.7 x K 8(n + d) here).
+    import tracemalloc
+
+    n, d, K = 3000, 6000, 60
+    X = sp.random(n, d, density=0.005, random_state=0, format="csr")
+    Y = (np.random.RandomState(0).rand(n, K) < 0.1).astype(np.int8)
+    csr = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        tracemalloc.start()
+        try:
+            est.fit(X, Y)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    fitted = est.coef_.nbytes + est.dual_coef_.nbytes
+    assert fitted == K * 8 * (n + d)
+    # the constant feature of ModifiedLeastSquares is one copy of the matrix
+    assert peak < 1.4 * fitted + csr
 
 
 def test_warm_start_reuses_the_dual_variables():

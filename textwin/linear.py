@@ -136,6 +136,33 @@ def _problem_seeds(random_state, n_problems):
     return rng.randint(0, _INT32_MAX, size=n_problems)
 
 
+class _Labels:
+    """The {-1, +1} labels of each binary problem, one column at a time.
+
+    Holds the class index of each sample (binary, multi-class) or the given
+    indicator matrix (multi-label) instead of an n x n_problems float table,
+    so that a fit over many problems keeps O(n) per problem in flight, not
+    O(n) per problem for the whole fit.
+    """
+
+    def __init__(self, mode, codes, n_problems):
+        self.mode = mode
+        self.n_problems = n_problems
+        self._codes = codes
+
+    def column(self, k):
+        """Labels of problem k: +1 in the class (label column) k, else -1."""
+        if self.mode == "multilabel":
+            col = self._codes[:, [k]]
+            col = col.toarray() if sp.issparse(col) else col
+            return np.where(np.ravel(col) > 0, 1.0, -1.0)
+        return np.where(self._codes == (1 if self.mode == "binary" else k), 1.0, -1.0)
+
+    def dense(self):
+        """All columns as one (n, n_problems) array (for the online learners)."""
+        return np.column_stack([self.column(k) for k in range(self.n_problems)])
+
+
 class _OneVsRestLinearMixin:
     """Target encoding, shared CSR validation and prediction for textwin's linear models.
 
@@ -158,13 +185,18 @@ class _OneVsRestLinearMixin:
 
     def _encode_targets(self, y, n_samples):
         """Set classes_ and the label mode; return Y of shape (n, n_problems) in {-1, +1}."""
+        return self._encode_labels(y, n_samples, stacklevel=4).dense()
+
+    def _encode_labels(self, y, n_samples, stacklevel=3):
+        """Set classes_ and the label mode; return the problems' labels as :class:`_Labels`."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
             )
         kind = type_of_target(y, input_name="y")
         if kind == "multilabel-indicator":
-            Y = y.toarray() if sp.issparse(y) else np.asarray(y)
+            # kept as given (sparse: by column), read one column per problem
+            Y = y.tocsc() if sp.issparse(y) else np.asarray(y)
             if Y.shape[0] != n_samples:
                 raise ValueError(
                     f"y has {Y.shape[0]} rows but X has {n_samples} samples."
@@ -172,7 +204,7 @@ class _OneVsRestLinearMixin:
             self.classes_ = np.arange(Y.shape[1])
             self._label_mode = "multilabel"
             self._sparse_labels = sp.issparse(y)
-            return np.where(Y > 0, 1.0, -1.0)
+            return _Labels("multilabel", Y, Y.shape[1])
         if kind not in ("binary", "multiclass"):
             raise ValueError(
                 f"Unknown label type {kind!r}: {type(self).__name__} takes binary or "
@@ -185,7 +217,7 @@ class _OneVsRestLinearMixin:
                 "A column-vector y was passed when a 1d array was expected; it is "
                 "raveled to shape (n_samples,).",
                 DataConversionWarning,
-                stacklevel=3,
+                stacklevel=stacklevel,
             )
             y = y.ravel()
         if y.shape[0] != n_samples:
@@ -200,11 +232,9 @@ class _OneVsRestLinearMixin:
             )
         if self.classes_.size == 2:
             self._label_mode = "binary"
-            return np.where(y_idx == 1, 1.0, -1.0)[:, None]
+            return _Labels("binary", y_idx, 1)
         self._label_mode = "multiclass"
-        Y = -np.ones((n_samples, self.classes_.size))
-        Y[np.arange(n_samples), y_idx] = 1.0
-        return Y
+        return _Labels("multiclass", y_idx, self.classes_.size)
 
     def decision_function(self, X):
         """Signed scores; positive means "in the class".
@@ -277,33 +307,15 @@ def _check_sample_weight(sample_weight, n_samples):
     return sw
 
 
-def _problem_weights(class_weight, Y, sample_weight, classes, label_mode):
-    """Per-example loss weights s_i (n, n_problems): sample weight times class weight.
-
-    A dict maps a class label to the weight of that class's examples; in a
-    one-vs-rest or multi-label problem it weights the positives of that class
-    only (the negatives, everything else, keep weight 1). ``'balanced'`` weights
-    each binary problem's two sides so that each carries half the total
-    sample weight: ``s_i = S / (2 S_side)`` (``S`` the sum of sample weights),
-    the formula of scikit-learn PR #30057.
-    """
-    n, K = Y.shape
-    W = np.repeat(sample_weight[:, None], K, axis=1)
+def _check_class_weight(class_weight, classes):
     if class_weight is None:
-        return W
+        return
     if isinstance(class_weight, str):
         if class_weight != "balanced":
             raise ValueError(
                 f"class_weight={class_weight!r} is not valid: use None, 'balanced' or a dict."
             )
-        total = sample_weight.sum()
-        for k in range(K):
-            pos = Y[:, k] > 0
-            for side in (pos, ~pos):
-                s = sample_weight[side].sum()
-                if s > 0:
-                    W[side, k] *= total / (2.0 * s)
-        return W
+        return
     if not isinstance(class_weight, dict):
         raise ValueError(
             f"class_weight must be None, 'balanced' or a dict, got {type(class_weight).__name__}."
@@ -313,14 +325,37 @@ def _problem_weights(class_weight, Y, sample_weight, classes, label_mode):
         raise ValueError(
             f"class_weight has labels {unknown} that are not in classes_ {classes.tolist()}."
         )
+
+
+def _problem_weight(class_weight, yk, k, sample_weight, classes, label_mode):
+    """Per-example loss weights s_i (n,) of problem k: sample weight times class weight.
+
+    ``class_weight`` has passed :func:`_check_class_weight`. A dict maps a
+    class label to the weight of that class's examples; in a one-vs-rest or
+    multi-label problem it weights the positives of that class only (the
+    negatives, everything else, keep weight 1). ``'balanced'`` weights the
+    problem's two sides so that each carries half the total sample weight:
+    ``s_i = S / (2 S_side)`` (``S`` the sum of sample weights), the formula of
+    scikit-learn PR #30057.
+    """
+    w = sample_weight.copy()
+    if class_weight is None:
+        return w
+    if isinstance(class_weight, str):
+        total = sample_weight.sum()
+        pos = yk > 0
+        for side in (pos, ~pos):
+            s = sample_weight[side].sum()
+            if s > 0:
+                w[side] *= total / (2.0 * s)
+        return w
     if label_mode == "binary":
         for idx, c in enumerate(classes):
-            side = Y[:, 0] > 0 if idx == 1 else Y[:, 0] < 0
-            W[side, 0] *= class_weight.get(c, 1.0)
-        return W
-    for k, c in enumerate(classes):
-        W[Y[:, k] > 0, k] *= class_weight.get(c, 1.0)
-    return W
+            side = yk > 0 if idx == 1 else yk < 0
+            w[side] *= class_weight.get(c, 1.0)
+        return w
+    w[yk > 0] *= class_weight.get(classes[k], 1.0)
+    return w
 
 
 def _convergence_warning(name, failures, tol, extra=""):
@@ -640,13 +675,13 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         name = type(self).__name__
         X = self._validate_X(X, reset=True)
         n, d_user = X.shape
-        Y = self._encode_targets(y, n)
+        labels = self._encode_labels(y, n)
         sw = _check_sample_weight(sample_weight, n)
-        W = _problem_weights(p["class_weight"], Y, sw, self.classes_, self._label_mode)
+        _check_class_weight(p["class_weight"], self.classes_)
         # The kernel averages over the n rows; averaging over the total sample
         # weight instead makes weight k the same problem as k copies of the row.
-        W *= n / sw.sum()
-        K = Y.shape[1]
+        weight_scale = n / sw.sum()
+        K = labels.n_problems
 
         if not p["fit_intercept"]:
             mode = "none"
@@ -697,29 +732,39 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         )
         kernel = dual_gauss_seidel
         constant = []  # multi-label columns with a single class
+        # The fitted arrays are filled in place, row k by problem k: a fit over
+        # K problems then holds the CSR matrix, these and O(n + d) per thread
+        # (issue #5), not a list of K solutions stacked into copies at the end.
+        coef = np.empty((K, d_user))
+        dual = np.empty((K, n))
+        bias = np.empty(K)
 
         def solve(k):
-            yk = Y[:, k]
-            if np.all(yk == yk[0]) or not np.any(W[yk > 0, k]) or not np.any(W[yk < 0, k]):
+            yk = labels.column(k)
+            wk = _problem_weight(p["class_weight"], yk, k, sw, self.classes_, self._label_mode)
+            wk *= weight_scale
+            alpha = dual[k]  # a contiguous row: the kernel updates it in place
+            if np.all(yk == yk[0]) or not np.any(wk[yk > 0]) or not np.any(wk[yk < 0]):
                 constant.append(k)
-                return _constant_solution(yk, W[:, k], d, n)
+                coef[k] = 0.0
+                alpha[:] = 0.0
+                bias[k] = _constant_bias(yk, wk)
+                return dict(n_epochs=0, gaps=np.zeros(0), gap=0.0, residual=0.0, rounds=0,
+                            converged=True)
             target = gamma + yk * theta
-            alpha = (
-                np.array(alpha0[k], dtype=np.float64)
-                if alpha0 is not None
-                else _initial_alpha(p["loss"], n)
-            )
-            args = (X.data, X.indices, X.indptr, np.ascontiguousarray(yk), target,
-                    np.ascontiguousarray(W[:, k]), alpha, d)
+            alpha[:] = alpha0[k] if alpha0 is not None else _initial_alpha(p["loss"])
+            args = (X.data, X.indices, X.indptr, yk, target, wk, alpha, d)
             if mode in ("converged", "paper"):
                 out = _algorithm2(kernel, args, kernel_kwargs, p, seeds[k], mode, sigma0[k])
             else:
                 res = kernel(*args, tol=float(p["tol"]), max_epochs=int(p["max_epochs"]),
                              seed=int(seeds[k]), **kernel_kwargs)
-                out = dict(w=np.asarray(res["w"]), bias=0.0, alpha=alpha,
-                           n_epochs=int(res["n_epochs"]), gaps=np.asarray(res["gaps"]),
-                           gap=float(res["gap"]), residual=np.nan, rounds=0,
-                           converged=float(res["gap"]) <= p["tol"])
+                out = dict(w=res["w"], bias=0.0, n_epochs=int(res["n_epochs"]),
+                           gaps=np.asarray(res["gaps"]), gap=float(res["gap"]),
+                           residual=np.nan, rounds=0, converged=float(res["gap"]) <= p["tol"])
+            w = out.pop("w")
+            coef[k] = w[:d_user]
+            bias[k] = w[-1] if mode == "constant_feature" else out["bias"]
             if p["verbose"] >= 2:
                 tqdm.write(f"[{name}] problem {k}: {out['n_epochs']} epochs, relative gap "
                            f"{out['gap']:.3g}", file=sys.stderr)
@@ -727,15 +772,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
 
         results = _map_problems(solve, K, p["n_jobs"], desc=name, verbose=p["verbose"])
 
-        w = np.vstack([r["w"] for r in results])
-        if mode == "constant_feature":
-            bias = w[:, -1].copy()
-            w = w[:, :-1]
-        else:
-            bias = np.array([r["bias"] for r in results])
-        self.coef_ = np.ascontiguousarray(w[:, :d_user])
+        self.coef_ = coef
         self.intercept_ = bias - theta
-        self.dual_coef_ = np.vstack([r["alpha"] for r in results])
+        self.dual_coef_ = dual
         self.duality_gap_ = np.array([r["gap"] for r in results])
         self.gap_history_ = [r["gaps"] for r in results]
         self.n_iter_ = np.array([r["n_epochs"] for r in results])
@@ -807,19 +846,17 @@ def _check_positive(name, key, value, allow_zero=False):
         raise ValueError(f"{name}: {key} must be a finite number {bound}, got {value!r}.")
 
 
-def _initial_alpha(loss, n):
+def _initial_alpha(loss):
     # Zero for every loss: the kernel moves a logistic alpha that lies outside the
     # open domain (0, s) to a small interior start scaled by lam / max|x_ij|
     # (math.md section 4); a fixed 1e-3 overflows e^v at lam = 1e-8.
-    return np.zeros(n)
+    return 0.0
 
 
-def _constant_solution(yk, weight, d, n):
-    """The model of a column without both classes: w = 0, bias = the only label."""
+def _constant_bias(yk, weight):
+    """The bias of a column without both classes (w = 0): the only label present."""
     present = yk[weight > 0] if np.any(weight > 0) else yk
-    sign = 1.0 if np.all(present > 0) else -1.0
-    return dict(w=np.zeros(d), bias=sign, alpha=np.zeros(n), n_epochs=0,
-                gaps=np.zeros(0), gap=0.0, residual=0.0, rounds=0, converged=True)
+    return 1.0 if np.all(present > 0) else -1.0
 
 
 def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
@@ -840,7 +877,6 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
     any more) keeps dividing ``rho`` until ``v_b / rho`` -- rounding noise over
     a vanishing ``rho`` -- throws the bias off by orders of magnitude.
     """
-    alpha = args[6]
     if mode == "paper":
         rounds, epochs = _PAPER_ROUNDS, _PAPER_EPOCHS
     else:
@@ -866,7 +902,7 @@ def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
             rho /= 4.0  # stiffen the penalty
         r_prev = r
     converged = gap <= p["tol"] and r <= p["intercept_tol"]
-    return dict(w=np.asarray(res["w"]), bias=bias, alpha=alpha, n_epochs=n_epochs,
+    return dict(w=res["w"], bias=bias, n_epochs=n_epochs,
                 gaps=np.concatenate(gaps), gap=gap, residual=r, rounds=rnd,
                 converged=converged)
 
