@@ -512,3 +512,59 @@ def test_gap_every_spaces_the_checks():
     # estimates only every 7th epoch, so exact checks land on multiples of 7
     assert np.all(res["epochs_at_gaps"] % 7 == 0)
     assert np.all(np.isnan(res["gap_estimates"][np.arange(res["n_epochs"]) % 7 != 6]))
+
+
+def _with_stored_zeros(X):
+    """The same matrix with an explicit 0.0 stored in every nonempty row.
+
+    A stored zero changes no product, but a row with it no longer has one
+    common value, so the kernel takes its general per-entry path instead of
+    the one-value path of binary rows.
+    """
+    rows, data, cols = [], [], []
+    for i in range(X.shape[0]):
+        a, b = X.indptr[i], X.indptr[i + 1]
+        if a == b:
+            continue
+        free = np.setdiff1d(np.arange(X.shape[1]), X.indices[a:b])[:1]
+        rows += [i] * (b - a + len(free))
+        cols += list(X.indices[a:b]) + list(free)
+        data += list(X.data[a:b]) + [0.0] * len(free)
+    Z = sp.csr_matrix((data, (rows, cols)), shape=X.shape)   # keeps the explicit zeros
+    Z.sort_indices()
+    Z.indices = Z.indices.astype(np.int32)
+    Z.indptr = Z.indptr.astype(np.int32)
+    return Z
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "least_squares"])
+def test_one_value_rows_match_the_general_path(loss, regularizer):
+    # rows whose entries share one value (1.0 or 2.5, binary-like) take a
+    # shortcut: x0 times a plain sum, one exp per step, the normalizer updated
+    # from that sum; it must reproduce the per-entry path step for step
+    X, y = make_csr(n=80, d=20, density=0.3, seed=3, binary=True)
+    X.data[X.indptr[40]:] = 2.5                    # a second common value
+    Z = _with_stored_zeros(X)
+    assert Z.nnz > X.nnz and np.all(Z.data[Z.data != 0] == X.data[X.data != 0])
+    kw = dict(loss=loss, regularizer=regularizer, lam=1e-2, tol=0.0, max_epochs=15,
+              shrinking=False)
+    a = solve(X, y, **kw)
+    b = solve(Z, y, **kw)
+    assert a["work"]["steps"] == b["work"]["steps"] > 0
+    np.testing.assert_allclose(a["alpha"], b["alpha"], rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(a["w"], b["w"], rtol=1e-9, atol=1e-12)
+    assert a["gap"] == pytest.approx(b["gap"], rel=1e-6, abs=1e-12)
+
+
+def test_work_counters():
+    X, y = make_csr(n=50, d=12, density=0.4, seed=1)
+    res = solve(X, y, loss="least_squares", lam=1e-3, tol=0.0, max_epochs=3, shrinking=False)
+    w = res["work"]
+    # no shrinking: every example is visited in every epoch; the least-squares
+    # dual has no bound, so every visit far from the optimum moves alpha
+    assert w["visits"] == 3 * X.shape[0] and w["nnz_visits"] == 3 * X.nnz
+    assert 0 < w["steps"] <= w["visits"] and w["nnz_steps"] <= w["nnz_visits"]
+    assert w["steps"] >= X.shape[0]
+    hinge = solve(X, y, loss="hinge", lam=1e-3, tol=0.0, max_epochs=0)
+    assert hinge["work"] == {"visits": 0, "steps": 0, "nnz_visits": 0, "nnz_steps": 0}

@@ -300,9 +300,17 @@ cdef class Logistic(Loss):
 
 # ---------------------------------------------------------------------------
 # Regularizers (math.md §5): own v and the cache that gives w = grad h(v).
-# Rows arrive as raw pointers (values x, columns j, nnz); margins and
-# curvatures are of x_i, the caller folds the label in.
+# Rows arrive as raw pointers (values x, columns j, nnz) plus ``x0``, the value
+# every entry of the row shares (binary features), or NaN when they differ.
+# A row with one value needs no per-entry multiply and one exp per step: its
+# margin is x0 times a plain sum.  Margins and curvatures are of x_i, the
+# caller folds the label in.  Each method copies the memoryviews' data
+# pointers to locals first, so the loops index plain C arrays.
 # ---------------------------------------------------------------------------
+
+cdef inline bint _one_value(double x0) noexcept nogil:
+    return x0 == x0                  # not NaN: every entry of the row equals x0
+
 
 cdef class Regularizer:
     """Base class: ``h(v)`` and ``w = grad h(v)`` over ``d`` features."""
@@ -314,16 +322,18 @@ cdef class Regularizer:
     # unscaled, so a warm start from a much larger lam would overflow them
     cdef double v_limit
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
         return 0.0
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
+                            double x0, double* curv) noexcept nogil:
         """Return b = w.x_i and store c = x_i' hess h(v) x_i in curv."""
         curv[0] = 0.0
         return 0.0
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
         """v <- v + dv * x_i, and the caches along."""
         pass
 
@@ -343,6 +353,59 @@ cdef class Regularizer:
         pass
 
 
+cdef inline double _dot(const double* a, const double* x, const int* j, int nnz,
+                        double x0) noexcept nogil:
+    """a @ x_i over the row's columns."""
+    cdef double b = 0.0
+    cdef int k
+    if _one_value(x0):
+        for k in range(nnz):
+            b += a[j[k]]
+        return x0 * b
+    for k in range(nnz):
+        b += a[j[k]] * x[k]
+    return b
+
+
+cdef inline double _dot2(const double* a, const double* x, const int* j, int nnz,
+                         double x0, double* c) noexcept nogil:
+    """a @ x_i, and a @ x_i**2 in c."""
+    cdef double b = 0.0, q = 0.0, ax
+    cdef int k
+    if _one_value(x0):
+        for k in range(nnz):
+            b += a[j[k]]
+        c[0] = x0 * x0 * b
+        return x0 * b
+    for k in range(nnz):
+        ax = a[j[k]] * x[k]
+        b += ax
+        q += ax * x[k]
+    c[0] = q
+    return b
+
+
+cdef inline double _pair_sums(const double* pm, const double* x, const int* j, int nnz,
+                              double x0, double* c) noexcept nogil:
+    """With pm = [p_0, m_0, p_1, m_1, ...]: (p - m) @ x_i, and (p + m) @ x_i**2 in c."""
+    cdef double sp = 0.0, sm = 0.0, b = 0.0, q = 0.0, xk
+    cdef int k, jj
+    if _one_value(x0):
+        for k in range(nnz):
+            jj = j[k]
+            sp += pm[2 * jj]
+            sm += pm[2 * jj + 1]
+        c[0] = x0 * x0 * (sp + sm)
+        return x0 * (sp - sm)
+    for k in range(nnz):
+        jj = j[k]
+        xk = x[k]
+        b += (pm[2 * jj] - pm[2 * jj + 1]) * xk
+        q += (pm[2 * jj] + pm[2 * jj + 1]) * xk * xk
+    c[0] = q
+    return b
+
+
 cdef class Square(Regularizer):
     """g = ||w||^2 / 2 = h, w = v, curvature ||x_i||^2 (precomputed)."""
     cdef const double[::1] sq_norm
@@ -354,26 +417,26 @@ cdef class Square(Regularizer):
         self.growth2 = 1.0
         self.v_limit = INFINITY
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):                 # b = v @ x_i
-            b += self.v[j[k]] * x[k]
-        return b
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
+        return _dot(&self.v[0], x, j, nnz, x0)
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):                 # b = v @ x_i
-            b += self.v[j[k]] * x[k]
+                            double x0, double* curv) noexcept nogil:
         curv[0] = self.sq_norm[i]            # ||x_i||^2, precomputed
-        return b
+        return _dot(&self.v[0], x, j, nnz, x0)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
+        cdef double* v = &self.v[0]
+        cdef double dvx = dv * x0
         cdef int k
+        if _one_value(x0):
+            for k in range(nnz):
+                v[j[k]] += dvx
+            return
         for k in range(nnz):                 # v += dv * x_i
-            self.v[j[k]] += dv * x[k]
+            v[j[k]] += dv * x[k]
 
     cdef double value(self) noexcept nogil:
         cdef double out = 0.0
@@ -405,34 +468,35 @@ cdef class Entropy(Regularizer):
         self.entropy = True
         self.v_limit = V_WARM_LIMIT
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):
-            b += self.w[j[k]] * x[k]
-        return b
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
+        return _dot(&self.w[0], x, j, nnz, x0)
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
-        cdef double b = 0.0, c = 0.0, wx
-        cdef int k
-        for k in range(nnz):
-            wx = self.w[j[k]] * x[k]
-            b += wx                          # b = w @ x_i
-            c += wx * x[k]                   # c = w @ x_i**2
-        curv[0] = c
-        return b
+                            double x0, double* curv) noexcept nogil:
+        # b = w @ x_i, c = w @ x_i**2
+        return _dot2(&self.w[0], x, j, nnz, x0, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
         # w_j *= e^(dv x_j): one exp per run of equal values (once per binary row)
+        cdef double* v = &self.v[0]
+        cdef double* w = &self.w[0]
         cdef int k
-        cdef double xp = NAN, f = 1.0
+        cdef double xp = NAN, f = 1.0, dvx
+        if _one_value(x0):
+            dvx = dv * x0
+            f = exp(dvx)
+            for k in range(nnz):
+                v[j[k]] += dvx
+                w[j[k]] *= f
+            return
         for k in range(nnz):
             if x[k] != xp:
                 xp = x[k]
                 f = exp(dv * xp)
-            self.v[j[k]] += dv * x[k]
-            self.w[j[k]] *= f
+            v[j[k]] += dv * x[k]
+            w[j[k]] *= f
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -479,36 +543,40 @@ cdef class BalancedEntropy(Regularizer):
         self.entropy = True
         self.v_limit = V_WARM_LIMIT
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):
-            b += (self.pm[2 * j[k]] - self.pm[2 * j[k] + 1]) * x[k]
-        return b
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
+        cdef double c
+        return _pair_sums(&self.pm[0], x, j, nnz, x0, &c)
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
-        cdef double b = 0.0, c = 0.0
-        cdef int k, jj
-        for k in range(nnz):
-            jj = j[k]
-            b += (self.pm[2 * jj] - self.pm[2 * jj + 1]) * x[k]
-            c += (self.pm[2 * jj] + self.pm[2 * jj + 1]) * x[k] * x[k]
-        curv[0] = c
-        return b
+                            double x0, double* curv) noexcept nogil:
+        return _pair_sums(&self.pm[0], x, j, nnz, x0, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
+        cdef double* v = &self.v[0]
+        cdef double* pm = &self.pm[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0
+        cdef double xp = NAN, f = 1.0, fi = 1.0, dvx
+        if _one_value(x0):
+            dvx = dv * x0
+            f = exp(dvx)
+            fi = 1.0 / f
+            for k in range(nnz):
+                jj = j[k]
+                v[jj] += dvx
+                pm[2 * jj] *= f
+                pm[2 * jj + 1] *= fi
+            return
         for k in range(nnz):
             if x[k] != xp:                   # one exp per run of equal values
                 xp = x[k]
                 f = exp(dv * xp)
                 fi = 1.0 / f
             jj = j[k]
-            self.v[jj] += dv * x[k]
-            self.pm[2 * jj] *= f
-            self.pm[2 * jj + 1] *= fi
+            v[jj] += dv * x[k]
+            pm[2 * jj] *= f
+            pm[2 * jj + 1] *= fi
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -539,15 +607,14 @@ cdef class BalancedEntropy(Regularizer):
             w[k] = self.pm[2 * k] - self.pm[2 * k + 1]
 
 
-cdef double _max_exponent(double[::1] v, double[::1] mu, bint balanced) noexcept nogil:
+cdef double _max_exponent(double[::1] v, double[::1] log_mu, bint balanced) noexcept nogil:
     """max_j (|v_j| if balanced else v_j) + ln mu_j over the mu_j > 0: the scale c."""
     cdef double m = -INFINITY, e
     cdef Py_ssize_t k
     for k in range(v.shape[0]):
-        if mu[k] > 0:
-            e = (fabs(v[k]) if balanced else v[k]) + log(mu[k])
-            if e > m:
-                m = e
+        e = (fabs(v[k]) if balanced else v[k]) + log_mu[k]     # -inf where mu_j = 0
+        if e > m:
+            m = e
     return m
 
 
@@ -566,16 +633,22 @@ cdef class NormalizedEntropy(Regularizer):
     ``w`` is never stored (every w_j depends on Z): we keep
     ``E_j = mu_j e^(v_j - c)`` and ``Zs = sum_j E_j = Z e^(-c)`` with one common
     scale ``c`` that keeps them finite (math.md §5).  ``mu`` is normalized to
-    sum 1, which makes ``g >= 0`` and changes no ``w``.
+    sum 1, which makes ``g >= 0`` and changes no ``w``.  Right after a refresh
+    ``h = A (c + ln Zs)`` costs nothing (``fresh``), which the per-epoch gap
+    estimate uses.
     """
     cdef double[::1] mu
+    cdef double[::1] log_mu         # ln mu_j (-inf where mu_j = 0), computed once
     cdef double[::1] E
     cdef double Zs, c, A
+    cdef bint fresh                 # E and Zs were just recomputed from v
 
     def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
         self.d = d
         self.v = np.zeros(d)
         self.mu = np.asarray(mu) / np.sum(mu)
+        with np.errstate(divide="ignore"):
+            self.log_mu = np.log(self.mu)
         self.E = np.array(self.mu, dtype=np.float64)
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2    # e^(2 kappa)
@@ -583,35 +656,43 @@ cdef class NormalizedEntropy(Regularizer):
         self.v_limit = INFINITY              # rescaled exponentials: any v is finite
         self.refresh()
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):
-            b += self.E[j[k]] * x[k]
-        return self.A * b / self.Zs            # b = A sum_j mu_j e^v_j x_j / Z
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
+        # b = A sum_j mu_j e^v_j x_j / Z
+        return self.A * _dot(&self.E[0], x, j, nnz, x0) / self.Zs
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
-        cdef double b = 0.0, c = 0.0, ex
-        cdef int k
-        for k in range(nnz):
-            ex = self.E[j[k]] * x[k]
-            b += ex
-            c += ex * x[k]
+                            double x0, double* curv) noexcept nogil:
+        cdef double c
+        cdef double b = _dot2(&self.E[0], x, j, nnz, x0, &c)
         return _normalized_margin(self.A, self.Zs, b, c, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
+        cdef double* v = &self.v[0]
+        cdef double* E = &self.E[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, old, dz = 0.0
-        for k in range(nnz):
-            if x[k] != xp:                   # one exp per run of equal values
-                xp = x[k]
-                f = exp(dv * xp)
-            jj = j[k]
-            self.v[jj] += dv * x[k]
-            old = self.E[jj]
-            self.E[jj] = old * f
-            dz += self.E[jj] - old           # Z changes on the row only
+        cdef double xp = NAN, f = 1.0, old, dz = 0.0, s = 0.0, dvx
+        self.fresh = False
+        if _one_value(x0):
+            dvx = dv * x0
+            f = exp(dvx)
+            for k in range(nnz):
+                jj = j[k]
+                v[jj] += dvx
+                s += E[jj]
+                E[jj] *= f
+            dz = (f - 1.0) * s               # Z changes on the row only
+        else:
+            for k in range(nnz):
+                if x[k] != xp:               # one exp per run of equal values
+                    xp = x[k]
+                    f = exp(dv * xp)
+                jj = j[k]
+                v[jj] += dv * x[k]
+                old = E[jj]
+                E[jj] = old * f
+                dz += E[jj] - old
         self.Zs += dz
         if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor
             self.refresh()
@@ -619,12 +700,13 @@ cdef class NormalizedEntropy(Regularizer):
     cdef void refresh(self) noexcept nogil:
         # c = max_j (v_j + ln mu_j): every E_j <= 1 and Zs >= 1
         cdef Py_ssize_t k
-        cdef double m = _max_exponent(self.v, self.mu, False), z = 0.0
+        cdef double m = _max_exponent(self.v, self.log_mu, False), z = 0.0
         self.c = m
         for k in range(self.d):
-            self.E[k] = self.mu[k] * exp(self.v[k] - m)
+            self.E[k] = exp(self.v[k] + self.log_mu[k] - m)
             z += self.E[k]
         self.Zs = z
+        self.fresh = True
 
     cdef double value(self) noexcept nogil:
         # g = sum w ln(w/(A mu)) = A sum_j p_j (v_j - c) - A ln Zs,  p = E / Zs
@@ -638,11 +720,12 @@ cdef class NormalizedEntropy(Regularizer):
 
     cdef double conj_value(self) noexcept nogil:
         # A ln sum mu e^v, from the true v (log-sum-exp)
-        cdef double m = _max_exponent(self.v, self.mu, False), z = 0.0
+        if self.fresh:
+            return self.A * (self.c + log(self.Zs))
+        cdef double m = _max_exponent(self.v, self.log_mu, False), z = 0.0
         cdef Py_ssize_t k
         for k in range(self.d):
-            if self.mu[k] > 0:
-                z += exp(self.v[k] + log(self.mu[k]) - m)
+            z += exp(self.v[k] + self.log_mu[k] - m)
         return self.A * (m + log(z))
 
     cdef void weights(self, double[::1] w) noexcept nogil:
@@ -657,16 +740,20 @@ cdef class BalancedNormalizedEntropy(Regularizer):
     Keeps ``Ep_j = mu_j e^(v_j - c)``, ``Em_j = mu_j e^(-v_j - c)`` and their total
     ``Zs``; a rescale changes ``c`` only, never ``v`` (shifting ``v`` would move
     ``e^v`` and ``e^-v`` in opposite directions).  ``mu`` is normalized to
-    ``sum 2 mu = 1``.
+    ``sum 2 mu = 1``.  ``fresh`` as in :class:`NormalizedEntropy`.
     """
     cdef double[::1] mu
+    cdef double[::1] log_mu
     cdef double[::1] E2             # [Ep_0, Em_0, Ep_1, Em_1, ...]: one cache line per feature
     cdef double Zs, c, A
+    cdef bint fresh
 
     def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
         self.d = d
         self.v = np.zeros(d)
         self.mu = np.asarray(mu) / (2.0 * np.sum(mu))
+        with np.errstate(divide="ignore"):
+            self.log_mu = np.log(self.mu)
         self.E2 = np.repeat(np.asarray(self.mu, dtype=np.float64), 2)
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2
@@ -674,38 +761,49 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         self.v_limit = INFINITY
         self.refresh()
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz) noexcept nogil:
-        cdef double b = 0.0
-        cdef int k
-        for k in range(nnz):
-            b += (self.E2[2 * j[k]] - self.E2[2 * j[k] + 1]) * x[k]
-        return self.A * b / self.Zs
+    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+                       double x0) noexcept nogil:
+        cdef double c
+        return self.A * _pair_sums(&self.E2[0], x, j, nnz, x0, &c) / self.Zs
 
     cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
-                            double* curv) noexcept nogil:
-        cdef double b = 0.0, c = 0.0
-        cdef int k, jj
-        for k in range(nnz):
-            jj = j[k]
-            b += (self.E2[2 * jj] - self.E2[2 * jj + 1]) * x[k]
-            c += (self.E2[2 * jj] + self.E2[2 * jj + 1]) * x[k] * x[k]
+                            double x0, double* curv) noexcept nogil:
+        cdef double c
+        cdef double b = _pair_sums(&self.E2[0], x, j, nnz, x0, &c)
         return _normalized_margin(self.A, self.Zs, b, c, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double dv) noexcept nogil:
+    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+                  double dv) noexcept nogil:
+        cdef double* v = &self.v[0]
+        cdef double* E2 = &self.E2[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om
-        for k in range(nnz):
-            if x[k] != xp:                   # one exp per run of equal values
-                xp = x[k]
-                f = exp(dv * xp)
-                fi = 1.0 / f
-            jj = j[k]
-            self.v[jj] += dv * x[k]
-            op = self.E2[2 * jj]
-            om = self.E2[2 * jj + 1]
-            self.E2[2 * jj] = op * f
-            self.E2[2 * jj + 1] = om * fi
-            dz += (self.E2[2 * jj] - op) + (self.E2[2 * jj + 1] - om)
+        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om, sp = 0.0, sm = 0.0, dvx
+        self.fresh = False
+        if _one_value(x0):
+            dvx = dv * x0
+            f = exp(dvx)
+            fi = 1.0 / f
+            for k in range(nnz):
+                jj = j[k]
+                v[jj] += dvx
+                sp += E2[2 * jj]
+                sm += E2[2 * jj + 1]
+                E2[2 * jj] *= f
+                E2[2 * jj + 1] *= fi
+            dz = (f - 1.0) * sp + (fi - 1.0) * sm
+        else:
+            for k in range(nnz):
+                if x[k] != xp:               # one exp per run of equal values
+                    xp = x[k]
+                    f = exp(dv * xp)
+                    fi = 1.0 / f
+                jj = j[k]
+                v[jj] += dv * x[k]
+                op = E2[2 * jj]
+                om = E2[2 * jj + 1]
+                E2[2 * jj] = op * f
+                E2[2 * jj + 1] = om * fi
+                dz += (E2[2 * jj] - op) + (E2[2 * jj + 1] - om)
         self.Zs += dz
         if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor, never shift v
             self.refresh()
@@ -713,13 +811,14 @@ cdef class BalancedNormalizedEntropy(Regularizer):
     cdef void refresh(self) noexcept nogil:
         # c = max_j (|v_j| + ln mu_j): every Ep_j, Em_j <= 1 and Zs >= 1
         cdef Py_ssize_t k
-        cdef double m = _max_exponent(self.v, self.mu, True), z = 0.0
+        cdef double m = _max_exponent(self.v, self.log_mu, True), z = 0.0
         self.c = m
         for k in range(self.d):
-            self.E2[2 * k] = self.mu[k] * exp(self.v[k] - m)
-            self.E2[2 * k + 1] = self.mu[k] * exp(-self.v[k] - m)
+            self.E2[2 * k] = exp(self.v[k] + self.log_mu[k] - m)
+            self.E2[2 * k + 1] = exp(-self.v[k] + self.log_mu[k] - m)
             z += self.E2[2 * k] + self.E2[2 * k + 1]
         self.Zs = z
+        self.fresh = True
 
     cdef double value(self) noexcept nogil:
         # g = A sum_j [p+_j (v_j - c) + p-_j (-v_j - c)] - A ln Zs
@@ -735,11 +834,12 @@ cdef class BalancedNormalizedEntropy(Regularizer):
 
     cdef double conj_value(self) noexcept nogil:
         # A ln sum mu (e^v + e^-v), from the true v (log-sum-exp)
-        cdef double m = _max_exponent(self.v, self.mu, True), z = 0.0
+        if self.fresh:
+            return self.A * (self.c + log(self.Zs))
+        cdef double m = _max_exponent(self.v, self.log_mu, True), z = 0.0
         cdef Py_ssize_t k
         for k in range(self.d):
-            if self.mu[k] > 0:
-                z += exp(self.v[k] + log(self.mu[k]) - m) + exp(-self.v[k] + log(self.mu[k]) - m)
+            z += exp(self.v[k] + self.log_mu[k] - m) + exp(-self.v[k] + self.log_mu[k] - m)
         return self.A * (m + log(z))
 
     cdef void weights(self, double[::1] w) noexcept nogil:
@@ -761,6 +861,7 @@ cdef struct Problem:
     const double* s             # loss weights s_i
     double* alpha               # dual variables, in/out
     const double* xmax          # max_j |x_ij| (entropy rows: the exponent cap)
+    const double* xone          # the value all entries of row i share, NaN if they differ
     Py_ssize_t n
     double lam
     double S                    # lam * n
@@ -780,6 +881,10 @@ cdef struct Problem:
     double pg_min_old
     double* gap_seen            # per-example gap term at the last visit
     double gap_sum              # their sum, kept up to date (the cheap estimate)
+    long long n_visits          # work counters: examples visited (margin formed),
+    long long n_steps           # steps that moved alpha,
+    long long nnz_visits        # and the nonzeros of those rows
+    long long nnz_steps
     double ksum                 # sum_i K_i(alpha_i), kept up to date, re-summed at checks
 
 
@@ -862,7 +967,9 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
             TW_PREFETCH(P.indices + P.indptr[order[k + 1]])
 
         # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
-        b = y_i * reg.margin_curv(i, x, j, nnz, &c)
+        b = y_i * reg.margin_curv(i, x, j, nnz, P.xone[i], &c)
+        P.n_visits += 1
+        P.nnz_visits += nnz
         cq = 0.0
         if P.bias:
             b += y_i * (P.sigma + P.vb / P.rho)
@@ -921,9 +1028,11 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
             continue
 
         P.alpha[i] = a_i + delta
+        P.n_steps += 1
+        P.nnz_steps += nnz
         P.ksum += loss.conj(a_i + delta, t_i, s_i) - loss.conj(a_i, t_i, s_i)
         dv = delta * y_i / P.S               # v += delta z_i / (lam n)
-        reg.add(x, j, nnz, dv)
+        reg.add(x, j, nnz, P.xone[i], dv)
         if P.bias:
             P.vb += dv
         if trace != NULL:
@@ -956,7 +1065,7 @@ cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
             continue
         start = P.indptr[i]
         nnz = P.indptr[i + 1] - start
-        u = P.y[i] * (reg.margin(i, P.data + start, P.indices + start, nnz) + wb)
+        u = P.y[i] * (reg.margin(i, P.data + start, P.indices + start, nnz, P.xone[i]) + wb)
         term = loss.gap_term(u, P.alpha[i], P.t[i], P.s[i])
         if out_terms != NULL:
             out_terms[i] = term
@@ -1053,9 +1162,10 @@ def _vector(name, a, n, writable=False):
 
 
 cdef int _scan_rows(const double* data, const int* indices, const int* indptr,
-                    Py_ssize_t n, int d, bint entropy, double* out) noexcept nogil:
+                    Py_ssize_t n, int d, bint entropy, double* out, double* one) noexcept nogil:
     """One pass over X: checks it and stores per row ||x_i||^2 (square curvature)
-    or max_j |x_ij| (entropy: the exponent cap).
+    or max_j |x_ij| (entropy: the exponent cap), and in ``one`` the value every
+    entry of the row shares (NaN if they differ; 0 for an empty row).
 
     Returns 0, or 1 (indptr decreases), 2 (a column outside [0, d)), 3 (NaN or inf).
     """
@@ -1065,12 +1175,15 @@ cdef int _scan_rows(const double* data, const int* indices, const int* indptr,
         if indptr[i + 1] < indptr[i]:
             return 1
         acc = 0.0
+        one[i] = data[indptr[i]] if indptr[i + 1] > indptr[i] else 0.0
         for k in range(indptr[i], indptr[i + 1]):
             if indices[k] < 0 or indices[k] >= d:
                 return 2
             x = data[k]
             if not isfinite(x):
                 return 3
+            if x != one[i]:
+                one[i] = NAN
             if entropy:
                 if fabs(x) > acc:
                     acc = fabs(x)
@@ -1106,22 +1219,24 @@ def _csr(X_data, X_indices, X_indptr, n_features, entropy):
     X_indices = np.ascontiguousarray(X_indices)
     X_indptr = np.ascontiguousarray(X_indptr)
     row_stat = np.zeros(n)
+    row_value = np.zeros(n)
     cdef const double[::1] xd = X_data
     cdef const int[::1] xi = X_indices
     cdef const int[::1] xp = X_indptr
     cdef double[::1] rs = row_stat
+    cdef double[::1] rv = row_value
     cdef int err, d = n_features
     cdef Py_ssize_t n_rows = n
     cdef bint ent = entropy
     with nogil:
-        err = _scan_rows(&xd[0], &xi[0], &xp[0], n_rows, d, ent, &rs[0])
+        err = _scan_rows(&xd[0], &xi[0], &xp[0], n_rows, d, ent, &rs[0], &rv[0])
     if err == 1:
         raise ValueError("X_indptr is not a valid CSR row pointer array (it decreases)")
     if err == 2:
         raise ValueError(f"X_indices must lie in [0, n_features={n_features})")
     if err == 3:
         raise ValueError("X contains NaN or infinite values")
-    return X_data, X_indices, X_indptr, row_stat
+    return X_data, X_indices, X_indptr, row_stat, row_value
 
 
 def dual_gauss_seidel(
@@ -1214,7 +1329,9 @@ def dual_gauss_seidel(
         entry); "gap" (final relative gap, exact), "abs_gap" (``P + D``),
         "primal" (P), "dual" (D); "converged" (``gap <= tol``);
         "gap_estimates" (the cheap estimate of each epoch, NaN where not
-        formed); optionally "gap_terms" and "dual_trace".
+        formed); "work" (counts over the epochs: examples visited, steps
+        that moved alpha, and the nonzeros of the rows behind each);
+        optionally "gap_terms" and "dual_trace".
 
     Notes
     -----
@@ -1248,7 +1365,7 @@ def dual_gauss_seidel(
     if n < 1:
         raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
     # square: ||x_i||^2 (its curvature); entropy: max_j |x_ij| (the cap)
-    X_data, X_indices, X_indptr, row_stat = _csr(X_data, X_indices, X_indptr_arr, d,
+    X_data, X_indices, X_indptr, row_stat, row_value = _csr(X_data, X_indices, X_indptr_arr, d,
                                                  regularizer != "square")
     y = _vector("y", y, n)
     if not np.all(np.abs(y) == 1):
@@ -1322,7 +1439,7 @@ def dual_gauss_seidel(
     cdef const double[::1] Xd = X_data
     cdef const int[::1] Xi = X_indices
     cdef const int[::1] Xp = X_indptr
-    cdef const double[::1] yv = y, tv = target, sv = weight, xm = row_stat
+    cdef const double[::1] yv = y, tv = target, sv = weight, xm = row_stat, x1 = row_value
     cdef double[::1] av = alpha_arr
     cdef int[::1] order = np.arange(n, dtype=np.int32)
     max_ep = int(max_epochs)
@@ -1349,6 +1466,7 @@ def dual_gauss_seidel(
     P.s = &sv[0]
     P.alpha = &av[0]
     P.xmax = &xm[0]
+    P.xone = &x1[0]
     P.n = n
     P.lam = lam
     P.S = lam * n
@@ -1368,6 +1486,10 @@ def dual_gauss_seidel(
     seen_arr = np.zeros(n)
     cdef double[::1] seen = seen_arr
     P.gap_seen = &seen[0]
+    P.n_visits = 0
+    P.n_steps = 0
+    P.nnz_visits = 0
+    P.nnz_steps = 0
     state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     do_shuffle = bool(shuffle)
     want_terms = bool(return_gap_terms)
@@ -1446,6 +1568,8 @@ def dual_gauss_seidel(
         "primal": primal,
         "dual": dual,
         "converged": bool(rel <= tol),
+        "work": {"visits": P.n_visits, "steps": P.n_steps,
+                 "nnz_visits": P.nnz_visits, "nnz_steps": P.nnz_steps},
     }
     if return_gap_terms:
         res["gap_terms"] = terms_arr
