@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.svm import LinearSVC
@@ -358,13 +359,33 @@ def test_one_convergence_warning_per_fit():
     assert f"{est.duality_gap_.max():.3g}" in message
 
 
-@pytest.mark.parametrize("bad", [np.nan, np.inf])
-def test_non_finite_input_is_rejected(bad):
+@pytest.mark.parametrize("fmt", ["dense", "csr", "csc", "coo"])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_names_the_first_entry_and_what_to_do(bad, fmt):
     X, y = _binary()
     X = X.toarray()
-    X[3, 4] = bad
-    with pytest.raises(ValueError, match="NaN|infinity"):
-        DualSVM().fit(X, y)
+    X[7, 2] = np.nan
+    X[3, 25] = bad  # the first in row-major order, whatever the input format
+    X = X if fmt == "dense" else sp.csr_matrix(X).asformat(fmt)
+    expected = rf"X contains NaN or infinite values \(the first: X\[3, 25\] = {bad}\); " \
+               r"textwin's solvers need finite features: drop those rows or impute"
+    for est in (DualSVM(), LargeMarginNWinnow(), textwin.Perceptron()):
+        with pytest.raises(ValueError, match=expected) as info:
+            est.fit(X, y)
+        assert "HistGradientBoosting" not in str(info.value)
+        fitted = clone(est).fit(*_binary())
+        for method in (fitted.decision_function, fitted.predict):
+            with pytest.raises(ValueError, match=expected):
+                method(X)
+
+
+def test_finite_values_whose_sum_overflows_are_accepted():
+    # the quick test sums the values; 1e308 + 1e308 = inf must not be taken for inf
+    X, y = _binary()
+    X.data[:] = 1e308
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        DualSVM(max_epochs=2).fit(X, y).decision_function(X)
 
 
 @pytest.mark.parametrize("lam", [0.0, -1.0, np.nan])

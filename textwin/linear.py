@@ -62,8 +62,8 @@ _INT32_MAX = np.iinfo(np.int32).max
 def _check_csr(X):
     """Return X as canonical CSR: float64 data, int32 indices, sorted, no duplicates.
 
-    X has already been through ``validate_data`` (finite, 2-D, float64). The
-    result may share memory with the input; it is never modified in place.
+    X has already been through ``validate_data`` (2-D, float64). The result
+    may share memory with the input; it is never modified in place.
     """
     if not sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -86,6 +86,25 @@ def _check_csr(X):
             shape=X.shape,
         )
     return X
+
+
+def _check_finite(X):
+    """Refuse NaN and inf in a canonical CSR X, naming the first one (row-major)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        # one pass without a temporary; a finite sum means every value is finite
+        # (an overflowing sum of finite values falls through to the exact test)
+        if np.isfinite(X.data.sum()):
+            return
+    bad = ~np.isfinite(X.data)
+    if not bad.any():
+        return
+    pos = int(np.argmax(bad))
+    row = int(np.searchsorted(X.indptr, pos, side="right")) - 1
+    raise ValueError(
+        f"X contains NaN or infinite values (the first: X[{row}, {X.indices[pos]}] = "
+        f"{X.data[pos]}); textwin's solvers need finite features: drop those rows "
+        f"or impute the values first."
+    )
 
 
 def _append_constant(X, value=1.0):
@@ -173,6 +192,8 @@ class _OneVsRestLinearMixin:
     """
 
     def _validate_X(self, X, reset):
+        # NaN and inf are refused below, not here: scikit-learn's message points
+        # to estimators that handle missing values, not what a text model needs.
         X = validate_data(
             self,
             X,
@@ -180,8 +201,11 @@ class _OneVsRestLinearMixin:
             accept_large_sparse=True,
             dtype=np.float64,
             reset=reset,
+            ensure_all_finite=False,
         )
-        return _check_csr(X)
+        X = _check_csr(X)
+        _check_finite(X)
+        return X
 
     def _encode_targets(self, y, n_samples):
         """Set classes_ and the label mode; return Y of shape (n, n_problems) in {-1, +1}."""
