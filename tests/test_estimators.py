@@ -1,5 +1,6 @@
 """DualGaussSeidelClassifier and its presets: agreement with scikit-learn, labels,
 threads, warnings, validation."""
+import re
 import warnings
 
 import numpy as np
@@ -326,6 +327,30 @@ def test_fit_memory_is_the_fitted_arrays_plus_o_n_plus_d_per_thread(est):
     assert fitted == K * 8 * (n + d)
     # the constant feature of ModifiedLeastSquares is one copy of the matrix
     assert peak < 1.4 * fitted + csr
+
+
+@pytest.mark.parametrize("n_jobs, fragment", [
+    (0, "n_jobs == 0 has no meaning; use None or 1 for one thread, -1 for all cores"),
+    (1.5, "n_jobs must be None or an integer, got 1.5"),
+])
+def test_n_jobs_zero_or_not_an_integer_is_refused(n_jobs, fragment):
+    X, y = _binary()
+    with pytest.raises(ValueError, match=f"^DualSVM: {re.escape(fragment)}"):
+        DualSVM(n_jobs=n_jobs).fit(X, y)
+    with pytest.raises(ValueError, match=re.escape(fragment)):
+        textwin.Perceptron(n_jobs=n_jobs).fit(X, y)
+
+
+def test_negative_n_jobs_counts_back_from_the_cores(monkeypatch):
+    # joblib's convention: -1 all cores, -2 all but one, never fewer than one
+    from textwin import linear
+
+    monkeypatch.setattr(linear.os, "cpu_count", lambda: 4)
+    assert [linear._effective_n_jobs(j) for j in (None, 1, 3, -1, -2, -4, -9)] == \
+        [1, 1, 3, 4, 3, 1, 1]
+    X, Y = _multilabel(k=3)
+    assert_array_equal(DualSVM(n_jobs=-9, random_state=0).fit(X, Y).coef_,
+                       DualSVM(n_jobs=1, random_state=0).fit(X, Y).coef_)
 
 
 def test_warm_start_reuses_the_dual_variables():

@@ -114,8 +114,15 @@ def _append_constant(X, value=1.0):
 
 
 def _effective_n_jobs(n_jobs):
-    if n_jobs is None or n_jobs == 0:
+    """Threads for ``n_jobs`` in joblib's convention (None: 1, -1: all cores, -2: all but one)."""
+    if n_jobs is None:
         return 1
+    if not isinstance(n_jobs, Integral):
+        raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}.")
+    if n_jobs == 0:
+        raise ValueError(
+            "n_jobs == 0 has no meaning; use None or 1 for one thread, -1 for all cores."
+        )
     if n_jobs < 0:
         return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
     return int(n_jobs)
@@ -502,7 +509,8 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         gets the ``k``-th seed drawn from it, so results do not depend on
         ``n_jobs``.
     n_jobs : int or None, default=None
-        Threads over the binary problems (None: 1, -1: all cores). The CSR
+        Threads over the binary problems: None or 1 for one, -1 for all cores,
+        -2 for all but one (joblib's convention; 0 is an error). The CSR
         matrix is shared, never copied per problem.
     step : {"auto", "newton", "gradient"}, default="auto"
         The coordinate step (math.md section 6): exact where a closed form
@@ -638,6 +646,10 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             )
         if not (isinstance(p["mass"], str) and p["mass"] == "prior"):
             _check_positive(name, "mass", p["mass"])
+        try:
+            _effective_n_jobs(p["n_jobs"])
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
 
     def _prior_and_mass(self, p, d):
         """mu (d,) and A in the kernel's conventions (math.md section 5)."""
