@@ -29,6 +29,12 @@ and sum of a 256 MiB array, best of 5): streaming the CSR matrix costs 12
 bytes per nonzero (8-byte value plus 4-byte column index), so the bandwidth
 allows ``sum_GBps / 12`` billion nonzeros per second per pass.
 
+With ``--shuffle-block B`` (default 64; 0 to skip) it also times textwin with
+the examples visited in blocks of ``B`` consecutive rows (blocks in a random
+order, rows in a random order inside each block; the kernel's
+``shuffle_block``), per epoch and to a gap of 1e-3: the cost of the random
+order's cache misses against what the coarser randomness costs in epochs.
+
 Writes the log-log plot to ``docs/figures/scaling.png`` (``--plot`` to change).
 
 Run from the repository root:
@@ -76,6 +82,8 @@ def main(argv=None):
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="cpu: CPU time of the calling thread, where both solvers run "
                          "(default; robust on a busy machine); wall: elapsed time")
+    ap.add_argument("--shuffle-block", type=int, default=64,
+                    help="also time block order with blocks of this many rows (default 64; 0: skip)")
     ap.add_argument("--plot", default=os.path.join(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__))), "docs", "figures", "scaling.png"))
     add_common_args(ap)
@@ -97,7 +105,9 @@ def main(argv=None):
     liblinear(Xc, yc, 2)
     rows = []
     print(f"\n{'nnz':>10s} {'n':>8s} {'textwin s':>10s} {'liblinear s':>11s} {'ratio':>6s} "
-          f"{'tw ns/nnz/ep':>12s} {'tw to 1e-3 s':>12s} {'epochs':>6s}")
+          f"{'tw ns/nnz/ep':>12s} {'tw to 1e-3 s':>12s} {'epochs':>6s}"
+          + (f" {'block ns/nnz/ep':>15s} {'block to 1e-3 s':>15s} {'epochs':>6s}"
+             if args.shuffle_block > 1 else ""))
     for target in targets:
         n = max(int(round(target / per_doc)), 100)
         X, y = zipf_corpus(n, args.d, mean_nnz=args.mean_nnz, seed=1)
@@ -110,6 +120,13 @@ def main(argv=None):
         zero = interleaved_times([lambda: kernel_fit(X, y, lam=LAM, tol=0.0, max_epochs=0)],
                                  args.repeats, timer=timer)[0]
         per_epoch = max(tw["median"] - zero["median"], 1e-12) / args.epochs
+        if args.shuffle_block > 1:
+            B = args.shuffle_block
+            blk, blk_conv = interleaved_times([
+                lambda: kernel_fit(X, y, lam=LAM, tol=0.0, max_epochs=args.epochs,
+                                   shrinking=False, shuffle_block=B),
+                lambda: kernel_fit(X, y, lam=LAM, tol=1e-3, max_epochs=10000, shuffle_block=B),
+            ], args.repeats, timer=timer)
         row = {"n": n, "d": args.d, "nnz": int(X.nnz), "textwin_seconds": tw["median"],
                "liblinear_seconds": ll["median"], "ratio": tw["median"] / ll["median"],
                "textwin_zero_epoch_seconds": zero["median"],
@@ -119,16 +136,28 @@ def main(argv=None):
                "textwin_to_1e-3_seconds": conv["median"],
                "textwin_to_1e-3_epochs": int(conv["result"]["n_epochs"]),
                "textwin_to_1e-3_gap": float(conv["result"]["gap"])}
+        extra = ""
+        if args.shuffle_block > 1:
+            blk_epoch = max(blk["median"] - zero["median"], 1e-12) / args.epochs
+            row.update({"block_rows": B, "block_seconds_per_epoch": blk_epoch,
+                        "block_ns_per_nonzero_epoch": 1e9 * blk_epoch / X.nnz,
+                        "block_to_1e-3_seconds": blk_conv["median"],
+                        "block_to_1e-3_epochs": int(blk_conv["result"]["n_epochs"])})
+            extra = (f" {row['block_ns_per_nonzero_epoch']:15.2f} {blk_conv['median']:15.4f} "
+                     f"{row['block_to_1e-3_epochs']:6d}")
         rows.append(row)
         print(f"{X.nnz:10d} {n:8d} {tw['median']:10.4f} {ll['median']:11.4f} {row['ratio']:6.2f} "
               f"{row['textwin_ns_per_nonzero_epoch']:12.2f} {conv['median']:12.4f} "
-              f"{row['textwin_to_1e-3_epochs']:6d}")
+              f"{row['textwin_to_1e-3_epochs']:6d}{extra}")
         del X, y
 
     nnz = np.array([r["nnz"] for r in rows], dtype=float)
     slopes = {}
-    for key in ("textwin_seconds", "liblinear_seconds", "textwin_seconds_per_epoch",
-                "textwin_to_1e-3_seconds"):
+    keys = ["textwin_seconds", "liblinear_seconds", "textwin_seconds_per_epoch",
+            "textwin_to_1e-3_seconds"]
+    if args.shuffle_block > 1:
+        keys += ["block_seconds_per_epoch", "block_to_1e-3_seconds"]
+    for key in keys:
         slopes[key] = fit_slope(nnz, np.array([r[key] for r in rows]))[0]
     print("\nlog-log slopes (target ~1):")
     for key, s in slopes.items():

@@ -568,3 +568,33 @@ def test_work_counters():
     assert w["steps"] >= X.shape[0]
     hinge = solve(X, y, loss="hinge", lam=1e-3, tol=0.0, max_epochs=0)
     assert hinge["work"] == {"visits": 0, "steps": 0, "nnz_visits": 0, "nnz_steps": 0}
+
+
+@pytest.mark.parametrize("block", [2, 7, 1000])
+@pytest.mark.parametrize("shrinking", [False, True])
+def test_block_shuffle_visits_every_row_once_and_converges(block, shrinking):
+    X, y = reuters_like(n=200, d=300, seed=4)
+    full = solve(X, y, lam=1e-2, tol=1e-9, max_epochs=5000, seed=1)
+    res = solve(X, y, lam=1e-2, tol=1e-9, max_epochs=5000, seed=1, shuffle_block=block,
+                shrinking=shrinking)
+    assert res["converged"] and res["gap"] <= 1e-9
+    np.testing.assert_allclose(res["w"], full["w"], rtol=1e-4, atol=1e-6)
+    # without shrinking every epoch visits each row exactly once
+    few = solve(X, y, lam=1e-2, tol=0.0, max_epochs=3, shrinking=False, shuffle_block=block)
+    assert few["work"]["visits"] == 3 * X.shape[0]
+
+
+def test_block_shuffle_is_a_permutation_per_epoch():
+    # one epoch of least squares with trace_dual: every row moves exactly once
+    X, y = make_csr(n=37, d=9, density=0.5, seed=2)
+    res = solve(X, y, loss="least_squares", lam=1e-3, tol=0.0, max_epochs=1,
+                shrinking=False, shuffle_block=5, trace_dual=True)
+    assert res["work"]["steps"] == X.shape[0]
+    assert np.all(res["alpha"] != 0)
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5])
+def test_block_shuffle_rejects_bad_sizes(bad):
+    X, y = make_csr(n=10, d=4)
+    with pytest.raises(ValueError, match="shuffle_block"):
+        solve(X, y, shuffle_block=bad)
