@@ -355,9 +355,8 @@ cdef class Regularizer:
 
 cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept nogil:
     """sum_k a[j[k]], in four partial sums: a single running sum waits the
-    latency of every addition (about 4 cycles), the partial sums overlap; it
-    is the margin's bottleneck when the row and ``a`` are in cache (binary
-    rows in data order: 1.3-1.5x per epoch, docs/performance.md)."""
+    latency of every addition (about 4 cycles), partial sums overlap, which
+    matters when the row and ``a`` are in cache (binary rows in data order)."""
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef int k = 0
     while k + 4 <= nnz:
