@@ -1,4 +1,4 @@
-# cython: language_level=3
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
 """Mistake-driven online learners over a shared CSR matrix (math.md section 9).
 
 One call trains one binary problem, in data order, for ``n_epochs`` passes,
@@ -9,17 +9,27 @@ problem per thread over the same CSR arrays. Weights are updated in place
 Labels ``y`` are +-1 floats. Row ``i`` is ``X_data[X_indptr[i]:X_indptr[i+1]]``
 at columns ``X_indices[...]``.
 """
-from libc.math cimport exp, sqrt
+from libc.math cimport exp, sqrt, NAN
 
 
 cdef inline double _sparse_dot(const double[::1] X_data, const int[::1] X_indices,
                                int start, int end, const double* w) noexcept nogil:
-    """w @ x_i over the nonzeros of row i."""
-    cdef double s = 0.0
-    cdef int p
-    for p in range(start, end):
-        s += X_data[p] * w[X_indices[p]]
-    return s
+    """w @ x_i over the nonzeros of row i, in four partial sums (a single
+    running sum waits the latency of every addition)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef const double* x = &X_data[0]
+    cdef const int* j = &X_indices[0]
+    cdef int p = start
+    while p + 4 <= end:
+        s0 += x[p] * w[j[p]]
+        s1 += x[p + 1] * w[j[p + 1]]
+        s2 += x[p + 2] * w[j[p + 2]]
+        s3 += x[p + 3] * w[j[p + 3]]
+        p += 4
+    while p < end:
+        s0 += x[p] * w[j[p]]
+        p += 1
+    return (s0 + s1) + (s2 + s3)
 
 
 def perceptron(const double[::1] X_data, const int[::1] X_indices,
@@ -107,7 +117,7 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
     cdef int n = y.shape[0]
     cdef int d = w_pos.shape[0]
     cdef int epoch, i, j, p
-    cdef double score, total, scale, f, g
+    cdef double score, total, scale, f = 1.0, g = 1.0, xp
     cdef bint predicted_in
     cdef double* up = &w_pos[0] if d > 0 else NULL
     cdef double* um = NULL
@@ -133,13 +143,16 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
                 if predicted_in == (y[i] > 0.0):
                     continue
                 mistakes[epoch] += 1
+                xp = NAN
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     j = X_indices[p]
-                    f = exp(eta * y[i] * X_data[p])
+                    if X_data[p] != xp:          # one exp per run of equal values
+                        xp = X_data[p]
+                        f = exp(eta * y[i] * xp)
+                        g = 1.0 / f
                     total += up[j] * (f - 1.0)
                     up[j] *= f
                     if balanced:
-                        g = 1.0 / f
                         total += um[j] * (g - 1.0)
                         um[j] *= g
                 if normalized:
