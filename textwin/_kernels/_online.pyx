@@ -14,22 +14,16 @@ from libc.math cimport exp, sqrt, NAN
 
 cdef inline double _sparse_dot(const double[::1] X_data, const int[::1] X_indices,
                                int start, int end, const double* w) noexcept nogil:
-    """w @ x_i over the nonzeros of row i, in four partial sums (a single
-    running sum waits the latency of every addition)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    """w @ x_i over the nonzeros of row i, summed in order: the Perceptron's
+    prediction ``w @ x > 0`` can hinge on the rounding of an exact 0, so a
+    different order of summation changes its mistakes (and the paper's table)."""
+    cdef double s = 0.0
     cdef const double* x = &X_data[0]
     cdef const int* j = &X_indices[0]
-    cdef int p = start
-    while p + 4 <= end:
-        s0 += x[p] * w[j[p]]
-        s1 += x[p + 1] * w[j[p + 1]]
-        s2 += x[p + 2] * w[j[p + 2]]
-        s3 += x[p + 3] * w[j[p + 3]]
-        p += 4
-    while p < end:
-        s0 += x[p] * w[j[p]]
-        p += 1
-    return (s0 + s1) + (s2 + s3)
+    cdef int p
+    for p in range(start, end):
+        s += x[p] * w[j[p]]
+    return s
 
 
 def perceptron(const double[::1] X_data, const int[::1] X_indices,
