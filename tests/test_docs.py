@@ -146,7 +146,7 @@ def test_user_guide_reproduce_errors_are_what_the_command_prints(tmp_path, capsy
     guide = _section(_read("docs/user_guide.md"), "## `textwin reproduce`: the reproduction report")
     examples = re.findall(r"^\$ textwin (reproduce [^\n]*)\n(textwin: error: [^\n]*)\n"
                           r"\$ echo \$\?\n(\d+)$", guide, re.M)
-    assert len(examples) == 2, examples
+    assert len(examples) == 3, examples
     empty = tmp_path / "empty"
     empty.mkdir()
     (tmp_path / "docs").mkdir()

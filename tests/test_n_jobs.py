@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from textwin.cli import EXIT_USAGE
+from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
 from textwin.experiments import METHODS, fit_method
+from textwin.online import BalancedWinnow, Perceptron, Winnow
 
 from test_cli import assert_one_line_error as one_line_error  # noqa: E402 (tests/ on sys.path)
 from test_cli import run
@@ -25,3 +26,45 @@ def test_n_jobs_zero_through_the_experiment_helpers_is_refused():
     Y = (np.arange(60).reshape(30, 2) % 3 == 0).astype(int)
     with pytest.raises(ValueError, match="n_jobs == 0 has no meaning"):
         fit_method(METHODS["svm-alg2"], X, Y, n_jobs=0)
+
+
+@pytest.mark.parametrize("value", ["0", "-2"])
+def test_bad_n_jobs_on_reproduce_is_the_same_one_line(capsys, value):
+    code, out, err = run(capsys, "reproduce", "--n-jobs", value, "--offline",
+                         "--data-home", "/nonexistent/textwin-data")
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, f"--n-jobs must be a positive number of threads or -1, got {value}")
+    assert "usage:" not in err
+
+
+def test_reproduce_takes_minus_one_like_train(capsys, tmp_path):
+    # -1 passes the option check and the run goes on to look for the corpus (exit 3),
+    # where an unaccepted value would stop at the usage check (exit 2)
+    code, out, err = run(capsys, "reproduce", "--n-jobs", "-1", "--offline",
+                         "--data-home", tmp_path / "missing",
+                         "--output", tmp_path / "r.md", "--figures", tmp_path / "fig")
+    assert code == EXIT_NO_DATA, err
+    one_line_error(err, "does not exist")
+
+
+@pytest.mark.parametrize("est", [Perceptron(), Winnow(), BalancedWinnow()])
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_online_estimators_refuse_n_jobs_zero_up_front_by_name(est, method):
+    name = type(est).__name__
+    # refused before X is looked at: even an unusable X gets the n_jobs message
+    with pytest.raises(ValueError, match=rf"^{name}: n_jobs == 0 has no meaning"):
+        getattr(est.set_params(n_jobs=0), method)("not a matrix", None)
+    with pytest.raises(ValueError, match=rf"^{name}: n_jobs must be None or an integer"):
+        est.set_params(n_jobs=1.5).fit("not a matrix", None)
+
+
+def test_online_partial_fit_checks_n_jobs_on_later_calls_too():
+    X = sp.random(30, 5, density=0.5, random_state=0, format="csr")
+    y = np.arange(30) % 2
+    est = Perceptron().partial_fit(X, y, classes=[0, 1])
+    est.set_params(n_jobs=0)
+    with pytest.raises(ValueError, match=r"^Perceptron: n_jobs == 0"):
+        est.partial_fit(X, y)
+    # -1 (all cores) is accepted and changes nothing
+    w = Perceptron(n_jobs=1).fit(X, y).coef_
+    assert np.array_equal(Perceptron(n_jobs=-1).fit(X, y).coef_, w)

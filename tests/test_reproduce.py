@@ -173,7 +173,6 @@ def test_synthetic_target_rule():
 
 @pytest.mark.parametrize("argv, message", [
     (["--draws", "1"], "--draws must be at least 2"),
-    (["--n-jobs", "0"], "--n-jobs must be at least 1"),
     (["--bogus"], "unrecognized arguments"),
 ])
 def test_bad_options(argv, message, capsys):

@@ -940,9 +940,8 @@ def main(argv=None):
     _setup_logging(args)
     if getattr(args, "features", 1) < 1:
         return _fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
-    if getattr(args, "n_jobs", None) is not None and args.n_jobs < 1 and args.n_jobs != -1:
-        return _fail(f"--n-jobs must be a positive number of threads or -1, got {args.n_jobs}",
-                     EXIT_USAGE)
+    if n_jobs_error(getattr(args, "n_jobs", None)):
+        return _fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
 
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
@@ -990,6 +989,13 @@ def cmd_reproduce(argv):
                      EXIT_NO_DATA)
     except KeyboardInterrupt:
         return _fail("interrupted", EXIT_INTERRUPTED)
+
+
+def n_jobs_error(n_jobs):
+    """The one-line complaint about ``--n-jobs`` (shared with `textwin reproduce`), or None."""
+    if n_jobs is not None and n_jobs < 1 and n_jobs != -1:
+        return f"--n-jobs must be a positive number of threads or -1, got {n_jobs}"
+    return None
 
 
 def _fail(message, code):

@@ -27,6 +27,7 @@ from textwin.linear import (
     _OneVsRestLinearMixin,
     _append_constant,
     _check_positive,
+    _effective_n_jobs,
     _map_problems,
     _store_params,
 )
@@ -42,6 +43,11 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         _check_positive(name, "eta", self.eta)
         if not isinstance(self.n_epochs, (int, np.integer)) or self.n_epochs < 1:
             raise ValueError(f"{name}: n_epochs must be an integer >= 1, got {self.n_epochs!r}.")
+        # before any data is read or weight allocated, as DualGaussSeidelClassifier.fit
+        try:
+            _effective_n_jobs(self.n_jobs)
+        except ValueError as exc:
+            raise ValueError(f"{name}: {exc}") from None
 
     def fit(self, X, y):
         """Train from scratch for ``n_epochs`` passes in data order.
@@ -83,8 +89,8 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         self : object
         """
         first = not hasattr(self, "coef_")
+        self._check_params()  # every call: set_params may have changed them
         if first:
-            self._check_params()
             X = self._validate_X(X, reset=True)
             Yk = self._encode_partial(y, X.shape[0], classes)
             if self.fit_intercept:

@@ -943,7 +943,8 @@ def build_parser(prog="python -m textwin.reproduce"):
                         "files, if it is missing")
     p.add_argument("--n-jobs", type=int, default=1,
                    help="threads for the synthetic draws and the Reuters categories "
-                        "(default: %(default)s)")
+                        "(-1: one per core; default: %(default)s); the results do not "
+                        "depend on it")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or log lines on stderr")
     return p
@@ -1041,15 +1042,19 @@ def main(argv=None, prog="python -m textwin.reproduce"):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from .cli import CLIError
+    from .cli import EXIT_USAGE, CLIError, n_jobs_error
+    from .linear import _effective_n_jobs
 
     parser = build_parser(prog)
     args_list = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(args_list)
     if args.draws is not None and args.draws < 2:
         parser.error("--draws must be at least 2 (the spread needs two draws)")
-    if args.n_jobs < 1:
-        parser.error("--n-jobs must be at least 1")
+    if n_jobs_error(args.n_jobs):
+        # the same one line as `textwin train --n-jobs 0`, not argparse's usage block
+        print(f"textwin: error: {n_jobs_error(args.n_jobs)}", file=sys.stderr)
+        return EXIT_USAGE
+    n_jobs = _effective_n_jobs(args.n_jobs)  # -1: one thread per core
     plan = quick_plan() if args.quick else full_plan()
     if args.draws is not None:
         plan = Plan(**{**plan.__dict__, "draws": args.draws})
@@ -1077,7 +1082,7 @@ def main(argv=None, prog="python -m textwin.reproduce"):
         warnings.simplefilter("ignore", ConvergenceWarning)
         results = run_micro_breakeven(list(keys), data=data,
                                       overrides=_epoch_overrides(keys, plan.epoch_cap),
-                                      n_jobs=args.n_jobs, progress=progress)
+                                      n_jobs=n_jobs, progress=progress)
         alternatives = run_alternatives(plan.alternatives, data, data_home=args.data_home,
                                         epoch_cap=plan.epoch_cap, progress=progress)
         y_pr, curves = _pr_curves(plan, data, progress)
@@ -1095,8 +1100,8 @@ def main(argv=None, prog="python -m textwin.reproduce"):
                 + ("." if len(agree) == len(curves) else
                    f" (differ: {', '.join(k for k in curves if k not in agree)})."))
 
-    synth = run_synthetic(plan, n_jobs=args.n_jobs, progress=progress)
-    synth_alt = run_synthetic(plan, n_jobs=args.n_jobs, progress=progress,
+    synth = run_synthetic(plan, n_jobs=n_jobs, progress=progress)
+    synth_alt = run_synthetic(plan, n_jobs=n_jobs, progress=progress,
                               reading="flip after filter")
     _figure_lambda(synth, plan, figures / "regularized_winnow_lambda.png")
     _figure_pr(y_pr, curves, plan.pr_category, figures / "precision_recall.png")
