@@ -17,6 +17,7 @@ _LAZY = {
     "Perceptron": "textwin.online",
     "Winnow": "textwin.online",
     "BalancedWinnow": "textwin.online",
+    "TunedThresholdsClassifierCV": "textwin.thresholds",
 }
 
 

@@ -313,10 +313,14 @@ class _OneVsRestLinearMixin:
         return sp.csr_matrix(Y) if self._sparse_labels else Y
 
     def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.sparse = True
-        tags.classifier_tags.multi_label = True
-        return tags
+        return _sparse_multilabel_tags(super().__sklearn_tags__())
+
+
+def _sparse_multilabel_tags(tags):
+    """scikit-learn tags of a classifier taking sparse X and a multi-label y."""
+    tags.input_tags.sparse = True
+    tags.classifier_tags.multi_label = True
+    return tags
 
 
 def _check_sample_weight(sample_weight, n_samples):

@@ -39,6 +39,7 @@ __all__ = [
     "macro_breakeven_point",
     "breakeven_threshold",
     "breakeven_thresholds",
+    "f1_thresholds",
     "precision_recall_f1",
 ]
 
@@ -346,6 +347,44 @@ def breakeven_thresholds(Y_true, Y_score):
             g = int(np.count_nonzero(col > tie))  # documents above the tie block
             m = int(np.count_nonzero(col == tie))
             n = g if n - g <= g + m - n else g + m
+        thresholds[c] = _cut_between(col, n)
+    return thresholds
+
+
+def f1_thresholds(Y_true, Y_score):
+    """Per-category thresholds ``t_c`` whose cutoff ``score > t_c`` has the largest F1.
+
+    For each category, every cutoff that a threshold can make is tried: the top
+    ``n`` documents, for each ``n`` at a break in the sorted scores (a threshold
+    never splits documents of equal score), ``n = 0`` (nothing) included. The one
+    with the largest ``F1 = 2 TP / (n + P)`` wins; among equal F1 the smallest
+    ``n`` (the highest threshold). ``t`` is then placed as in
+    :func:`breakeven_thresholds`: the midpoint between the ``n``-th and the
+    ``(n+1)``-th highest score, ``-inf`` when every document is selected. A category
+    without positives gets ``+inf`` (nothing selected: any selection has F1 = 0).
+    Parameters and result as in :func:`breakeven_thresholds`.
+
+    Examples
+    --------
+    >>> f1_thresholds([1, 0, 1, 0, 0], [5.0, 4.0, 3.0, 2.0, 1.0])
+    array([2.5])
+    """
+    T, S = _validate_pair(Y_true, Y_score, 0.0)
+    n_samples, n_cat = S.shape
+    thresholds = np.empty(n_cat)
+    for c in range(n_cat):
+        order = np.argsort(-S[:, c], kind="stable")
+        col = S[order, c]
+        P = int(T[:, c].sum())
+        if P == 0:
+            thresholds[c] = np.inf
+            continue
+        # cutoffs at the breaks: n = i + 1 where col[i] > col[i + 1], and n = n_samples
+        ends = np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1
+        tp = np.cumsum(T[order, c])[ends - 1]
+        f1 = 2.0 * tp / (ends + P)
+        best = int(np.argmax(f1))  # first maximum: the fewest documents selected
+        n = int(ends[best]) if f1[best] > 0 else 0
         thresholds[c] = _cut_between(col, n)
     return thresholds
 

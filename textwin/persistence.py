@@ -133,9 +133,12 @@ class TextModel:
                 f"{len(self.target_names)} category names for {n} problems")
         if self.thresholds.shape != (n,):
             raise ModelFormatError(f"thresholds has {self.thresholds.size} values for {n} problems")
-        for name in ("coef", "intercept", "thresholds"):
+        for name in ("coef", "intercept"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ModelFormatError(f"{name} contains NaN or infinite values")
+        # +inf: a category never predicted (tuned with no positives); -inf: always
+        if np.isnan(self.thresholds).any():
+            raise ModelFormatError("thresholds contains NaN")
         if self.selected is not None:
             if self.selected.shape != (d,):
                 raise ModelFormatError(

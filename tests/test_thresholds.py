@@ -1,0 +1,134 @@
+"""Per-category thresholds: f1_thresholds against brute force, and TunedThresholdsClassifierCV."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+
+from textwin import DualSVM, TunedThresholdsClassifierCV
+from textwin.metrics import breakeven_thresholds, f1_thresholds
+from textwin.persistence import load_model, save_model
+
+
+def f1_at(y, s, t):
+    pred = s > t
+    tp = np.sum(pred & (y == 1))
+    return 2 * tp / (pred.sum() + y.sum()) if pred.sum() + y.sum() else 0.0
+
+
+def best_f1_brute(y, s):
+    """Largest F1 of any cutoff `s > t`, t running over every score and +-inf."""
+    return max(f1_at(y, s, t) for t in [-np.inf, np.inf, *np.unique(s)])
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_f1_thresholds_reach_the_brute_force_best(seed):
+    rng = np.random.RandomState(seed)
+    n = rng.randint(1, 25)
+    Y = (rng.rand(n, 3) < rng.rand(3)).astype(int)
+    S = rng.randint(0, 6, size=(n, 3)).astype(float)  # many ties
+    S[:, 2] += Y[:, 2]  # a column where the scores help
+    t = f1_thresholds(Y, S)
+    for c in range(3):
+        y, s = Y[:, c], S[:, c]
+        assert f1_at(y, s, t[c]) == pytest.approx(best_f1_brute(y, s))
+        if y.sum() == 0:
+            assert t[c] == np.inf
+        # never splits a tie: the same documents are selected at every t between
+        # the neighbouring distinct scores
+        assert not np.any(s == t[c]) or np.isinf(t[c]) or np.any(s > t[c])
+
+
+def test_f1_thresholds_prefer_the_fewest_documents_and_the_midpoint():
+    # top 1 (F1 = 2/3) and top 3 (F1 = 2*2/(3+2) = 0.8) vs top 2 (F1 = 0.5): top 3 wins
+    assert_array_equal(f1_thresholds([1, 0, 1, 0], [4.0, 3.0, 2.0, 1.0]), [1.5])
+    # top 1 and top 3 give the same F1 (2/3): the higher threshold is kept
+    assert_array_equal(f1_thresholds([1, 0, 0, 0], [4.0, 3.0, 2.0, 1.0]), [3.5])
+    # every document positive: select all
+    assert_array_equal(f1_thresholds([1, 1], [2.0, 1.0]), [-np.inf])
+
+
+def multilabel_problem(n=300, d=40, seed=0):
+    rng = np.random.RandomState(seed)
+    X = sp.random(n, d, density=0.15, random_state=seed, format="csr")
+    W = rng.randn(d, 3)
+    # a rare category (about 5%), a common one, and one that never occurs
+    S = X @ W
+    Y = np.column_stack([S[:, 0] > np.quantile(S[:, 0], 0.95),
+                         S[:, 1] > np.quantile(S[:, 1], 0.5),
+                         np.zeros(n, bool)]).astype(int)
+    return X, Y
+
+
+def test_thresholds_come_from_out_of_fold_scores():
+    X, Y = multilabel_problem()
+    est = DualSVM(random_state=0, fit_intercept=True)
+    cv = KFold(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(est, cv=cv).fit(X, Y)
+        oof = np.empty(Y.shape)
+        for train, test in cv.split(X):
+            oof[test] = clone(est).fit(X[train], Y[train]).decision_function(X[test])
+        full = clone(est).fit(X, Y)
+    assert_allclose(tuned.oof_scores_, oof)
+    assert_array_equal(tuned.thresholds_, f1_thresholds(Y, oof))
+    assert tuned.thresholds_[2] == np.inf  # no positives: never predicted
+    # the final model is fitted on all the data, and predict applies the thresholds
+    assert_allclose(tuned.coef_, full.coef_)
+    raw = full.decision_function(X)
+    assert_array_equal(tuned.predict(X), (raw > tuned.thresholds_).astype(int))
+    assert not np.array_equal(tuned.predict(X), full.predict(X))
+
+
+def test_breakeven_objective_and_the_binary_case():
+    X, Y = multilabel_problem()
+    y = Y[:, 0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0), objective="breakeven",
+                                            cv=3).fit(X, y)
+    assert tuned.thresholds_.shape == (1,)
+    assert_array_equal(tuned.thresholds_, breakeven_thresholds(y, tuned.oof_scores_[:, 0]))
+    raw = tuned.estimator_.decision_function(X)
+    assert_array_equal(tuned.predict(X), tuned.classes_[(raw > tuned.thresholds_[0]).astype(int)])
+
+
+def test_tuned_thresholds_beat_zero_on_a_rare_category():
+    # a rare category (x0 > 1.6, about 5%) and no intercept: the ranking is right but
+    # "score > 0" takes half the documents; the tuned cutoff must do much better
+    rng = np.random.RandomState(0)
+    X = rng.randn(1500, 5)
+    y = (X[:, 0] > 1.6).astype(int)
+    X_tr, X_te, y_tr, y_te = X[:1000], X[1000:], y[:1000], y[1000:]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0, lam=1e-2)).fit(X_tr, y_tr)
+    s = tuned.estimator_.decision_function(X_te)
+    assert f1_at(y_te, s, 0.0) < 0.3
+    assert f1_at(y_te, s, tuned.thresholds_[0]) > 0.8
+
+
+def test_the_thresholds_are_saved_with_the_model(tmp_path):
+    X, Y = multilabel_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0), cv=3).fit(X, Y)
+    save_model(tmp_path / "m.npz", tuned)
+    model = load_model(tmp_path / "m.npz")
+    assert_array_equal(model.thresholds, tuned.thresholds_)
+    assert_array_equal(model.predict(X), tuned.predict(X))
+
+
+def test_bad_uses_are_one_clear_error():
+    X, Y = multilabel_problem()
+    with pytest.raises(ValueError, match="objective='bep' is not valid"):
+        TunedThresholdsClassifierCV(DualSVM(), objective="bep").fit(X, Y)
+    with pytest.raises(ValueError, match="y is multiclass; per-category thresholds need"):
+        TunedThresholdsClassifierCV(DualSVM()).fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="left some documents without an out-of-fold score"):
+        TunedThresholdsClassifierCV(DualSVM(), cv=[(np.arange(200), np.arange(200, 250))]
+                                    ).fit(X, Y[:, :2])
