@@ -137,7 +137,9 @@ def test_quick_document_header_and_figures(quick_run):
 
     doc, fig_dir, _ = quick_run
     assert doc.startswith("# Reproduction of the papers' experiments")
-    assert "Command: `textwin reproduce --quick -q --offline --output" in doc
+    # -q is left out of the recorded command (it changes no figure)
+    assert "Command: `textwin reproduce --quick --offline --output" in doc
+    assert " -q" not in doc.split("Command: ")[1].split("\n")[0]
     assert "Quick mode" in doc and "Total run time:" in doc
     for name in ("regularized_winnow_lambda.png", "precision_recall.png"):
         path = fig_dir / name

@@ -1106,7 +1106,10 @@ def main(argv=None, prog="python -m textwin.reproduce"):
     _figure_lambda(synth, plan, figures / "regularized_winnow_lambda.png")
     _figure_pr(y_pr, curves, plan.pr_category, figures / "precision_recall.png")
 
-    command = shlex.join(shlex.split(prog) + args_list)
+    # -q / --quiet only silence stderr: the document is the same, so the
+    # recorded command leaves them out
+    command = shlex.join(shlex.split(prog)
+                         + [a for a in args_list if a not in ("-q", "--quiet")])
     _write_document(output, command=command, plan=plan, started=started,
                     seconds=time.perf_counter() - t0, data=data, results=table, extra=extra,
                     alternatives=alternatives, synth=synth, synth_alt=synth_alt, pr_check=pr_check,
