@@ -158,6 +158,9 @@ def _problem_seeds(random_state, n_problems):
     Problem k gets the same seed whatever n_jobs is, so fits are identical for
     any number of threads.
     """
+    if isinstance(random_state, np.random.Generator):
+        # drawn from the caller's generator, which advances (as a RandomState does)
+        return random_state.integers(0, _INT32_MAX, size=n_problems)
     rng = check_random_state(random_state)
     return rng.randint(0, _INT32_MAX, size=n_problems)
 
@@ -401,7 +404,8 @@ def _convergence_warning(name, failures, tol, extra=""):
         f"(problem {worst_k}) stopped after {epochs} epochs at relative duality gap "
         f"{worst_gap:.3g} (tol={tol:g}){extra}. Increase max_epochs, loosen tol, "
         f"or scale the features (e.g. unit-length rows); with an entropy "
-        f"regularizer a larger lam also helps.",
+        f"regularizer a larger lam also helps. With warm_start=True, calling fit "
+        f"again continues from where this fit stopped.",
         ConvergenceWarning,
         stacklevel=3,
     )
@@ -508,10 +512,12 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     shuffle : bool, default=True
         Visit the examples in a fresh random order each epoch (else in data order,
         as in the papers).
-    random_state : int, RandomState instance or None, default=None
-        Seeds the permutations. Problem ``k`` of a multi-class or multi-label fit
+    random_state : int, RandomState instance, Generator or None, default=None
+        Seeds the permutations (the only randomness; none with
+        ``shuffle=False``). Problem ``k`` of a multi-class or multi-label fit
         gets the ``k``-th seed drawn from it, so results do not depend on
-        ``n_jobs``.
+        ``n_jobs``. An int gives the same fit every time; a RandomState or
+        Generator instance advances with each fit.
     n_jobs : int or None, default=None
         Threads over the binary problems: None or 1 for one, -1 for all cores,
         -2 for all but one (joblib's convention; 0 is an error). The CSR
