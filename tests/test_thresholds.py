@@ -132,3 +132,17 @@ def test_bad_uses_are_one_clear_error():
     with pytest.raises(ValueError, match="left some documents without an out-of-fold score"):
         TunedThresholdsClassifierCV(DualSVM(), cv=[(np.arange(200), np.arange(200, 250))]
                                     ).fit(X, Y[:, :2])
+
+
+def test_the_model_file_records_the_stopping_rule_and_the_wrapped_estimator(tmp_path):
+    X, Y = multilabel_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0, tol=1e-4), cv=3).fit(X, Y)
+    meta = save_model(tmp_path / "m.npz", tuned).metadata
+    assert meta["params"]["objective"] == "f1"
+    wrapped = load_model(tmp_path / "m.npz").metadata["wrapped"]
+    assert wrapped["estimator"] == "textwin.linear.DualSVM"
+    assert wrapped["params"]["tol"] == 1e-4
+    assert wrapped["duality_gap"] == tuned.estimator_.duality_gap_.tolist()
+    assert "relative duality gap" in wrapped["stopping_rule"] and "<= tol" in wrapped["stopping_rule"]

@@ -236,6 +236,14 @@ def estimator_metadata(model):
     for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
         if hasattr(model, attr):
             meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
+    if hasattr(model, "duality_gap_"):
+        # the rule behind duality_gap, so that a reader of the file needs no docs
+        meta["stopping_rule"] = (
+            "relative duality gap (P(w) - D(alpha)) / max(P(w), 1e-300) <= tol, or "
+            "max_epochs; Algorithm 2 (intercept_solver 'converged') also needs "
+            "|sum alpha_i y_i| / (lam n) <= intercept_tol")
+    if hasattr(model, "estimator_"):  # a wrapper (TunedThresholdsClassifierCV): what it wraps
+        meta["wrapped"] = estimator_metadata(model.estimator_)
     return meta
 
 
