@@ -447,3 +447,51 @@ def test_data_fetch_without_network_is_one_clear_line(capsys, tmp_path, monkeypa
     assert code == EXIT_NO_DATA
     assert_one_line_error(err, "could not download Reuters-21578", "by hand")
     assert not (tmp_path / "reuters21578").exists()
+
+
+@pytest.mark.parametrize("objective", ["f1", "breakeven"])
+def test_train_tune_thresholds_from_training_folds(capsys, tmp_path, jsonl_corpus, objective):
+    from textwin.experiments import METHODS, fit_method
+    from textwin.metrics import breakeven_thresholds, f1_thresholds
+    from textwin.thresholds import out_of_fold_scores
+
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "all",
+                         "--features", 15, "--tune-thresholds", objective, "--json",
+                         "-o", model_path)
+    assert code == 0, err
+    result, model = json.loads(out), load_model(model_path)
+    cats = [r["category"] for r in result["categories"]]
+    assert [r["threshold"] for r in result["categories"]] == model.thresholds.tolist()
+
+    # the thresholds are the objective's on out-of-fold scores of the training set
+    recs = [json.loads(line) for line in open(jsonl_corpus, encoding="utf-8")]
+    train = [r for r in recs if r["split"] == "train"]
+    X_train = model.transform([r["text"] for r in train])
+    Y_train = np.array([[c in r["labels"] for c in cats] for r in train], dtype=int)
+    est = fit_method(METHODS["svm"], X_train, Y_train)
+    oof = out_of_fold_scores(est, X_train, Y_train, cv=3)
+    tune = f1_thresholds if objective == "f1" else breakeven_thresholds
+    np.testing.assert_allclose(model.thresholds, tune(Y_train, oof), rtol=1e-9)
+    assert np.any(model.thresholds != 0)
+
+    # precision, recall and F1 are measured at those thresholds
+    texts, labels = _test_split(jsonl_corpus)
+    Y_test = np.array([[c in labs for c in cats] for labs in labels], dtype=int)
+    prf = precision_recall_f1(Y_test, Y_score=model.decision_function(texts),
+                              threshold=model.thresholds)
+    for j, row in enumerate(result["categories"]):
+        assert row["f1"] == pytest.approx(100 * prf.f1[j], abs=1e-3)
+        assert row["precision"] == pytest.approx(100 * prf.precision[j], abs=1e-3)
+
+
+def test_train_tune_thresholds_text_output_and_bad_choice(capsys, jsonl_corpus):
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+                         "--features", 15, "--tune-thresholds", "f1")
+    assert code == 0, err
+    assert "at thresholds tuned for f1 by 3-fold cross-validation on the training set: grain" \
+        in out
+    with pytest.raises(SystemExit) as exc:  # argparse's own check of the choices
+        run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+            "--tune-thresholds", "bep")
+    assert exc.value.code == EXIT_USAGE and "invalid choice: 'bep'" in capsys.readouterr().err

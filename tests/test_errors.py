@@ -97,6 +97,7 @@ def test_convergence_warning_names_the_category(capsys, corpus):
     assert code == 0, err
     (line,) = [ln for ln in err.splitlines() if "did not converge" in ln]
     assert re.search(r"the worst \(problem [01]: (ham|spam)\) stopped after 1 epochs", line)
+    assert "warm_start" not in line  # the API's hint; the command line has no warm start
 
 
 # -- NaN and infinity ------------------------------------------------------------------

@@ -199,15 +199,33 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0):
     return est, time.perf_counter() - t0
 
 
-def _evaluate(Y_test, scores):
-    """Break-even points and precision/recall/F1 at the model's own threshold (score > 0)."""
+def _evaluate(Y_test, scores, thresholds=0.0):
+    """Break-even points, and precision/recall/F1 at the model's thresholds (score > t)."""
     import numpy as np
 
     from .metrics import breakeven_points, precision_recall_f1
 
     beps = breakeven_points(Y_test, scores, zero_division=np.nan)
-    prf = precision_recall_f1(Y_test, Y_score=scores, threshold=0.0, zero_division=np.nan)
+    prf = precision_recall_f1(Y_test, Y_score=scores, threshold=thresholds,
+                              zero_division=np.nan)
     return beps, prf
+
+
+# the number of folds of `train --tune-thresholds`
+TUNING_FOLDS = 3
+
+
+def _tune_thresholds(est, X_train, Y_train, objective):
+    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the training set."""
+    from .metrics import breakeven_thresholds, f1_thresholds
+    from .thresholds import out_of_fold_scores
+
+    with warnings.catch_warnings():
+        # the folds' fits repeat what the full fit already reported
+        warnings.simplefilter("ignore")
+        oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
+    tune = f1_thresholds if objective == "f1" else breakeven_thresholds
+    return tune(Y_train, oof)
 
 
 def _load_user_corpus(args):
@@ -386,7 +404,13 @@ def cmd_train(args):
     est, seconds = _train_problem(method, X_train, Y_train, overrides, n_jobs=args.n_jobs,
                                   verbose=_estimator_verbosity(args))
     scores = score_matrix(est, X_test)
-    beps, prf = _evaluate(Y_test, scores)
+    thresholds = None
+    if args.tune_thresholds:
+        try:
+            thresholds = _tune_thresholds(est, X_train, Y_train, args.tune_thresholds)
+        except ValueError as exc:  # e.g. a category with too few documents for the folds
+            raise CLIError(f"--tune-thresholds: {_first_line(exc)}") from None
+    beps, prf = _evaluate(Y_test, scores, 0.0 if thresholds is None else thresholds)
 
     gap = getattr(est, "duality_gap_", None)
     n_iter = getattr(est, "n_iter_", None)
@@ -403,6 +427,8 @@ def cmd_train(args):
             "duality_gap": _pick(gap, j, float),
             "epochs": _pick(n_iter, j, int),
         })
+        if thresholds is not None:
+            rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": source,
         "settings": {**method.settings, **overrides},
@@ -414,7 +440,8 @@ def cmd_train(args):
         model = TextModel(
             *linear_weights(est), categories,
             vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-            idf=d.idf, metadata={**estimator_metadata(est), "method": method.key,
+            idf=d.idf, thresholds=thresholds,
+            metadata={**estimator_metadata(est), "method": method.key,
                                  "settings": result["settings"], "corpus": source,
                                  "test": rows})
         # The weights written must reproduce the estimator's own scores (a threshold
@@ -441,6 +468,10 @@ def cmd_train(args):
         ep_s = "-" if r["epochs"] is None else str(r["epochs"])
         _out(f"{r['category']:<16}{_fmt(r['breakeven'])}{_fmt(r['precision'])}"
              f"{_fmt(r['recall'])}{_fmt(r['f1'])}{gap_s:>11}{ep_s:>8}")
+    if thresholds is not None:
+        _out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
+             f"{TUNING_FOLDS}-fold cross-validation on the training set: "
+             + ", ".join(f"{r['category']} {r['threshold']:.3g}" for r in rows))
     _out(f"time: {seconds:.2f} s (training)")
     if "model" in result:
         _out(f"model: {result['model']}")
@@ -819,6 +850,11 @@ examples:
                    help="one of: " + ", ".join(METHODS) + " (default: %(default)s)")
     p.add_argument("--output", "-o", metavar="MODEL.npz",
                    help="save the model (weights, vocabulary, selected features, settings)")
+    p.add_argument("--tune-thresholds", choices=["f1", "breakeven"], default=None,
+                   help=f"choose each category's decision threshold by {TUNING_FOLDS}-fold "
+                        "cross-validation on the training set, for the largest F1 or at the "
+                        "break-even point (default: score > 0); the model keeps them and "
+                        "`textwin predict` applies them")
     g = p.add_argument_group("your own corpus")
     g.add_argument("--corpus", metavar="PATH",
                    help="a JSON Lines file ({\"text\": ..., \"labels\": [...]} per line), a "
@@ -946,7 +982,9 @@ def main(argv=None):
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
         # source excerpt; silenced by -q.
-        logger.warning("warning: %s", _name_problems(str(message)))
+        from .linear import _RESUME_HINT
+
+        logger.warning("warning: %s", _name_problems(str(message).replace(_RESUME_HINT, "")))
 
     try:
         with warnings.catch_warnings():

@@ -396,6 +396,10 @@ def _problem_weight(class_weight, yk, k, sample_weight, classes, label_mode):
     return w
 
 
+# the Python API's way on; the command line, which has no warm start, leaves it out
+_RESUME_HINT = " With warm_start=True, calling fit again continues from where this fit stopped."
+
+
 def _convergence_warning(name, failures, tol, extra=""):
     """One ConvergenceWarning for the whole fit, quoting the worst problem."""
     worst_k, worst_gap, epochs = max(failures, key=lambda f: f[1])
@@ -404,8 +408,7 @@ def _convergence_warning(name, failures, tol, extra=""):
         f"(problem {worst_k}) stopped after {epochs} epochs at relative duality gap "
         f"{worst_gap:.3g} (tol={tol:g}){extra}. Increase max_epochs, loosen tol, "
         f"or scale the features (e.g. unit-length rows); with an entropy "
-        f"regularizer a larger lam also helps. With warm_start=True, calling fit "
-        f"again continues from where this fit stopped.",
+        f"regularizer a larger lam also helps.{_RESUME_HINT}",
         ConvergenceWarning,
         stacklevel=3,
     )

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 from .linear import _sparse_multilabel_tags
 from .metrics import breakeven_thresholds, f1_thresholds
 
-__all__ = ["TunedThresholdsClassifierCV"]
+__all__ = ["TunedThresholdsClassifierCV", "out_of_fold_scores"]
 
 _OBJECTIVES = {"f1": f1_thresholds, "breakeven": breakeven_thresholds}
 
@@ -27,6 +27,38 @@ _OBJECTIVES = {"f1": f1_thresholds, "breakeven": breakeven_thresholds}
 def _scores_2d(scores):
     scores = np.asarray(scores, dtype=np.float64)
     return scores[:, None] if scores.ndim == 1 else scores
+
+
+def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
+    """Scores (n_samples, n_categories) of every document by a model that did not see it.
+
+    For each split of ``cv`` (:func:`sklearn.model_selection.check_cv`: an int is
+    a ``StratifiedKFold`` for binary labels, including one indicator column, and
+    a ``KFold`` for a multi-label indicator), a clone of ``estimator`` is fitted
+    on the training part and its ``decision_function`` scores the held-out part.
+    """
+    if sp.issparse(X):
+        X = X.tocsr()  # row indexing for the folds
+    Y = Y.tocsr() if sp.issparse(Y) else np.asarray(Y)
+    # one indicator column splits as binary labels (stratified), not as a matrix
+    split_y = Y[:, 0] if Y.ndim == 2 and Y.shape[1] == 1 else Y
+    if sp.issparse(split_y):
+        split_y = split_y.toarray().ravel()
+    sw = None if sample_weight is None else np.asarray(sample_weight)
+    oof = None
+    for train, test in check_cv(cv, split_y, classifier=True).split(X, split_y):
+        est = clone(estimator)
+        kwargs = {} if sw is None else {"sample_weight": sw[train]}
+        est.fit(X[train], Y[train], **kwargs)
+        part = _scores_2d(est.decision_function(X[test]))
+        if oof is None:
+            oof = np.full((X.shape[0], part.shape[1]), np.nan)
+        oof[test] = part
+    if oof is None or np.isnan(oof).any():
+        raise ValueError(f"cv={cv!r} left some documents without an out-of-fold score; "
+                         "use splits whose test parts cover every document (such as an "
+                         "int, or KFold).")
+    return oof
 
 
 class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
@@ -110,25 +142,9 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
                 f"{name}: y is {kind}; per-category thresholds need a binary y or a "
                 "multi-label indicator matrix (a multi-class prediction is an argmax "
                 "over the classes, with no threshold to tune).")
-        if sp.issparse(X):
-            X = X.tocsr()  # row indexing for the folds
         Y = y.tocsr() if sp.issparse(y) else np.asarray(y)
         sw = None if sample_weight is None else np.asarray(sample_weight)
-        cv = check_cv(self.cv, Y, classifier=True)
-
-        oof = None
-        for train, test in cv.split(X, Y):
-            est = clone(self.estimator)
-            kwargs = {} if sw is None else {"sample_weight": sw[train]}
-            est.fit(X[train], Y[train], **kwargs)
-            part = _scores_2d(est.decision_function(X[test]))
-            if oof is None:
-                oof = np.full((X.shape[0], part.shape[1]), np.nan)
-            oof[test] = part
-        if oof is None or np.isnan(oof).any():
-            raise ValueError(f"{name}: cv={self.cv!r} left some documents without an "
-                             "out-of-fold score; use splits whose test parts cover every "
-                             "document (such as an int, or KFold).")
+        oof = out_of_fold_scores(self.estimator, X, Y, self.cv, sw)
         if kind == "binary":
             labels = np.ravel(Y.toarray() if sp.issparse(Y) else Y)
             truth = (labels == np.unique(labels)[-1])[:, None]
