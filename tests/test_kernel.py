@@ -598,3 +598,21 @@ def test_block_shuffle_rejects_bad_sizes(bad):
     X, y = make_csr(n=10, d=4)
     with pytest.raises(ValueError, match="shuffle_block"):
         solve(X, y, shuffle_block=bad)
+
+
+def test_warm_start_keeps_a_converged_positive_entropy_solution():
+    # a converged positive-entropy solution at small lam has weights that
+    # underflow to 0 (v_j far below -300); only a large *positive* v_j can
+    # overflow mu e^v, so the warm start must not scale alpha for them
+    X = sp.random(300, 60, density=0.1, random_state=0, format="csr")
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    y = np.where(np.random.default_rng(0).random(300) < 0.5, 1.0, -1.0)
+    kw = dict(loss="squared_hinge", regularizer="entropy", lam=1e-4, tol=1e-8,
+              max_epochs=100000)
+    first = solve(X, y, **kw)
+    assert first["converged"] and first["v"].min() < -300
+    again = solve(X, y, alpha=first["alpha"].copy(), **kw)
+    assert again["n_epochs"] == 0
+    assert again["gaps"][0] <= 1e-8
+    np.testing.assert_allclose(again["w"], first["w"], rtol=1e-9, atol=1e-15)

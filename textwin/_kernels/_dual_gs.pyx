@@ -319,8 +319,12 @@ cdef class Regularizer:
     cdef double growth2          # bound on the curvature growth across a step is growth2 ** kappa
     cdef bint entropy            # cap the exponent of a step (math.md §6)
     # largest |v_j| a warm start may bring: the unnormalized rows store mu e^(+-v)
-    # unscaled, so a warm start from a much larger lam would overflow them
+    # unscaled, so a warm start from a much larger lam would overflow them;
+    # with ``v_limit_above_only`` only v_j > v_limit counts (mu e^v alone:
+    # a very negative v_j is a weight that underflows to 0, as converged
+    # solutions have, and must not trigger the scaling)
     cdef double v_limit
+    cdef bint v_limit_above_only
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
@@ -503,6 +507,7 @@ cdef class Entropy(Regularizer):
         self.growth2 = 2.718281828459045     # e^kappa
         self.entropy = True
         self.v_limit = V_WARM_LIMIT
+        self.v_limit_above_only = True
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
@@ -1148,11 +1153,12 @@ cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
     stays in the domain of every loss, and the solve goes on from there.
     """
     cdef Py_ssize_t i, k
-    cdef double vmax = 0.0
+    cdef double vmax = 0.0, vk
     _accumulate_v(P, reg)
     for k in range(reg.d):
-        if fabs(reg.v[k]) > vmax:
-            vmax = fabs(reg.v[k])
+        vk = reg.v[k] if reg.v_limit_above_only else fabs(reg.v[k])
+        if vk > vmax:
+            vmax = vk
     if vmax > reg.v_limit:
         for i in range(P.n):
             P.alpha[i] *= reg.v_limit / vmax
