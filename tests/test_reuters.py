@@ -479,3 +479,45 @@ def test_truncated_sgml_file_in_corpus_names_it(tmp_path, reuters_data_home):
     victim.unlink()
     with pytest.raises(OSError, match="holds only 21 of the 22 SGML files"):
         fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
+
+
+# -- clear_data_home --------------------------------------------------------
+
+def _fake_tree(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    (home / "reuters21578").mkdir(parents=True)
+    (home / "reuters21578" / "reut2-000.sgm").write_text("corpus")
+    (home / "cache").mkdir()
+    (home / "cache" / "reuters21578_modapte_abc.npz").write_bytes(b"x")
+    (home / "cache" / "reuters21578_modapte_abc.json").write_text("{}")
+    shared = tmp_path / "shared_cache"
+    shared.mkdir()
+    (shared / "reuters21578_modapte_def.npz").write_bytes(b"x")
+    (shared / "someone_elses.npz").write_bytes(b"x")
+    monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(shared))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return home, shared
+
+
+def test_clear_data_home_removes_the_home_and_only_textwins_caches(tmp_path, monkeypatch):
+    from textwin.datasets import clear_data_home
+
+    home, shared = _fake_tree(tmp_path, monkeypatch)
+    removed = clear_data_home(home)
+    assert not home.exists()
+    assert home in removed and shared / "reuters21578_modapte_def.npz" in removed
+    # a shared cache folder keeps other programs' files, and itself
+    assert sorted(p.name for p in shared.iterdir()) == ["someone_elses.npz"]
+    assert clear_data_home(home) == []          # nothing left: no error
+
+
+def test_clear_data_home_keep_corpus(tmp_path, monkeypatch):
+    from textwin.datasets import clear_data_home
+
+    home, shared = _fake_tree(tmp_path, monkeypatch)
+    removed = clear_data_home(home, keep_corpus=True)
+    assert (home / "reuters21578" / "reut2-000.sgm").read_text() == "corpus"
+    assert sorted(p.name for p in removed) == ["reuters21578_modapte_abc.json",
+                                               "reuters21578_modapte_abc.npz",
+                                               "reuters21578_modapte_def.npz"]
+    assert (shared / "someone_elses.npz").exists()

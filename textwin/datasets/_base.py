@@ -19,7 +19,7 @@ from pathlib import Path, PurePosixPath
 
 from .._io import atomic_write
 
-__all__ = ["get_data_home", "get_cache_dir", "RemoteFileMetadata"]
+__all__ = ["get_data_home", "get_cache_dir", "clear_data_home", "RemoteFileMetadata"]
 
 DATA_HOME_ENV = "TEXTWIN_DATA_HOME"
 CACHE_DIR_ENV = "TEXTWIN_CACHE_DIR"
@@ -113,6 +113,59 @@ def get_cache_dir(data_home=None):
         + ", ".join(str(p) for p in candidates)
         + f"; set {CACHE_DIR_ENV} to a writable folder"
     )
+
+
+#: Names of the cache files textwin writes (``reuters21578_modapte_<key>.npz``
+#: and ``.json``): what :func:`clear_data_home` removes from a cache folder
+#: that may also hold other programs' files.
+_CACHE_PATTERNS = ("reuters21578_*.npz", "reuters21578_*.json")
+
+
+def clear_data_home(data_home=None, *, keep_corpus=False):
+    """Delete the data home and textwin's cached corpora, as scikit-learn's
+    ``clear_data_home`` does.
+
+    Parameters
+    ----------
+    data_home : str or path-like, default=None
+        As for :func:`get_data_home`.
+    keep_corpus : bool, default=False
+        ``False``: remove the whole data home folder, the Reuters-21578 files
+        in it included (a later ``fetch_reuters21578`` downloads them again).
+        ``True``: keep the corpus and remove only the derived caches, which
+        the next load rebuilds (a few seconds).
+
+    Returns
+    -------
+    removed : list of pathlib.Path
+        What was deleted.
+
+    Notes
+    -----
+    Caches outside the data home (``$TEXTWIN_CACHE_DIR``, ``~/.cache/textwin``)
+    may sit in folders shared with other programs: there only textwin's own
+    cache files are removed, never the folder.
+    """
+    if data_home is None:
+        data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
+    home = Path(data_home).expanduser()
+    removed = []
+    outside = [Path(os.environ[CACHE_DIR_ENV]).expanduser()] if os.environ.get(CACHE_DIR_ENV) else []
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
+    outside.append(Path(xdg).expanduser() / "textwin")
+    if keep_corpus:
+        outside.insert(0, home / "cache")
+    elif home.exists():
+        shutil.rmtree(home)
+        removed.append(home)
+    for folder in outside:
+        if not folder.is_dir():
+            continue
+        for pattern in _CACHE_PATTERNS:
+            for path in sorted(folder.glob(pattern)):
+                path.unlink()
+                removed.append(path)
+    return removed
 
 
 def sha256_file(path):
