@@ -146,3 +146,30 @@ def test_the_model_file_records_the_stopping_rule_and_the_wrapped_estimator(tmp_
     assert wrapped["params"]["tol"] == 1e-4
     assert wrapped["duality_gap"] == tuned.estimator_.duality_gap_.tolist()
     assert "relative duality gap" in wrapped["stopping_rule"] and "<= tol" in wrapped["stopping_rule"]
+
+
+def test_a_pipeline_on_raw_texts_is_tuned_like_its_vectorized_matrix():
+    # the documented use: TunedThresholdsClassifierCV around a Pipeline that
+    # starts with a vectorizer, given a plain list of texts (no .shape, no
+    # fancy indexing); the folds must see the same documents as on the matrix
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    rng = np.random.default_rng(0)
+    words = np.array([f"w{k}" for k in range(40)])
+    docs = [" ".join(rng.choice(words, size=8)) for _ in range(120)]
+    Y = np.column_stack([[("w1" in d.split()) or ("w2" in d.split()) for d in docs],
+                         [("w3" in d.split()) for d in docs]]).astype(int)
+    pipe = make_pipeline(CountVectorizer(), DualSVM(random_state=0, fit_intercept=True))
+    cv = KFold(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(pipe, cv=cv).fit(docs, Y)
+        by_array = TunedThresholdsClassifierCV(pipe, cv=cv).fit(np.array(docs, dtype=object), Y)
+        oof = np.empty(Y.shape)
+        for train, test in cv.split(docs):
+            fold = clone(pipe).fit([docs[i] for i in train], Y[train])
+            oof[test] = fold.decision_function([docs[i] for i in test])
+    assert_allclose(tuned.oof_scores_, oof)
+    assert_allclose(by_array.oof_scores_, oof)
+    assert tuned.predict(docs[:5]).shape == (5, 2)

@@ -29,6 +29,19 @@ def _scores_2d(scores):
     return scores[:, None] if scores.ndim == 1 else scores
 
 
+def _rows(X, idx):
+    """X's rows at the integer positions idx, keeping X's kind: a matrix or array
+    is indexed, a DataFrame through ``iloc``, anything else (a list of raw texts
+    for a Pipeline that starts with a vectorizer) item by item."""
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    if sp.issparse(X) or isinstance(X, np.ndarray):
+        return X[idx]
+    if hasattr(X, "__array__") and not isinstance(X, (list, tuple)):
+        return np.asarray(X)[idx]
+    return [X[i] for i in idx]
+
+
 def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
     """Scores (n_samples, n_categories) of every document by a model that did not see it.
 
@@ -39,6 +52,7 @@ def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
     """
     if sp.issparse(X):
         X = X.tocsr()  # row indexing for the folds
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
     Y = Y.tocsr() if sp.issparse(Y) else np.asarray(Y)
     # one indicator column splits as binary labels (stratified), not as a matrix
     split_y = Y[:, 0] if Y.ndim == 2 and Y.shape[1] == 1 else Y
@@ -49,10 +63,10 @@ def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
     for train, test in check_cv(cv, split_y, classifier=True).split(X, split_y):
         est = clone(estimator)
         kwargs = {} if sw is None else {"sample_weight": sw[train]}
-        est.fit(X[train], Y[train], **kwargs)
-        part = _scores_2d(est.decision_function(X[test]))
+        est.fit(_rows(X, train), Y[train], **kwargs)
+        part = _scores_2d(est.decision_function(_rows(X, test)))
         if oof is None:
-            oof = np.full((X.shape[0], part.shape[1]), np.nan)
+            oof = np.full((n, part.shape[1]), np.nan)
         oof[test] = part
     if oof is None or np.isnan(oof).any():
         raise ValueError(f"cv={cv!r} left some documents without an out-of-fold score; "
