@@ -287,3 +287,74 @@ def test_partial_fit_rejects_a_change_of_label_kind():
         est.partial_fit(X, Y[:, 0] + 5)
     with pytest.raises(ValueError, match="3-column"):
         est.partial_fit(X, Y[:, :3])
+
+
+# -- sample weights ----------------------------------------------------------
+
+def _reference_perceptron(X, y, eta, epochs, s):
+    """The Perceptron with example weights in plain numpy (renormalized per epoch)."""
+    X = X.toarray()
+    w = np.zeros(X.shape[1])
+    for _ in range(epochs):
+        for i in range(X.shape[0]):
+            if s[i] == 0:
+                continue
+            if (X[i] @ w > 0) != (y[i] > 0):
+                w += eta * s[i] * y[i] * X[i]
+        nrm = np.linalg.norm(w)
+        if nrm > 0:
+            w /= nrm
+    return w
+
+
+def _weighted_problem(seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(80, 12, density=0.4, format="csr", random_state=seed)
+    X.data = rng.normal(size=X.nnz)
+    y = np.where(X @ rng.normal(size=12) + 0.3 * rng.normal(size=80) > 0, 1, -1)
+    s = rng.choice([0.0, 0.5, 1.0, 3.0], size=80)
+    return X, y, s
+
+
+def test_perceptron_sample_weight_scales_each_mistake():
+    X, y, s = _weighted_problem()
+    clf = Perceptron(eta=0.1, n_epochs=5).fit(X, y, sample_weight=s)
+    ref = _reference_perceptron(X, y, 0.1, 5, s)
+    np.testing.assert_allclose(clf.coef_.ravel(), ref, rtol=1e-12, atol=1e-14)
+    # weight 0 is the same as leaving the example out, exactly
+    keep = s > 0
+    sub = Perceptron(eta=0.1, n_epochs=5).fit(X[keep], y[keep], sample_weight=s[keep])
+    np.testing.assert_array_equal(sub.coef_, clf.coef_)
+    # all ones is the unweighted fit, bit for bit
+    ones = Perceptron(eta=0.1, n_epochs=5).fit(X, y, sample_weight=np.ones(80))
+    np.testing.assert_array_equal(ones.coef_, Perceptron(eta=0.1, n_epochs=5).fit(X, y).coef_)
+
+
+@pytest.mark.parametrize("cls", [Winnow, BalancedWinnow])
+def test_winnow_sample_weight(cls):
+    X, y, s = _weighted_problem(1)
+    X.data = np.abs(X.data)
+    base = cls(n_epochs=4).fit(X, y)
+    ones = cls(n_epochs=4).fit(X, y, sample_weight=np.ones(X.shape[0]))
+    np.testing.assert_array_equal(ones.coef_, base.coef_)
+    keep = s > 0
+    a = cls(n_epochs=4).fit(X, y, sample_weight=s)
+    b = cls(n_epochs=4).fit(X[keep], y[keep], sample_weight=s[keep])
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    # a weight changes the multiplicative step: doubling every weight is eta doubled
+    eta = cls().eta
+    c = cls(n_epochs=4).fit(X, y, sample_weight=np.full(X.shape[0], 2.0))
+    d = cls(n_epochs=4, eta=2 * eta).fit(X, y)
+    np.testing.assert_allclose(c.coef_, d.coef_, rtol=1e-12)
+
+
+def test_online_sample_weight_errors_and_partial_fit():
+    X, y, s = _weighted_problem(2)
+    with pytest.raises(ValueError, match="Perceptron: sample_weight"):
+        Perceptron().fit(X, y, sample_weight=-s)
+    with pytest.raises(ValueError, match="Perceptron: sample_weight has shape"):
+        Perceptron().fit(X, y, sample_weight=s[:5])
+    full = Perceptron(eta=0.1, n_epochs=1, renormalize=False).fit(X, y, sample_weight=s)
+    part = Perceptron(eta=0.1, renormalize=False).partial_fit(X, y, classes=[-1, 1],
+                                                              sample_weight=s)
+    np.testing.assert_array_equal(part.coef_, full.coef_)

@@ -27,6 +27,7 @@ from textwin.linear import (
     _OneVsRestLinearMixin,
     _append_constant,
     _check_positive,
+    _check_sample_weight,
     _effective_n_jobs,
     _map_problems,
     _store_params,
@@ -49,7 +50,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Train from scratch for ``n_epochs`` passes in data order.
 
         Parameters
@@ -57,6 +58,10 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,) or (n_samples, n_labels)
             Class labels, or a multi-label 0/1 indicator matrix.
+        sample_weight : array-like of shape (n_samples,), default=None
+            A mistake on example ``i`` moves the weights ``s_i`` times as far
+            (the learning rate times ``s_i``); a weight of 0 leaves the example
+            out. Not the same as repeating the example, which is visited again.
 
         Returns
         -------
@@ -64,15 +69,25 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         X = self._validate_X(X, reset=True)
+        sw = self._sample_weight(sample_weight, X.shape[0])
         Y = self._encode_targets(y, X.shape[0])
         if self.fit_intercept:
             X = _append_constant(X)
         self._init_weights(Y.shape[1], X.shape[1])
         self.mistakes_ = [np.zeros(0, dtype=np.int32) for _ in range(Y.shape[1])]
-        self._train(X, Y, self.n_epochs)
+        self._train(X, Y, self.n_epochs, sw)
         return self
 
-    def partial_fit(self, X, y, classes=None):
+    def _sample_weight(self, sample_weight, n):
+        """None (every weight 1: the kernels' unweighted loop), or checked weights."""
+        if sample_weight is None:
+            return None
+        try:
+            return _check_sample_weight(sample_weight, n)
+        except ValueError as exc:
+            raise ValueError(f"{type(self).__name__}: {exc}") from None
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """One pass over (X, y), continuing from the current weights.
 
         Parameters
@@ -83,6 +98,8 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             Every class that will ever occur; required on the first call for
             class labels (not for a multi-label indicator y, whose columns are
             the labels).
+        sample_weight : array-like of shape (n_samples,), default=None
+            As in :meth:`fit`.
 
         Returns
         -------
@@ -102,7 +119,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             Yk = self._encode_partial(y, X.shape[0], None)
             if self.fit_intercept:
                 X = _append_constant(X)
-        self._train(X, Yk, 1)
+        self._train(X, Yk, 1, self._sample_weight(sample_weight, X.shape[0]))
         return self
 
     def _encode_partial(self, y, n, classes):
@@ -145,10 +162,11 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             return np.where(y == self.classes_[1], 1.0, -1.0)[:, None]
         return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
 
-    def _train(self, X, Y, n_epochs):
+    def _train(self, X, Y, n_epochs, sample_weight=None):
         def run(k):
             mistakes = np.zeros(n_epochs, dtype=np.int32)
-            self._run_kernel(X, np.ascontiguousarray(Y[:, k]), k, n_epochs, mistakes)
+            self._run_kernel(X, np.ascontiguousarray(Y[:, k]), k, n_epochs, mistakes,
+                             sample_weight)
             return mistakes
 
         runs = _map_problems(run, Y.shape[1], self.n_jobs)
@@ -203,10 +221,10 @@ class Perceptron(_OnlineBase):
     def _init_weights(self, K, d):
         self._w = np.zeros((K, d))
 
-    def _run_kernel(self, X, yk, k, n_epochs, mistakes):
+    def _run_kernel(self, X, yk, k, n_epochs, mistakes, sample_weight):
         w = self._w[k]  # a contiguous row, updated in place
         _online.perceptron(X.data, X.indices, X.indptr, yk, w, float(self.eta),
-                           int(n_epochs), bool(self.renormalize), mistakes)
+                           int(n_epochs), bool(self.renormalize), mistakes, sample_weight)
 
     def _set_coef(self):
         self.coef_, self.intercept_ = self._split(self._w)
@@ -294,10 +312,11 @@ class Winnow(_OnlineBase):
         # the total a normalized Winnow keeps
         self._mass = float(mu.sum() * (2 if self.balanced else 1))
 
-    def _run_kernel(self, X, yk, k, n_epochs, mistakes):
+    def _run_kernel(self, X, yk, k, n_epochs, mistakes, sample_weight):
         _online.winnow(X.data, X.indices, X.indptr, yk, self._w_pos[k], self._w_neg[k],
                        bool(self.balanced), bool(self.normalized), self._mass,
-                       float(self.eta), float(self.theta), int(n_epochs), mistakes)
+                       float(self.eta), float(self.theta), int(n_epochs), mistakes,
+                       sample_weight)
 
     def _set_coef(self):
         w = self._w_pos - self._w_neg if self.balanced else self._w_pos.copy()

@@ -28,10 +28,12 @@ cdef inline double _sparse_dot(const double[::1] X_data, const int[::1] X_indice
 
 def perceptron(const double[::1] X_data, const int[::1] X_indices,
                const int[::1] X_indptr, const double[::1] y, double[::1] w,
-               double eta, int n_epochs, bint renormalize, int[::1] mistakes):
+               double eta, int n_epochs, bint renormalize, int[::1] mistakes,
+               const double[::1] weight=None):
     """Train the Perceptron (paper Table 2) in place.
 
-    Predict "in class" iff ``w @ x > 0``; on a mistake ``w += eta * y_i * x_i``.
+    Predict "in class" iff ``w @ x > 0``; on a mistake ``w += eta * s_i * y_i * x_i``
+    (``s_i`` the example's weight, 1 without ``weight``; a zero weight skips it).
     With ``renormalize`` the weight is rescaled to ``||w||_2 = 1`` after every
     epoch (math.md section 9; the paper's constant was lost, so this is a
     switch).
@@ -45,11 +47,13 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
     n_epochs : number of passes in data order.
     renormalize : rescale ``w`` to unit Euclidean norm after each epoch.
     mistakes : (n_epochs,) int32 output, the number of mistakes of each epoch.
+    weight : (n,) example weights >= 0, optional.
     """
     cdef int n = y.shape[0]
     cdef int d = w.shape[0]
     cdef int epoch, i, j, p
     cdef double score, norm, step
+    cdef const double* s = _weights(weight, n)
     cdef bint predicted_in
     cdef double* wp = &w[0] if d > 0 else NULL
     if mistakes.shape[0] < n_epochs:
@@ -58,11 +62,13 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
         for epoch in range(n_epochs):
             mistakes[epoch] = 0
             for i in range(n):
+                if s != NULL and s[i] == 0.0:
+                    continue
                 score = _sparse_dot(X_data, X_indices, X_indptr[i], X_indptr[i + 1], wp)
                 predicted_in = score > 0.0
                 if predicted_in != (y[i] > 0.0):
                     mistakes[epoch] += 1
-                    step = eta * y[i]
+                    step = eta * y[i] if s == NULL else eta * s[i] * y[i]
                     # w += eta * y_i * x_i
                     for p in range(X_indptr[i], X_indptr[i + 1]):
                         wp[X_indices[p]] += step * X_data[p]
@@ -79,12 +85,13 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
 def winnow(const double[::1] X_data, const int[::1] X_indices,
            const int[::1] X_indptr, const double[::1] y,
            double[::1] w_pos, double[::1] w_neg, bint balanced, bint normalized,
-           double mass, double eta, double theta, int n_epochs, int[::1] mistakes):
+           double mass, double eta, double theta, int n_epochs, int[::1] mistakes,
+           const double[::1] weight=None):
     """Train a Winnow (math.md section 9) in place.
 
     The score is ``s = (w_pos - w_neg) @ x`` (``w_pos @ x`` when not
     ``balanced``); predict "in class" iff ``s >= theta``. On a mistake, for
-    every nonzero ``x_ij`` of the row: ``w_pos_j *= exp(eta y_i x_ij)`` and,
+    every nonzero ``x_ij`` of the row: ``w_pos_j *= exp(eta s_i y_i x_ij)`` and,
     when ``balanced``, ``w_neg_j *= exp(-eta y_i x_ij)``. When ``normalized``,
     the weights are then rescaled so that ``sum(w_pos) + sum(w_neg) = mass``.
 
@@ -107,9 +114,13 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
     theta : prediction threshold.
     n_epochs : number of passes in data order.
     mistakes : (n_epochs,) int32 output, the number of mistakes of each epoch.
+    weight : (n,) example weights ``s_i >= 0``, optional (1 without; 0 skips the
+        example).
     """
     cdef int n = y.shape[0]
     cdef int d = w_pos.shape[0]
+    cdef const double* s = _weights(weight, n)
+    cdef double rate
     cdef int epoch, i, j, p
     cdef double score, total, scale, f = 1.0, g = 1.0, xp
     cdef bint predicted_in
@@ -129,6 +140,8 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
         for epoch in range(n_epochs):
             mistakes[epoch] = 0
             for i in range(n):
+                if s != NULL and s[i] == 0.0:
+                    continue
                 score = _sparse_dot(X_data, X_indices, X_indptr[i], X_indptr[i + 1], up)
                 if balanced:
                     score -= _sparse_dot(X_data, X_indices, X_indptr[i], X_indptr[i + 1], um)
@@ -137,12 +150,13 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
                 if predicted_in == (y[i] > 0.0):
                     continue
                 mistakes[epoch] += 1
+                rate = eta * y[i] if s == NULL else eta * s[i] * y[i]
                 xp = NAN
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     j = X_indices[p]
                     if X_data[p] != xp:          # one exp per run of equal values
                         xp = X_data[p]
-                        f = exp(eta * y[i] * xp)
+                        f = exp(rate * xp)
                         g = 1.0 / f
                     total += up[j] * (f - 1.0)
                     up[j] *= f
@@ -161,6 +175,15 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
                 scale = mass / total
         if scale != 1.0:
             _fold(up, um, d, scale)
+
+
+cdef const double* _weights(const double[::1] weight, int n) except? NULL:
+    """The weights' data, or NULL for none (every weight 1)."""
+    if weight is None:
+        return NULL
+    if weight.shape[0] != n:
+        raise ValueError("weight must have one entry per example")
+    return &weight[0] if n > 0 else NULL
 
 
 cdef inline double _total(const double* up, const double* um, int d) noexcept nogil:
