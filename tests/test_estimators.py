@@ -561,3 +561,22 @@ def test_sample_weight_equivalence_at_a_tight_tolerance(est):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ConvergenceWarning)
         check_sample_weight_equivalence_on_sparse_data(type(est).__name__, est)
+
+
+def test_each_problem_is_logged_at_debug_level(caplog):
+    import logging
+
+    rng = np.random.default_rng(0)
+    X = sp.random(60, 8, density=0.5, format="csr", random_state=0)
+    Y = (rng.random((60, 3)) < 0.4).astype(int)
+    with caplog.at_level(logging.DEBUG, logger="textwin.linear"):
+        DualSVM(random_state=0).fit(X, Y)
+    lines = [r.getMessage() for r in caplog.records if r.name == "textwin.linear"]
+    assert len(lines) == 3
+    for k, line in enumerate(sorted(lines)):
+        assert line.startswith(f"[DualSVM] problem {k} ({k}): ")
+        assert "epochs, relative gap" in line and line.endswith(" s")
+    caplog.clear()
+    with caplog.at_level(logging.DEBUG, logger="textwin.linear"):
+        DualSVM(random_state=0).fit(X, np.where(Y[:, 0] > 0, "yes", "no"))
+    assert [r.getMessage() for r in caplog.records][0].startswith("[DualSVM] problem 0 (yes): ")

@@ -22,9 +22,11 @@ All of them share one CSR matrix across the binary problems of a multi-class
 (one-vs-rest) or multi-label fit and train the problems in threads (the
 kernel releases the GIL).
 """
+import logging
 import math
 import os
 import sys
+import time
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from numbers import Integral, Real
@@ -41,6 +43,10 @@ from tqdm import tqdm
 
 from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
 from textwin._kernels._dual_gs import _REGULARIZERS, dual_gauss_seidel
+
+# one DEBUG record per binary problem (epochs, gap, seconds): applications see
+# them through logging; ``verbose=2`` prints them on stderr instead
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "DualGaussSeidelClassifier",
@@ -545,7 +551,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         multi-label problems: the positives of that class).
     verbose : int, default=0
         1: a progress bar over the binary problems on stderr (when it is a
-        terminal); 2: also one line per problem (epochs, relative gap).
+        terminal); 2: also one line per problem (its class, epochs, relative
+        gap, seconds). Below 2 the same lines go to the ``textwin.linear``
+        logger at DEBUG level, for applications that collect logs.
 
     Attributes
     ----------
@@ -789,6 +797,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         bias = np.empty(K)
 
         def solve(k):
+            started = time.perf_counter()
             yk = labels.column(k)
             wk = _problem_weight(p["class_weight"], yk, k, sw, self.classes_, self._label_mode)
             wk *= weight_scale
@@ -814,9 +823,14 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             w = out.pop("w")
             coef[k] = w[:d_user]
             bias[k] = w[-1] if mode == "constant_feature" else out["bias"]
+            label = self.classes_[-1] if K == 1 else self.classes_[k]  # binary: the positive
+            line = (f"[{name}] problem {k} ({label}): "
+                    f"{out['n_epochs']} epochs, relative gap {out['gap']:.3g}, "
+                    f"{time.perf_counter() - started:.3f} s")
             if p["verbose"] >= 2:
-                tqdm.write(f"[{name}] problem {k}: {out['n_epochs']} epochs, relative gap "
-                           f"{out['gap']:.3g}", file=sys.stderr)
+                tqdm.write(line, file=sys.stderr)
+            else:  # printed already: not twice where the logger has a handler too
+                logger.debug(line)
             return out
 
         results = _map_problems(solve, K, p["n_jobs"], desc=name, verbose=p["verbose"])
