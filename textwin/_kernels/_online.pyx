@@ -52,7 +52,7 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
     cdef int n = y.shape[0]
     cdef int d = w.shape[0]
     cdef int epoch, i, j, p
-    cdef double score, norm, step
+    cdef double score, norm, step, si
     cdef const double* s = _weights(weight, n)
     cdef bint predicted_in
     cdef double* wp = &w[0] if d > 0 else NULL
@@ -62,13 +62,14 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
         for epoch in range(n_epochs):
             mistakes[epoch] = 0
             for i in range(n):
-                if s != NULL and s[i] == 0.0:
+                si = 1.0 if s == NULL else s[i]  # eta * 1.0 is eta exactly
+                if si == 0.0:
                     continue
                 score = _sparse_dot(X_data, X_indices, X_indptr[i], X_indptr[i + 1], wp)
                 predicted_in = score > 0.0
                 if predicted_in != (y[i] > 0.0):
                     mistakes[epoch] += 1
-                    step = eta * y[i] if s == NULL else eta * s[i] * y[i]
+                    step = eta * si * y[i]
                     # w += eta * y_i * x_i
                     for p in range(X_indptr[i], X_indptr[i + 1]):
                         wp[X_indices[p]] += step * X_data[p]
@@ -92,7 +93,7 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
     The score is ``s = (w_pos - w_neg) @ x`` (``w_pos @ x`` when not
     ``balanced``); predict "in class" iff ``s >= theta``. On a mistake, for
     every nonzero ``x_ij`` of the row: ``w_pos_j *= exp(eta s_i y_i x_ij)`` and,
-    when ``balanced``, ``w_neg_j *= exp(-eta y_i x_ij)``. When ``normalized``,
+    when ``balanced``, ``w_neg_j *= exp(-eta s_i y_i x_ij)``. When ``normalized``,
     the weights are then rescaled so that ``sum(w_pos) + sum(w_neg) = mass``.
 
     The rescaling is kept as one scalar ``scale`` (true weight = ``scale`` times
@@ -120,7 +121,7 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
     cdef int n = y.shape[0]
     cdef int d = w_pos.shape[0]
     cdef const double* s = _weights(weight, n)
-    cdef double rate
+    cdef double rate, si
     cdef int epoch, i, j, p
     cdef double score, total, scale, f = 1.0, g = 1.0, xp
     cdef bint predicted_in
@@ -140,7 +141,8 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
         for epoch in range(n_epochs):
             mistakes[epoch] = 0
             for i in range(n):
-                if s != NULL and s[i] == 0.0:
+                si = 1.0 if s == NULL else s[i]
+                if si == 0.0:
                     continue
                 score = _sparse_dot(X_data, X_indices, X_indptr[i], X_indptr[i + 1], up)
                 if balanced:
@@ -150,7 +152,7 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
                 if predicted_in == (y[i] > 0.0):
                     continue
                 mistakes[epoch] += 1
-                rate = eta * y[i] if s == NULL else eta * s[i] * y[i]
+                rate = eta * si * y[i]
                 xp = NAN
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     j = X_indices[p]

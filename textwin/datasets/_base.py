@@ -48,12 +48,28 @@ def get_data_home(data_home=None):
         The folder. It is created if missing and possible; a folder that
         exists read-only is fine (see :func:`get_cache_dir`).
     """
-    if data_home is None:
-        data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
-    path = Path(data_home).expanduser()
+    path = _data_home_path(data_home)
     with contextlib.suppress(OSError):
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def _data_home_path(data_home):
+    """The data home's path, without creating it."""
+    if data_home is None:
+        data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
+    return Path(data_home).expanduser()
+
+
+def _cache_candidates(data_home):
+    """The cache folders in the order :func:`get_cache_dir` tries them."""
+    candidates = []
+    if os.environ.get(CACHE_DIR_ENV):
+        candidates.append(Path(os.environ[CACHE_DIR_ENV]).expanduser())
+    candidates.append(_data_home_path(data_home) / "cache")
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
+    candidates.append(Path(xdg).expanduser() / "textwin")
+    return candidates
 
 
 def _writable_dir(path):
@@ -99,12 +115,8 @@ def get_cache_dir(data_home=None):
     OSError
         If none of the candidates is writable.
     """
-    candidates = []
-    if os.environ.get(CACHE_DIR_ENV):
-        candidates.append(Path(os.environ[CACHE_DIR_ENV]).expanduser())
-    candidates.append(get_data_home(data_home) / "cache")
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
-    candidates.append(Path(xdg).expanduser() / "textwin")
+    get_data_home(data_home)  # create the data home if possible: its cache/ is a candidate
+    candidates = _cache_candidates(data_home)
     for path in candidates:
         if _writable_dir(path) is not None:
             return path
@@ -146,19 +158,12 @@ def clear_data_home(data_home=None, *, keep_corpus=False):
     may sit in folders shared with other programs: there only textwin's own
     cache files are removed, never the folder.
     """
-    if data_home is None:
-        data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
-    home = Path(data_home).expanduser()
+    home = _data_home_path(data_home)
     removed = []
-    outside = [Path(os.environ[CACHE_DIR_ENV]).expanduser()] if os.environ.get(CACHE_DIR_ENV) else []
-    xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
-    outside.append(Path(xdg).expanduser() / "textwin")
-    if keep_corpus:
-        outside.insert(0, home / "cache")
-    elif home.exists():
-        shutil.rmtree(home)
+    if not keep_corpus and home.exists():
+        shutil.rmtree(home)  # its cache/ with it
         removed.append(home)
-    for folder in outside:
+    for folder in _cache_candidates(data_home):
         if not folder.is_dir():
             continue
         for pattern in _CACHE_PATTERNS:
