@@ -567,7 +567,8 @@ def test_work_counters():
     assert 0 < w["steps"] <= w["visits"] and w["nnz_steps"] <= w["nnz_visits"]
     assert w["steps"] >= X.shape[0]
     hinge = solve(X, y, loss="hinge", lam=1e-3, tol=0.0, max_epochs=0)
-    assert hinge["work"] == {"visits": 0, "steps": 0, "nnz_visits": 0, "nnz_steps": 0}
+    assert hinge["work"] == {"visits": 0, "steps": 0, "nnz_visits": 0, "nnz_steps": 0,
+                             "syncs": 0}
 
 
 @pytest.mark.parametrize("block", [2, 7, 1000])
@@ -616,3 +617,81 @@ def test_warm_start_keeps_a_converged_positive_entropy_solution():
     assert again["n_epochs"] == 0
     assert again["gaps"][0] <= 1e-8
     np.testing.assert_allclose(again["w"], first["w"], rtol=1e-9, atol=1e-15)
+
+
+# --- the entropy rows' lazy v, per-entry exponentials, flush-to-zero -----------
+
+
+def test_exp_pm_is_exact_to_rounding_within_the_cap():
+    ts = np.concatenate([np.linspace(-0.35, 0.35, 20001), [0.0, 1e-300, -1e-20, 0.3465]])
+    got = np.array([K.py_exp_pm(t) for t in ts])
+    for col, ref in ((0, np.exp(ts)), (1, np.exp(-ts))):
+        ulps = np.abs(got[:, col] - ref) / np.spacing(ref)
+        assert ulps.max() <= 2
+    assert K.py_exp_pm(0.0) == (1.0, 1.0)
+    # beyond the polynomial's range (no exponent cap): libm
+    for t in (0.36, -5.0, 40.0):
+        f, inv = K.py_exp_pm(t)
+        assert f == np.exp(t) and inv == pytest.approx(np.exp(-t), rel=1e-15)
+
+
+ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]
+
+
+def _grad_h(regularizer, v, mu, mass):
+    """w = grad h(v), math.md §5, from v alone."""
+    if regularizer == "entropy":
+        return mu * np.exp(v)
+    if regularizer == "balanced_entropy":
+        return mu * (np.exp(v) - np.exp(-v))
+    if regularizer == "normalized_entropy":
+        e = mu * np.exp(v - v.max())
+        return mass * e / e.sum()
+    m = np.abs(v).max()
+    ep, em = mu * np.exp(v - m), mu * np.exp(-v - m)
+    return mass * (ep - em) / (ep + em).sum()
+
+
+@pytest.mark.parametrize("regularizer", ENTROPIES)
+@pytest.mark.parametrize("tfidf", [False, True])
+def test_entropy_rows_return_v_from_alpha_and_w_from_v(regularizer, tfidf):
+    # the entropy rows update only their cache along a row; v is rebuilt from
+    # alpha before the exact gap: the v returned must be (1/(lam n)) X'(alpha y)
+    # and w must be grad h of that v, whatever drift the cache had
+    X, y = reuters_like(n=200, d=300, seed=5)
+    if tfidf:
+        X = X.multiply(np.random.default_rng(0).uniform(0.2, 2.0, X.shape[1])).tocsr()
+        X.indices = X.indices.astype(np.int32)
+        X.indptr = X.indptr.astype(np.int32)
+    n, d = X.shape
+    mu = np.random.default_rng(1).uniform(0.5, 1.5, d)
+    lam, mass = 1e-3, 2.0
+    res = solve(X, y, loss="squared_hinge", regularizer=regularizer, lam=lam, mu=mu, mass=mass,
+                tol=0.0, max_epochs=7, seed=2)
+    v = X.T @ (res["alpha"] * y) / (lam * n)
+    np.testing.assert_allclose(res["v"], v, rtol=1e-12, atol=1e-12 * np.abs(v).max())
+    mu_n = mu / mu.sum() / (2.0 if regularizer == "balanced_normalized_entropy" else 1.0)
+    ref = _grad_h(regularizer, v, mu_n if "normalized" in regularizer else mu, mass)
+    np.testing.assert_allclose(res["w"], ref, rtol=1e-10, atol=1e-12 * np.abs(ref).max())
+    assert res["work"]["syncs"] >= 1
+
+
+@pytest.mark.parametrize("regularizer", ENTROPIES)
+def test_uncapped_entropy_steps_stay_finite(regularizer):
+    # without the cap one step can overflow the stored exponentials; the
+    # kernel then rebuilds them from v instead of carrying inf or NaN
+    X, y = reuters_like(n=150, d=200, seed=6)
+    res = solve(X, y, loss="squared_hinge", regularizer=regularizer, lam=1e-4, tol=0.0,
+                max_epochs=3, exp_cap=np.inf)
+    assert np.all(np.isfinite(res["w"])) and np.isfinite(res["dual"])
+
+
+def test_flush_to_zero_is_restored_after_an_entropy_solve():
+    # the kernel flushes subnormals to 0 in its own thread while it runs (the
+    # multiplicative updates are slow through them); numpy in the same thread
+    # must get gradual underflow back afterwards
+    tiny = np.float64(2.5e-308)
+    assert tiny / 4 > 0
+    X, y = reuters_like(n=100, d=100, seed=7)
+    solve(X, y, loss="least_squares", regularizer="entropy", lam=1e-6, tol=0.0, max_epochs=3)
+    assert tiny / 4 > 0 and np.float64(1e-310) * 1.0 > 0

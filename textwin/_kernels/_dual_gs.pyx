@@ -20,8 +20,11 @@ The pieces:
 - ``Regularizer`` subclasses (math.md §5): own ``v`` and whatever cache gives
   ``w = grad h(v)`` cheaply (``w = v``; ``mu e^v``; the exponentials ``E`` and
   their sum ``Z`` of the normalized rows), the margin ``b_i = w.x_i`` and the
-  curvature ``c_i = x_i' hess h(v) x_i`` of a row, the update of ``v`` along a
-  row, the once-per-epoch refresh, ``g(w)`` and ``h(v)``.
+  curvature ``c_i = x_i' hess h(v) x_i`` of a row, the update along a row,
+  the refresh of the cache from ``v``, ``g(w)`` and ``h(v)``.  The entropy
+  rows update only their cache along a row (``lazy_v``): ``v`` itself is
+  rebuilt from ``alpha`` (one scatter pass) when it is needed, before an
+  exact gap, which also refreshes the cache against rounding drift.
 - ``_epoch``: one short loop that combines them (math.md §3 and §6), with
   liblinear's shrinking as a switch.
 - stopping, cheap-then-exact (as scikit-learn's ``_cd_fast``): each epoch
@@ -44,15 +47,29 @@ cdef extern from *:
     #else
     #define TW_PREFETCH(p) ((void)0)
     #endif
+    /* flush-to-zero and denormals-are-zero (MXCSR bits 15 and 6), this thread only */
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <xmmintrin.h>
+    #define TW_FTZ_ON() _mm_setcsr(_mm_getcsr() | 0x8040)
+    #define TW_CSR_GET() _mm_getcsr()
+    #define TW_CSR_SET(c) _mm_setcsr(c)
+    #else
+    #define TW_FTZ_ON() ((void)0)
+    #define TW_CSR_GET() 0u
+    #define TW_CSR_SET(c) ((void)(c))
+    #endif
     """
     void TW_PREFETCH(const void* p) noexcept nogil
+    void TW_FTZ_ON() noexcept nogil
+    unsigned int TW_CSR_GET() noexcept nogil
+    void TW_CSR_SET(unsigned int c) noexcept nogil
 
 import numpy as np
 
 cdef double TINY = 1e-300          # floor of P in the relative gap
-cdef double BIG = 1e250            # rescale the stored exponentials beyond this
-cdef double SKIP_PG = 1e-12
-cdef double V_WARM_LIMIT = 300.0   # e^300 ~ 1e130: weights stay finite, sums too        # liblinear: skip a step when |projected gradient| <= this
+cdef double BIG = 1e100            # rescale the normalized rows' exponentials beyond this
+cdef double SKIP_PG = 1e-12        # liblinear: skip a step when |projected gradient| <= this
+cdef double V_WARM_LIMIT = 300.0   # e^300 ~ 1e130: weights stay finite, sums too
 
 cdef enum:
     STEP_AUTO = 0
@@ -258,6 +275,8 @@ cdef class Logistic(Loss):
             x = 0.1 * a
         elif x >= s:
             x = s - 0.1 * (s - a)
+        if not (0 < x < s):        # lost to rounding (or flushed to 0) at the edge: no step
+            return 0.0
         return x - a
 
     cdef double solve(self, double a, double b, double q, double t, double s,
@@ -308,6 +327,32 @@ cdef class Logistic(Loss):
 # pointers to locals first, so the loops index plain C arrays.
 # ---------------------------------------------------------------------------
 
+cdef double EXP_POLY_T = 0.35       # |t| within which _exp_pm's polynomials are exact to rounding
+
+
+cdef inline double _exp_pm(double t, double* inv) noexcept nogil:
+    """e^t, and e^-t in inv, for the per-entry factors of the entropy updates.
+
+    The exponent cap (math.md §6, kappa = ln(2)/2) keeps |t| <= 0.347, where
+    the Taylor polynomials of the even and odd parts, to t^12 and t^13, are
+    exact to rounding (the next terms are below 5e-18): e^t = E + O,
+    e^-t = E - O, without libm's exp and without a division.  The entries of
+    a tf-idf row have distinct values, so this runs once per nonzero.
+    """
+    cdef double t2, even, odd, f
+    if fabs(t) > EXP_POLY_T:             # no cap (exp_cap=inf): libm
+        f = exp(t)
+        inv[0] = 1.0 / f
+        return f
+    t2 = t * t
+    even = 1.0 + t2 * (1.0 / 2.0 + t2 * (1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (
+        1.0 / 40320.0 + t2 * (1.0 / 3628800.0 + t2 * (1.0 / 479001600.0))))))
+    odd = t * (1.0 + t2 * (1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (1.0 / 5040.0 + t2 * (
+        1.0 / 362880.0 + t2 * (1.0 / 39916800.0 + t2 * (1.0 / 6227020800.0)))))))
+    inv[0] = even - odd
+    return even + odd
+
+
 cdef inline bint _one_value(double x0) noexcept nogil:
     return x0 == x0                  # not NaN: every entry of the row equals x0
 
@@ -325,6 +370,12 @@ cdef class Regularizer:
     # solutions have, and must not trigger the scaling)
     cdef double v_limit
     cdef bint v_limit_above_only
+    # The entropy rows keep only their cache up to date along a row, not v
+    # (one array less read and written per nonzero); v is rebuilt from alpha
+    # by _sync before anything reads it.  need_sync: the cache over- or
+    # underflowed (an uncapped step) and must be recomputed from v.
+    cdef bint lazy_v
+    cdef bint need_sync
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
@@ -342,15 +393,19 @@ cdef class Regularizer:
         pass
 
     cdef void refresh(self) noexcept nogil:
-        """Recompute every cache from v (once per epoch, against drift)."""
+        """Recompute every cache from v (after _sync: v must be up to date)."""
+        pass
+
+    cdef void tidy(self) noexcept nogil:
+        """Once per epoch, O(d) and no transcendental function: re-sum running totals."""
         pass
 
     cdef double value(self) noexcept nogil:
-        """g(w) >= 0 from the caches (call refresh first for an exact value)."""
+        """g(w) >= 0 from v and the caches (after _sync)."""
         return 0.0
 
     cdef double conj_value(self) noexcept nogil:
-        """h(v), from the true v."""
+        """h(v), from the caches (valid at any time, v may be stale)."""
         return 0.0
 
     cdef void weights(self, double[::1] w) noexcept nogil:
@@ -506,6 +561,7 @@ cdef class Entropy(Regularizer):
         self.w = np.array(mu, dtype=np.float64)
         self.growth2 = 2.718281828459045     # e^kappa
         self.entropy = True
+        self.lazy_v = True
         self.v_limit = V_WARM_LIMIT
         self.v_limit_above_only = True
 
@@ -521,22 +577,18 @@ cdef class Entropy(Regularizer):
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
         # w_j *= e^(dv x_j): one exp per run of equal values (once per binary row)
-        cdef double* v = &self.v[0]
         cdef double* w = &self.w[0]
         cdef int k
-        cdef double xp = NAN, f = 1.0, dvx
+        cdef double xp = NAN, f = 1.0, fi
         if _one_value(x0):
-            dvx = dv * x0
-            f = exp(dvx)
+            f = exp(dv * x0)
             for k in range(nnz):
-                v[j[k]] += dvx
                 w[j[k]] *= f
             return
         for k in range(nnz):
             if x[k] != xp:
                 xp = x[k]
-                f = exp(dv * xp)
-            v[j[k]] += dv * x[k]
+                f = _exp_pm(dv * xp, &fi)
             w[j[k]] *= f
 
     cdef void refresh(self) noexcept nogil:
@@ -553,10 +605,11 @@ cdef class Entropy(Regularizer):
         return out
 
     cdef double conj_value(self) noexcept nogil:
+        # sum mu (e^v - 1) = sum (w - mu)
         cdef double out = 0.0
         cdef Py_ssize_t k
         for k in range(self.d):
-            out += self.mu[k] * expm1(self.v[k])
+            out += self.w[k] - self.mu[k]
         return out
 
     cdef void weights(self, double[::1] w) noexcept nogil:
@@ -582,6 +635,7 @@ cdef class BalancedEntropy(Regularizer):
         self.pm = np.repeat(np.asarray(mu, dtype=np.float64), 2)
         self.growth2 = 2.718281828459045
         self.entropy = True
+        self.lazy_v = True
         self.v_limit = V_WARM_LIMIT
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
@@ -595,27 +649,22 @@ cdef class BalancedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
-        cdef double* v = &self.v[0]
         cdef double* pm = &self.pm[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0, dvx
+        cdef double xp = NAN, f = 1.0, fi = 1.0
         if _one_value(x0):
-            dvx = dv * x0
-            f = exp(dvx)
+            f = exp(dv * x0)
             fi = 1.0 / f
             for k in range(nnz):
                 jj = j[k]
-                v[jj] += dvx
                 pm[2 * jj] *= f
                 pm[2 * jj + 1] *= fi
             return
         for k in range(nnz):
             if x[k] != xp:                   # one exp per run of equal values
                 xp = x[k]
-                f = exp(dv * xp)
-                fi = 1.0 / f
+                f = _exp_pm(dv * xp, &fi)
             jj = j[k]
-            v[jj] += dv * x[k]
             pm[2 * jj] *= f
             pm[2 * jj + 1] *= fi
 
@@ -635,11 +684,15 @@ cdef class BalancedEntropy(Regularizer):
         return out
 
     cdef double conj_value(self) noexcept nogil:
-        cdef double out = 0.0, sh
+        # mu (e^v + e^-v - 2) = (w+ - w-)^2 / (w+ + w- + 2 mu): w+ - w- is exact
+        # where w+ ~ w- (small v), so no cancellation against 2 mu
+        cdef double out = 0.0, p, m
         cdef Py_ssize_t k
         for k in range(self.d):
-            sh = sinh(0.5 * self.v[k])
-            out += 4.0 * self.mu[k] * sh * sh
+            p = self.pm[2 * k]
+            m = self.pm[2 * k + 1]
+            if p + m > 0:
+                out += (p - m) * (p - m) / (p + m + 2.0 * self.mu[k])
         return out
 
     cdef void weights(self, double[::1] w) noexcept nogil:
@@ -659,6 +712,20 @@ cdef double _max_exponent(double[::1] v, double[::1] log_mu, bint balanced) noex
     return m
 
 
+cdef double _sum(const double* a, Py_ssize_t m) noexcept nogil:
+    cdef double out = 0.0
+    cdef Py_ssize_t k
+    for k in range(m):
+        out += a[k]
+    return out
+
+
+cdef void _scale(double* a, Py_ssize_t m, double r) noexcept nogil:
+    cdef Py_ssize_t k
+    for k in range(m):
+        a[k] *= r
+
+
 cdef inline double _normalized_margin(double A, double Zs, double b, double c,
                                       double* curv) noexcept nogil:
     """b = A (E.x) / Zs and c = A (E.x^2) / Zs - b^2 / A (A times a variance, >= 0)."""
@@ -674,15 +741,13 @@ cdef class NormalizedEntropy(Regularizer):
     ``w`` is never stored (every w_j depends on Z): we keep
     ``E_j = mu_j e^(v_j - c)`` and ``Zs = sum_j E_j = Z e^(-c)`` with one common
     scale ``c`` that keeps them finite (math.md §5).  ``mu`` is normalized to
-    sum 1, which makes ``g >= 0`` and changes no ``w``.  Right after a refresh
-    ``h = A (c + ln Zs)`` costs nothing (``fresh``), which the per-epoch gap
-    estimate uses.
+    sum 1, which makes ``g >= 0`` and changes no ``w``.  ``h = A (c + ln Zs)``
+    costs nothing; ``Zs`` is kept along the steps and re-summed once per epoch.
     """
     cdef double[::1] mu
     cdef double[::1] log_mu         # ln mu_j (-inf where mu_j = 0), computed once
     cdef double[::1] E
     cdef double Zs, c, A
-    cdef bint fresh                 # E and Zs were just recomputed from v
 
     def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
         self.d = d
@@ -694,6 +759,7 @@ cdef class NormalizedEntropy(Regularizer):
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2    # e^(2 kappa)
         self.entropy = True
+        self.lazy_v = True
         self.v_limit = INFINITY              # rescaled exponentials: any v is finite
         self.refresh()
 
@@ -710,17 +776,13 @@ cdef class NormalizedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
-        cdef double* v = &self.v[0]
         cdef double* E = &self.E[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, old, dz = 0.0, s = 0.0, dvx
-        self.fresh = False
+        cdef double xp = NAN, f = 1.0, fi, old, dz = 0.0, s = 0.0
         if _one_value(x0):
-            dvx = dv * x0
-            f = exp(dvx)
+            f = exp(dv * x0)
             for k in range(nnz):
                 jj = j[k]
-                v[jj] += dvx
                 s += E[jj]
                 E[jj] *= f
             dz = (f - 1.0) * s               # Z changes on the row only
@@ -728,15 +790,17 @@ cdef class NormalizedEntropy(Regularizer):
             for k in range(nnz):
                 if x[k] != xp:               # one exp per run of equal values
                     xp = x[k]
-                    f = exp(dv * xp)
+                    f = _exp_pm(dv * xp, &fi)
                 jj = j[k]
-                v[jj] += dv * x[k]
                 old = E[jj]
                 E[jj] = old * f
                 dz += E[jj] - old
         self.Zs += dz
-        if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor
-            self.refresh()
+        if not (1.0 / BIG < self.Zs < BIG):
+            if 0 < self.Zs < INFINITY:
+                self.rescale()
+            else:
+                self.need_sync = True
 
     cdef void refresh(self) noexcept nogil:
         # c = max_j (v_j + ln mu_j): every E_j <= 1 and Zs >= 1
@@ -747,7 +811,17 @@ cdef class NormalizedEntropy(Regularizer):
             self.E[k] = exp(self.v[k] + self.log_mu[k] - m)
             z += self.E[k]
         self.Zs = z
-        self.fresh = True
+
+    cdef void rescale(self) noexcept nogil:
+        # E_j <- E_j / Zs and c <- c + ln Zs: the same w, Zs back to 1, no v needed
+        # (an E_j pushed below the smallest double is a weight under 1e-208 of
+        # the total; the next _sync recomputes it from v)
+        self.c += log(self.Zs)
+        _scale(&self.E[0], self.d, 1.0 / self.Zs)
+        self.tidy()
+
+    cdef void tidy(self) noexcept nogil:
+        self.Zs = _sum(&self.E[0], self.d)
 
     cdef double value(self) noexcept nogil:
         # g = sum w ln(w/(A mu)) = A sum_j p_j (v_j - c) - A ln Zs,  p = E / Zs
@@ -760,14 +834,8 @@ cdef class NormalizedEntropy(Regularizer):
         return out if out > 0 else 0.0
 
     cdef double conj_value(self) noexcept nogil:
-        # A ln sum mu e^v, from the true v (log-sum-exp)
-        if self.fresh:
-            return self.A * (self.c + log(self.Zs))
-        cdef double m = _max_exponent(self.v, self.log_mu, False), z = 0.0
-        cdef Py_ssize_t k
-        for k in range(self.d):
-            z += exp(self.v[k] + self.log_mu[k] - m)
-        return self.A * (m + log(z))
+        # A ln sum mu e^v = A (c + ln Zs)
+        return self.A * (self.c + log(self.Zs))
 
     cdef void weights(self, double[::1] w) noexcept nogil:
         cdef Py_ssize_t k
@@ -781,13 +849,12 @@ cdef class BalancedNormalizedEntropy(Regularizer):
     Keeps ``Ep_j = mu_j e^(v_j - c)``, ``Em_j = mu_j e^(-v_j - c)`` and their total
     ``Zs``; a rescale changes ``c`` only, never ``v`` (shifting ``v`` would move
     ``e^v`` and ``e^-v`` in opposite directions).  ``mu`` is normalized to
-    ``sum 2 mu = 1``.  ``fresh`` as in :class:`NormalizedEntropy`.
+    ``sum 2 mu = 1``.  ``Zs`` as in :class:`NormalizedEntropy`.
     """
     cdef double[::1] mu
     cdef double[::1] log_mu
     cdef double[::1] E2             # [Ep_0, Em_0, Ep_1, Em_1, ...]: one cache line per feature
     cdef double Zs, c, A
-    cdef bint fresh
 
     def __init__(self, Py_ssize_t d, const double[::1] mu, double mass):
         self.d = d
@@ -799,6 +866,7 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         self.A = mass
         self.growth2 = 2.718281828459045 ** 2
         self.entropy = True
+        self.lazy_v = True
         self.v_limit = INFINITY
         self.refresh()
 
@@ -815,18 +883,14 @@ cdef class BalancedNormalizedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
-        cdef double* v = &self.v[0]
         cdef double* E2 = &self.E2[0]
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om, sp = 0.0, sm = 0.0, dvx
-        self.fresh = False
+        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om, sp = 0.0, sm = 0.0
         if _one_value(x0):
-            dvx = dv * x0
-            f = exp(dvx)
+            f = exp(dv * x0)
             fi = 1.0 / f
             for k in range(nnz):
                 jj = j[k]
-                v[jj] += dvx
                 sp += E2[2 * jj]
                 sm += E2[2 * jj + 1]
                 E2[2 * jj] *= f
@@ -836,18 +900,19 @@ cdef class BalancedNormalizedEntropy(Regularizer):
             for k in range(nnz):
                 if x[k] != xp:               # one exp per run of equal values
                     xp = x[k]
-                    f = exp(dv * xp)
-                    fi = 1.0 / f
+                    f = _exp_pm(dv * xp, &fi)
                 jj = j[k]
-                v[jj] += dv * x[k]
                 op = E2[2 * jj]
                 om = E2[2 * jj + 1]
                 E2[2 * jj] = op * f
                 E2[2 * jj + 1] = om * fi
                 dz += (E2[2 * jj] - op) + (E2[2 * jj + 1] - om)
         self.Zs += dz
-        if not (1.0 / BIG < self.Zs < BIG):  # rescale by a common factor, never shift v
-            self.refresh()
+        if not (1.0 / BIG < self.Zs < BIG):
+            if 0 < self.Zs < INFINITY:
+                self.rescale()
+            else:
+                self.need_sync = True
 
     cdef void refresh(self) noexcept nogil:
         # c = max_j (|v_j| + ln mu_j): every Ep_j, Em_j <= 1 and Zs >= 1
@@ -859,7 +924,15 @@ cdef class BalancedNormalizedEntropy(Regularizer):
             self.E2[2 * k + 1] = exp(-self.v[k] + self.log_mu[k] - m)
             z += self.E2[2 * k] + self.E2[2 * k + 1]
         self.Zs = z
-        self.fresh = True
+
+    cdef void rescale(self) noexcept nogil:
+        # as NormalizedEntropy.rescale
+        self.c += log(self.Zs)
+        _scale(&self.E2[0], 2 * self.d, 1.0 / self.Zs)
+        self.tidy()
+
+    cdef void tidy(self) noexcept nogil:
+        self.Zs = _sum(&self.E2[0], 2 * self.d)
 
     cdef double value(self) noexcept nogil:
         # g = A sum_j [p+_j (v_j - c) + p-_j (-v_j - c)] - A ln Zs
@@ -874,14 +947,8 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         return out if out > 0 else 0.0
 
     cdef double conj_value(self) noexcept nogil:
-        # A ln sum mu (e^v + e^-v), from the true v (log-sum-exp)
-        if self.fresh:
-            return self.A * (self.c + log(self.Zs))
-        cdef double m = _max_exponent(self.v, self.log_mu, True), z = 0.0
-        cdef Py_ssize_t k
-        for k in range(self.d):
-            z += exp(self.v[k] + self.log_mu[k] - m) + exp(-self.v[k] + self.log_mu[k] - m)
-        return self.A * (m + log(z))
+        # A ln sum mu (e^v + e^-v) = A (c + ln Zs)
+        return self.A * (self.c + log(self.Zs))
 
     cdef void weights(self, double[::1] w) noexcept nogil:
         cdef Py_ssize_t k
@@ -926,6 +993,7 @@ cdef struct Problem:
     long long n_steps           # steps that moved alpha,
     long long nnz_visits        # and the nonzeros of those rows
     long long nnz_steps
+    long long n_syncs           # rebuilds of v from alpha (_sync)
     double ksum                 # sum_i K_i(alpha_i), kept up to date, re-summed at checks
 
 
@@ -1103,6 +1171,9 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         reg.add(x, j, nnz, P.xone[i], dv)
         if P.bias:
             P.vb += dv
+        # an uncapped step (exp_cap > 1, a diagnostic) may overflow the cache
+        if reg.need_sync or (reg.lazy_v and fabs(dv) * P.xmax[i] > 1.0):
+            _sync(P, reg)
         if trace != NULL:
             trace[n_trace[0]] = _dual(P, loss, reg)
             n_trace[0] += 1
@@ -1123,7 +1194,7 @@ cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
     cdef Py_ssize_t i
     cdef int start, nnz
     cdef double u, term, gap_sum = 0.0, loss_sum = 0.0, wb = 0.0
-    reg.refresh()
+    _sync(P, reg)
     if P.bias:
         wb = P.sigma + P.vb / P.rho
     for i in range(P.n):
@@ -1164,6 +1235,17 @@ cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
             P.alpha[i] *= reg.v_limit / vmax
         _accumulate_v(P, reg)
     reg.refresh()
+
+
+cdef void _sync(Problem* P, Regularizer reg) noexcept nogil:
+    """Bring v up to date (the entropy rows rebuild it from alpha) and the caches
+    from v: an exact gap pass starts here, and it removes the rounding drift of
+    the multiplicative updates."""
+    if reg.lazy_v:
+        _accumulate_v(P, reg)
+        P.n_syncs += 1
+    reg.refresh()
+    reg.need_sync = False
 
 
 cdef void _accumulate_v(Problem* P, Regularizer reg) noexcept nogil:
@@ -1564,6 +1646,7 @@ def dual_gauss_seidel(
     P.n_steps = 0
     P.nnz_visits = 0
     P.nnz_steps = 0
+    P.n_syncs = 0
     state = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
     do_shuffle = bool(shuffle)
     if int(shuffle_block) != shuffle_block or shuffle_block < 1:
@@ -1573,7 +1656,17 @@ def dual_gauss_seidel(
     cdef char[::1] mark = np.zeros(n if block > 1 else 1, dtype=np.int8)
     want_terms = bool(return_gap_terms)
 
+    cdef unsigned int csr
+    cdef bint flush = reg.entropy
     with nogil:
+        # The multiplicative updates of the entropy rows walk vanishing weights
+        # (mu e^v with v -> -inf) down through the subnormal doubles, where each
+        # multiply costs ~100 cycles on x86 (1.7x per epoch, docs/performance.md);
+        # a weight under 2.2e-308 is 0 to every use, so this thread flushes
+        # them to 0 while the kernel runs (restored on exit).
+        csr = TW_CSR_GET()
+        if flush:
+            TW_FTZ_ON()
         _rebuild(&P, reg)
         P.ksum = _ksum(&P, loss_obj)
         P.gap_sum = 0.0
@@ -1595,7 +1688,7 @@ def dual_gauss_seidel(
             elif do_shuffle:
                 _shuffle(&order[0], P.active, &state)
             _epoch(&P, loss_obj, reg, &order[0], trace_ptr, &n_trace)
-            reg.refresh()
+            reg.tidy()
             epoch = ep + 1
             fresh = False
             checked = False
@@ -1630,6 +1723,7 @@ def dual_gauss_seidel(
         # the exit gap is exact (a last pass unless one was just made)
         if want_terms or not fresh:
             _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
+        TW_CSR_SET(csr)
 
     w = np.zeros(d)
     reg.weights(w)
@@ -1650,7 +1744,7 @@ def dual_gauss_seidel(
         "dual": dual,
         "converged": bool(rel <= tol),
         "work": {"visits": P.n_visits, "steps": P.n_steps,
-                 "nnz_visits": P.nnz_visits, "nnz_steps": P.nnz_steps},
+                 "nnz_visits": P.nnz_visits, "nnz_steps": P.nnz_steps, "syncs": P.n_syncs},
     }
     if return_gap_terms:
         res["gap_terms"] = terms_arr
@@ -1712,3 +1806,10 @@ def dual_trace(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features
     res = dual_gauss_seidel(X_data, X_indices, X_indptr, y, target, weight, alpha,
                             n_features, trace_dual=True, **kwargs)
     return res["dual_trace"]
+
+
+def py_exp_pm(double t):
+    """(e^t, e^-t) as the entropy updates compute them per entry (for tests)."""
+    cdef double inv
+    cdef double f = _exp_pm(t, &inv)
+    return f, inv
