@@ -622,17 +622,18 @@ def test_warm_start_keeps_a_converged_positive_entropy_solution():
 # --- the entropy rows' lazy v, per-entry exponentials, flush-to-zero -----------
 
 
-def test_exp_pm_is_exact_to_rounding_within_the_cap():
-    ts = np.concatenate([np.linspace(-0.35, 0.35, 20001), [0.0, 1e-300, -1e-20, 0.3465]])
-    got = np.array([K.py_exp_pm(t) for t in ts])
-    for col, ref in ((0, np.exp(ts)), (1, np.exp(-ts))):
-        ulps = np.abs(got[:, col] - ref) / np.spacing(ref)
-        assert ulps.max() <= 2
-    assert K.py_exp_pm(0.0) == (1.0, 1.0)
-    # beyond the polynomial's range (no exponent cap): libm
-    for t in (0.36, -5.0, 40.0):
-        f, inv = K.py_exp_pm(t)
-        assert f == np.exp(t) and inv == pytest.approx(np.exp(-t), rel=1e-15)
+def test_exp_pm_row_is_exact_to_rounding_within_the_cap():
+    x = np.concatenate([np.linspace(-0.35, 0.35, 20001), [0.0, 1e-300, -1e-20, 0.3465]])
+    for dv in (1.0, -1.0, 0.5):
+        f, fi = K.py_exp_pm_row(x, dv)
+        for got, ref in ((f, np.exp(dv * x)), (fi, np.exp(-dv * x))):
+            assert np.max(np.abs(got - ref) / np.spacing(ref)) <= 2
+    f, fi = K.py_exp_pm_row(np.zeros(3), 0.3)
+    assert np.all(f == 1.0) and np.all(fi == 1.0)
+    # beyond the polynomial's range (the cap raised): libm
+    x = np.array([0.36, -5.0, 40.0])
+    f, fi = K.py_exp_pm_row(x, 1.0, poly=False)
+    assert np.all(f == np.exp(x)) and np.allclose(fi, np.exp(-x), rtol=1e-15)
 
 
 ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]

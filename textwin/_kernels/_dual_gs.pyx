@@ -327,30 +327,36 @@ cdef class Logistic(Loss):
 # pointers to locals first, so the loops index plain C arrays.
 # ---------------------------------------------------------------------------
 
-cdef double EXP_POLY_T = 0.35       # |t| within which _exp_pm's polynomials are exact to rounding
+cdef double EXP_POLY_T = 0.35       # |t| within which _exp_pm_row's polynomials are exact to rounding
 
 
-cdef inline double _exp_pm(double t, double* inv) noexcept nogil:
-    """e^t, and e^-t in inv, for the per-entry factors of the entropy updates.
+cdef void _exp_pm_row(const double* x, int nnz, double dv, bint poly,
+                      double* f, double* fi) noexcept nogil:
+    """f[k] = e^(dv x_k) and fi[k] = e^(-dv x_k): the factors of an entropy update.
 
-    The exponent cap (math.md §6, kappa = ln(2)/2) keeps |t| <= 0.347, where
-    the Taylor polynomials of the even and odd parts, to t^12 and t^13, are
-    exact to rounding (the next terms are below 5e-18): e^t = E + O,
-    e^-t = E - O, without libm's exp and without a division.  The entries of
-    a tf-idf row have distinct values, so this runs once per nonzero.
+    The exponent cap (math.md §6, kappa = ln(2)/2) keeps |dv x_k| <= 0.347,
+    where the Taylor polynomials of the even and odd parts of e^t, to t^12 and
+    t^13, are exact to rounding (the next terms are below 5e-18): e^t = E + O,
+    e^-t = E - O, without libm and without a division.  One branch-free loop
+    over the row, which the compiler vectorizes; the scatter comes after.
+    ``poly`` is false when the caller raised the cap beyond 0.35: libm then.
     """
-    cdef double t2, even, odd, f
-    if fabs(t) > EXP_POLY_T:             # no cap (exp_cap=inf): libm
-        f = exp(t)
-        inv[0] = 1.0 / f
-        return f
-    t2 = t * t
-    even = 1.0 + t2 * (1.0 / 2.0 + t2 * (1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (
-        1.0 / 40320.0 + t2 * (1.0 / 3628800.0 + t2 * (1.0 / 479001600.0))))))
-    odd = t * (1.0 + t2 * (1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (1.0 / 5040.0 + t2 * (
-        1.0 / 362880.0 + t2 * (1.0 / 39916800.0 + t2 * (1.0 / 6227020800.0)))))))
-    inv[0] = even - odd
-    return even + odd
+    cdef int k
+    cdef double t, t2, even, odd
+    if not poly:
+        for k in range(nnz):
+            f[k] = exp(dv * x[k])
+            fi[k] = 1.0 / f[k]
+        return
+    for k in range(nnz):
+        t = dv * x[k]
+        t2 = t * t
+        even = 1.0 + t2 * (1.0 / 2.0 + t2 * (1.0 / 24.0 + t2 * (1.0 / 720.0 + t2 * (
+            1.0 / 40320.0 + t2 * (1.0 / 3628800.0 + t2 * (1.0 / 479001600.0))))))
+        odd = t * (1.0 + t2 * (1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (1.0 / 5040.0 + t2 * (
+            1.0 / 362880.0 + t2 * (1.0 / 39916800.0 + t2 * (1.0 / 6227020800.0)))))))
+        f[k] = even + odd
+        fi[k] = even - odd
 
 
 cdef inline bint _one_value(double x0) noexcept nogil:
@@ -376,6 +382,17 @@ cdef class Regularizer:
     # underflowed (an uncapped step) and must be recomputed from v.
     cdef bint lazy_v
     cdef bint need_sync
+    # scratch for a row's factors e^(dv x_k), e^(-dv x_k) (entropy rows, per entry)
+    cdef double[::1] scratch
+    cdef double* fp
+    cdef double* fm
+    cdef bint poly
+
+    def set_scratch(self, int max_nnz, bint poly):
+        self.scratch = np.empty(2 * max_nnz + 2)
+        self.fp = &self.scratch[0]
+        self.fm = self.fp + max_nnz + 1
+        self.poly = poly
 
     cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
@@ -483,22 +500,43 @@ cdef inline double _dot2(const double* a, const double* x, const int* j, int nnz
 cdef inline double _pair_sums(const double* pm, const double* x, const int* j, int nnz,
                               double x0, double* c) noexcept nogil:
     """With pm = [p_0, m_0, p_1, m_1, ...]: (p - m) @ x_i, and (p + m) @ x_i**2 in c."""
-    cdef double sp = 0.0, sm = 0.0, b = 0.0, q = 0.0, xk
-    cdef int k, jj
+    cdef double sp = 0.0, sm = 0.0, sp1 = 0.0, sm1 = 0.0, b = 0.0, q = 0.0, b1 = 0.0, q1 = 0.0
+    cdef double xk
+    cdef int k = 0, jj
     if _one_value(x0):
-        for k in range(nnz):
+        while k + 2 <= nnz:                  # two partial sums of each (see _gather_sum)
             jj = j[k]
             sp += pm[2 * jj]
             sm += pm[2 * jj + 1]
+            jj = j[k + 1]
+            sp1 += pm[2 * jj]
+            sm1 += pm[2 * jj + 1]
+            k += 2
+        if k < nnz:
+            jj = j[k]
+            sp += pm[2 * jj]
+            sm += pm[2 * jj + 1]
+        sp += sp1
+        sm += sm1
         c[0] = x0 * x0 * (sp + sm)
         return x0 * (sp - sm)
-    for k in range(nnz):
+    while k + 2 <= nnz:
         jj = j[k]
         xk = x[k]
         b += (pm[2 * jj] - pm[2 * jj + 1]) * xk
         q += (pm[2 * jj] + pm[2 * jj + 1]) * xk * xk
-    c[0] = q
-    return b
+        jj = j[k + 1]
+        xk = x[k + 1]
+        b1 += (pm[2 * jj] - pm[2 * jj + 1]) * xk
+        q1 += (pm[2 * jj] + pm[2 * jj + 1]) * xk * xk
+        k += 2
+    if k < nnz:
+        jj = j[k]
+        xk = x[k]
+        b += (pm[2 * jj] - pm[2 * jj + 1]) * xk
+        q += (pm[2 * jj] + pm[2 * jj + 1]) * xk * xk
+    c[0] = q + q1
+    return b + b1
 
 
 cdef class Square(Regularizer):
@@ -578,18 +616,17 @@ cdef class Entropy(Regularizer):
                   double dv) noexcept nogil:
         # w_j *= e^(dv x_j): one exp per run of equal values (once per binary row)
         cdef double* w = &self.w[0]
+        cdef double* f = self.fp
         cdef int k
-        cdef double xp = NAN, f = 1.0, fi
+        cdef double f0
         if _one_value(x0):
-            f = exp(dv * x0)
+            f0 = exp(dv * x0)
             for k in range(nnz):
-                w[j[k]] *= f
+                w[j[k]] *= f0
             return
+        _exp_pm_row(x, nnz, dv, self.poly, f, self.fm)
         for k in range(nnz):
-            if x[k] != xp:
-                xp = x[k]
-                f = _exp_pm(dv * xp, &fi)
-            w[j[k]] *= f
+            w[j[k]] *= f[k]
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -650,23 +687,23 @@ cdef class BalancedEntropy(Regularizer):
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
         cdef double* pm = &self.pm[0]
+        cdef double* f = self.fp
+        cdef double* fi = self.fm
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0
+        cdef double f0, fi0
         if _one_value(x0):
-            f = exp(dv * x0)
-            fi = 1.0 / f
+            f0 = exp(dv * x0)
+            fi0 = 1.0 / f0
             for k in range(nnz):
                 jj = j[k]
-                pm[2 * jj] *= f
-                pm[2 * jj + 1] *= fi
+                pm[2 * jj] *= f0
+                pm[2 * jj + 1] *= fi0
             return
+        _exp_pm_row(x, nnz, dv, self.poly, f, fi)
         for k in range(nnz):
-            if x[k] != xp:                   # one exp per run of equal values
-                xp = x[k]
-                f = _exp_pm(dv * xp, &fi)
             jj = j[k]
-            pm[2 * jj] *= f
-            pm[2 * jj + 1] *= fi
+            pm[2 * jj] *= f[k]
+            pm[2 * jj + 1] *= fi[k]
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -777,25 +814,29 @@ cdef class NormalizedEntropy(Regularizer):
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
         cdef double* E = &self.E[0]
-        cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi, old, dz = 0.0, s = 0.0
+        cdef double* f = self.fp
+        cdef int k = 0, jj
+        cdef double f0, old, s0 = 0.0, s1 = 0.0
         if _one_value(x0):
-            f = exp(dv * x0)
-            for k in range(nnz):
-                jj = j[k]
-                s += E[jj]
-                E[jj] *= f
-            dz = (f - 1.0) * s               # Z changes on the row only
+            f0 = exp(dv * x0)
+            while k + 2 <= nnz:              # two partial sums (see _gather_sum)
+                s0 += E[j[k]]
+                E[j[k]] *= f0
+                s1 += E[j[k + 1]]
+                E[j[k + 1]] *= f0
+                k += 2
+            if k < nnz:
+                s0 += E[j[k]]
+                E[j[k]] *= f0
+            self.Zs += (f0 - 1.0) * (s0 + s1)    # Z changes on the row only
         else:
+            _exp_pm_row(x, nnz, dv, self.poly, f, self.fm)
             for k in range(nnz):
-                if x[k] != xp:               # one exp per run of equal values
-                    xp = x[k]
-                    f = _exp_pm(dv * xp, &fi)
                 jj = j[k]
                 old = E[jj]
-                E[jj] = old * f
-                dz += E[jj] - old
-        self.Zs += dz
+                E[jj] = old * f[k]
+                s0 += E[jj] - old
+            self.Zs += s0
         if not (1.0 / BIG < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
@@ -884,28 +925,28 @@ cdef class BalancedNormalizedEntropy(Regularizer):
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
         cdef double* E2 = &self.E2[0]
+        cdef double* f = self.fp
+        cdef double* fi = self.fm
         cdef int k, jj
-        cdef double xp = NAN, f = 1.0, fi = 1.0, dz = 0.0, op, om, sp = 0.0, sm = 0.0
+        cdef double f0, fi0, dz = 0.0, op, om, sp = 0.0, sm = 0.0
         if _one_value(x0):
-            f = exp(dv * x0)
-            fi = 1.0 / f
+            f0 = exp(dv * x0)
+            fi0 = 1.0 / f0
             for k in range(nnz):
                 jj = j[k]
                 sp += E2[2 * jj]
                 sm += E2[2 * jj + 1]
-                E2[2 * jj] *= f
-                E2[2 * jj + 1] *= fi
-            dz = (f - 1.0) * sp + (fi - 1.0) * sm
+                E2[2 * jj] *= f0
+                E2[2 * jj + 1] *= fi0
+            dz = (f0 - 1.0) * sp + (fi0 - 1.0) * sm
         else:
+            _exp_pm_row(x, nnz, dv, self.poly, f, fi)
             for k in range(nnz):
-                if x[k] != xp:               # one exp per run of equal values
-                    xp = x[k]
-                    f = _exp_pm(dv * xp, &fi)
                 jj = j[k]
                 op = E2[2 * jj]
                 om = E2[2 * jj + 1]
-                E2[2 * jj] = op * f
-                E2[2 * jj + 1] = om * fi
+                E2[2 * jj] = op * f[k]
+                E2[2 * jj + 1] = om * fi[k]
                 dz += (E2[2 * jj] - op) + (E2[2 * jj + 1] - om)
         self.Zs += dz
         if not (1.0 / BIG < self.Zs < BIG):
@@ -1573,6 +1614,8 @@ def dual_gauss_seidel(
             "balanced_entropy": lambda: BalancedEntropy(d, mu),
             "balanced_normalized_entropy": lambda: BalancedNormalizedEntropy(d, mu, mass),
         }[regularizer]()
+        # the steps' exponents |dv x_ij| stay within exp_cap: polynomials when <= 0.35
+        reg.set_scratch(int(np.max(np.diff(X_indptr))), exp_cap <= EXP_POLY_T)
 
     cdef bint warm = int(max_epochs) > 0 and bool(np.any(alpha_arr != 0))
     # project alpha into the domain of the loss (open for the logistic loss)
@@ -1808,8 +1851,12 @@ def dual_trace(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features
     return res["dual_trace"]
 
 
-def py_exp_pm(double t):
-    """(e^t, e^-t) as the entropy updates compute them per entry (for tests)."""
-    cdef double inv
-    cdef double f = _exp_pm(t, &inv)
-    return f, inv
+def py_exp_pm_row(x, double dv, bint poly=True):
+    """(e^(dv x), e^(-dv x)) as the entropy updates compute them per entry (for tests)."""
+    cdef const double[::1] xv = np.ascontiguousarray(x, dtype=np.float64)
+    f = np.empty(xv.shape[0])
+    fi = np.empty(xv.shape[0])
+    cdef double[::1] fv = f, fiv = fi
+    if xv.shape[0]:
+        _exp_pm_row(&xv[0], <int>xv.shape[0], dv, poly, &fv[0], &fiv[0])
+    return f, fi
