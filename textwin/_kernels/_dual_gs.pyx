@@ -142,24 +142,38 @@ cdef extern from *:
     #endif
     }
 
+    #ifdef TW_PAIR_SSE2
+    /* q[0..1] *= g; returns dz + (new - old) */
+    static inline __m128d tw_pair_step(double* q, __m128d g, __m128d dz) {
+        __m128d old = _mm_loadu_pd(q), upd = _mm_mul_pd(old, g);
+        _mm_storeu_pd(q, upd);
+        return _mm_add_pd(dz, _mm_sub_pd(upd, old));
+    }
+    #endif
+
     /* (p_j, m_j) *= (f[k], fi[k]) along the row (f = fi = NULL: the one pair
-       (f0, fi0) for every entry); returns sum_k [(p_j + m_j) after - before] */
+       (f0, fi0) for every entry); returns sum_k [(p_j + m_j) after - before],
+       in two partial sums (one would wait on every addition) */
     static double tw_pair_scale(double* pm, const int* col, int nnz, const double* f,
                                 const double* fi, double f0, double fi0) {
         int k;
     #ifdef TW_PAIR_SSE2
-        __m128d g = _mm_set_pd(fi0, f0), dz = _mm_setzero_pd(), old, upd;
+        __m128d g = _mm_set_pd(fi0, f0), dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd();
         double out[2];
-        for (k = 0; k < nnz; k++) {
-            double* q = pm + 2 * (ptrdiff_t)col[k];
+        for (k = 0; k + 2 <= nnz; k += 2) {
             if (f != NULL)
                 g = _mm_set_pd(fi[k], f[k]);
-            old = _mm_loadu_pd(q);
-            upd = _mm_mul_pd(old, g);
-            _mm_storeu_pd(q, upd);
-            dz = _mm_add_pd(dz, _mm_sub_pd(upd, old));
+            dz0 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], g, dz0);
+            if (f != NULL)
+                g = _mm_set_pd(fi[k + 1], f[k + 1]);
+            dz1 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k + 1], g, dz1);
         }
-        _mm_storeu_pd(out, dz);
+        if (k < nnz) {
+            if (f != NULL)
+                g = _mm_set_pd(fi[k], f[k]);
+            dz0 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], g, dz0);
+        }
+        _mm_storeu_pd(out, _mm_add_pd(dz0, dz1));
         return out[0] + out[1];
     #else
         double dz = 0.0, op, om;
@@ -905,12 +919,19 @@ cdef class NormalizedEntropy(Regularizer):
             self.Zs += (f0 - 1.0) * (s0 + s1)    # Z changes on the row only
         else:
             _exp_pm_row(x, nnz, dv, self.poly, f, self.fm)
-            for k in range(nnz):
-                jj = j[k]
-                old = E[jj]
-                E[jj] = old * f[k]
-                s0 += E[jj] - old
-            self.Zs += s0
+            while k + 2 <= nnz:              # two partial sums of the change of Z
+                old = E[j[k]]
+                E[j[k]] = old * f[k]
+                s0 += E[j[k]] - old
+                old = E[j[k + 1]]
+                E[j[k + 1]] = old * f[k + 1]
+                s1 += E[j[k + 1]] - old
+                k += 2
+            if k < nnz:
+                old = E[j[k]]
+                E[j[k]] = old * f[k]
+                s0 += E[j[k]] - old
+            self.Zs += s0 + s1
         if not (1.0 / BIG < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
