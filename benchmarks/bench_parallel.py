@@ -18,9 +18,11 @@ the same problems (joblib's default backend: worker processes).
 
 Target (issue #5): speed-up >= 1.7 for textwin. The speed-up can only be
 as large as the free cores allow: the script prints the load average before
-and after, and the CPU utilization (process CPU seconds / wall seconds) of
-each run; a utilization near 1 for the two-thread run means the second core
-was busy with other work.
+and after, the CPU utilization (process CPU seconds / wall seconds) of
+each run and the cores other processes took meanwhile (machine CPU time from
+/proc/stat less this process's, over the wall time): a utilization near 1
+for the two-thread run, with other processes near 1 core, means the second
+core was busy with other work.
 
 Run from the repository root (corpus under TEXTWIN_DATA_HOME):
 
@@ -42,11 +44,28 @@ from _common import (add_common_args, emit_json, load_average, print_machine,  #
 TARGET = 1.7
 
 
+def _machine_cpu():
+    """CPU seconds every process on the machine has used since boot (None off Linux)."""
+    try:
+        with open("/proc/stat") as fh:
+            ticks = [int(v) for v in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")  # less idle, iowait
+
+
 def timed(fn):
-    """(wall seconds, CPU seconds of the whole process, result)."""
-    c0, t0 = time.process_time(), time.perf_counter()
+    """(wall seconds, CPU seconds of this process, cores other processes used, result).
+
+    The last is the machine's CPU time less this process's over the wall time
+    (NaN off Linux): near 0 when the cores were free, near 1 when another
+    program held one of them (then no two-thread speed-up can be measured).
+    """
+    m0, c0, t0 = _machine_cpu(), time.process_time(), time.perf_counter()
     out = fn()
-    return time.perf_counter() - t0, time.process_time() - c0, out
+    wall, cpu, m1 = time.perf_counter() - t0, time.process_time() - c0, _machine_cpu()
+    others = float("nan") if m0 is None else max(0.0, (m1 - m0) - cpu) / wall
+    return wall, cpu, others, out
 
 
 def greedy_makespan(times, workers):
@@ -107,8 +126,8 @@ def main(argv=None):
             warnings.simplefilter("ignore")  # ConvergenceWarning of the 100-epoch budget
             for _ in range(args.repeats):
                 for j in (1, args.jobs):
-                    wall, cpu, est = timed(lambda: make(j).fit(X, Y))
-                    stats[j].append((wall, cpu))
+                    wall, cpu, others, est = timed(lambda: make(j).fit(X, Y))
+                    stats[j].append((wall, cpu, others))
                     fitted[j] = est
         w1, w2 = (np.vstack([e.coef_ for e in (fitted[j].estimators_
                                                if hasattr(fitted[j], "estimators_")
@@ -118,6 +137,7 @@ def main(argv=None):
         t2 = statistics.median(s[0] for s in stats[args.jobs])
         util1 = statistics.median(s[1] / s[0] for s in stats[1])
         util2 = statistics.median(s[1] / s[0] for s in stats[args.jobs])
+        others2 = statistics.median(s[2] for s in stats[args.jobs])
         speedup = t1 / t2
         side = "textwin" if name.startswith("textwin") else "peer"
         bound, per_cat = (balance_bound(make, X, Y, args.jobs, args.repeats) if side == "textwin"
@@ -128,10 +148,12 @@ def main(argv=None):
               f"identical weights: {identical}")
         if side == "textwin":
             print(f"  {'':28s} load-balance bound on the speed-up (per-category CPU times, greedy "
-                  f"pool, free cores): {bound:.2f}")
+                  f"pool, free cores): {bound:.2f}; other processes used {others2:.2f} cores "
+                  f"during the {args.jobs}-thread runs")
         rows.append({"estimator": name, "side": side, "seconds_1": t1, f"seconds_{args.jobs}": t2,
                      "speedup": speedup, "cpu_per_wall_1": util1,
-                     f"cpu_per_wall_{args.jobs}": util2, "identical_weights": identical,
+                     f"cpu_per_wall_{args.jobs}": util2, f"other_cores_{args.jobs}": others2,
+                     "identical_weights": identical,
                      "balance_bound": bound, "per_category_cpu_seconds": per_cat,
                      "runs": {str(k): v for k, v in stats.items()}})
     end_load = load_average()

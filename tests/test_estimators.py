@@ -301,6 +301,95 @@ def test_results_do_not_depend_on_n_jobs():
     assert not np.array_equal(other_seed.dual_coef_, fits[0].dual_coef_)
 
 
+def test_thread_pool_returns_in_problem_order_and_the_caller_works_too():
+    import threading
+    import time
+
+    from textwin.linear import _map_problems
+
+    caller, seen = threading.get_ident(), []
+
+    def fn(k):
+        time.sleep(0.002 * (k % 3))  # uneven problems finish out of order
+        seen.append((k, threading.get_ident()))
+        return k * k
+
+    assert _map_problems(fn, 9, 3) == [k * k for k in range(9)]
+    threads = {t for _, t in seen}
+    assert sorted(k for k, _ in seen) == list(range(9)) and caller in threads
+    assert len(threads) <= 3
+    assert _map_problems(fn, 2, 8) == [0, 1]  # no more threads than problems
+    assert _map_problems(fn, 0, 2) == []
+
+
+def test_thread_pool_raises_the_first_failed_problem_and_starts_no_new_one():
+    import threading
+    import time
+
+    from textwin.linear import _map_problems
+
+    started, gate = [], threading.Event()
+
+    def one_failure(k):
+        started.append(k)
+        if k == 0:
+            gate.wait(5)  # holds its thread until problem 1 has failed
+            time.sleep(0.05)  # and the pool has seen the failure
+        if k == 1:
+            gate.set()
+            raise ValueError("problem 1")
+        return k
+
+    with pytest.raises(ValueError, match="problem 1"):
+        _map_problems(one_failure, 50, 2)
+    assert sorted(started) == [0, 1]  # nothing began after the failure
+
+    started.clear()
+    gate.clear()
+
+    def two_failures(k):
+        started.append(k)
+        if k == 0:
+            gate.wait(5)
+            time.sleep(0.05)
+            raise KeyError("problem 0")
+        gate.set()
+        raise ValueError("problem 1")
+
+    with pytest.raises(KeyError, match="problem 0"):  # the first in problem order
+        _map_problems(two_failures, 50, 2)
+    assert sorted(started) == [0, 1]
+
+
+@pytest.mark.parametrize("Y", [
+    np.array([[0, 1], [1, 0], [0, 0]]),
+    np.array([[0, 1], [1, 0], [0, 0]], dtype=bool),
+    np.array([[0, 1], [1, 0], [0, 0]], dtype=np.uint8),
+    np.array([[3, 7], [7, 3], [7, 7]]),  # two values: scikit-learn's indicator, > 0 is in
+    np.array([[0, 1], [2, 0], [0, 0]]),  # three: multiclass-multioutput, refused
+    np.array([[0, 1], [1, 0], [0, 0]], dtype=float),
+    np.array([[1], [0], [1]]),  # one column: a column vector
+])
+def test_labels_shortcut_agrees_with_type_of_target(Y):
+    from sklearn.utils.multiclass import type_of_target
+
+    from textwin.linear import _is_dense_indicator
+
+    expected = type_of_target(Y) == "multilabel-indicator"
+    assert not _is_dense_indicator(Y) or expected  # never says yes where sklearn says no
+    if Y.dtype.kind in "biu" and Y.ndim == 2 and Y.shape[1] > 1:
+        assert _is_dense_indicator(Y) == expected
+    X = sp.random(3, 4, density=0.9, random_state=0, format="csr")
+    if expected or type_of_target(Y) in ("binary", "multiclass"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fitted = DualSVM(max_epochs=2, random_state=0).fit(X, Y)
+        assert fitted._label_mode == ("multilabel" if expected else "binary")
+    else:
+        with pytest.raises(ValueError, match="Unknown label type 'multiclass-multioutput'"):
+            DualSVM().fit(X, Y)
+
+
 @pytest.mark.parametrize("est", [DualSVM(max_epochs=2, random_state=0),
                                  DualSVM(max_epochs=2, random_state=0, n_jobs=2),
                                  ModifiedLeastSquares(max_epochs=2, random_state=0)])
