@@ -669,3 +669,26 @@ def test_each_problem_is_logged_at_debug_level(caplog):
     with caplog.at_level(logging.DEBUG, logger="textwin.linear"):
         DualSVM(random_state=0).fit(X, np.where(Y[:, 0] > 0, "yes", "no"))
     assert [r.getMessage() for r in caplog.records][0].startswith("[DualSVM] problem 0 (yes): ")
+
+
+def test_block_order_only_for_large_matrices_beyond_the_cache(monkeypatch):
+    # docs/performance.md, "Block order: when it pays": blocks of 4 rows from
+    # 120,000 rows when the CSR matrix exceeds the last-level cache, else none
+    import scipy.sparse as sparse
+
+    from textwin import linear
+
+    big = sparse.random(120_000, 50, density=0.02, format="csr", random_state=0)
+    small = big[:119_999]
+    monkeypatch.setattr(linear, "_last_level_cache_bytes", lambda: 1024)
+    assert linear._shuffle_block(big) == 4
+    assert linear._shuffle_block(small) == 1
+    monkeypatch.setattr(linear, "_last_level_cache_bytes", lambda: 2 ** 40)
+    assert linear._shuffle_block(big) == 1
+
+
+def test_last_level_cache_is_read_or_defaults():
+    from textwin.linear import _last_level_cache_bytes
+
+    size = _last_level_cache_bytes()
+    assert isinstance(size, int) and 2 ** 16 <= size <= 2 ** 34

@@ -192,6 +192,39 @@ def _map_problems(fn, n_problems, n_jobs, desc=None, verbose=0):
         bar.close()
 
 
+def _last_level_cache_bytes():
+    """Size of the largest CPU cache, from Linux's sysfs (32 MiB if it cannot be read)."""
+    sizes = []
+    base = "/sys/devices/system/cpu/cpu0/cache"
+    try:
+        for entry in os.listdir(base):
+            with open(os.path.join(base, entry, "size")) as fh:
+                text = fh.read().strip().upper()
+            unit = {"K": 2 ** 10, "M": 2 ** 20}.get(text[-1:], 1)
+            sizes.append(int(text.rstrip("KM")) * unit)
+    except (OSError, ValueError):
+        pass
+    return max(sizes) if sizes else 32 * 2 ** 20
+
+
+_BLOCK_MIN_ROWS = 120_000
+
+
+def _shuffle_block(X):
+    """Rows per block of the solver's visiting order: 4 for a matrix beyond the
+    last-level cache with at least 120,000 rows, else 1 (a plain permutation).
+
+    Blocks of consecutive rows let the hardware prefetcher stream the CSR
+    arrays but cost epochs; docs/performance.md ("Block order: when it pays")
+    measured blocks of 4 under this rule at 0.77 of the time (worst 1.06 in 80
+    cases) and larger blocks or smaller matrices losing up to 5.5x.
+    """
+    nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    if X.shape[0] >= _BLOCK_MIN_ROWS and nbytes > _last_level_cache_bytes():
+        return 4
+    return 1
+
+
 def _problem_seeds(random_state, n_problems):
     """One seed per binary problem, drawn in problem order from random_state.
 
@@ -827,6 +860,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             mu=mu,
             mass=mass,
             shuffle=bool(p["shuffle"]),
+            shuffle_block=_shuffle_block(X),
             step=p["step"],
             step_fraction=float(p["step_fraction"]),
             gradient_step=(

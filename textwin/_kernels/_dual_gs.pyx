@@ -1619,7 +1619,7 @@ def dual_gauss_seidel(
     cdef Regularizer reg
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
-    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 1.2
+    cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 1.2, dual_c
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
@@ -1843,11 +1843,12 @@ def dual_gauss_seidel(
         # the exit gap is exact (a last pass unless one was just made)
         if want_terms or not fresh:
             _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
+        dual_c = _dual(&P, loss_obj, reg)     # O(n + d): still without the GIL
         TW_CSR_SET(csr)
 
     w = np.zeros(d)
     reg.weights(w)
-    dual = _dual(&P, loss_obj, reg)
+    dual = dual_c
     rel = gap_abs / max(primal, TINY)
     res = {
         "w": w,
