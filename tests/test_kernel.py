@@ -696,3 +696,39 @@ def test_flush_to_zero_is_restored_after_an_entropy_solve():
     X, y = reuters_like(n=100, d=100, seed=7)
     solve(X, y, loss="least_squares", regularizer="entropy", lam=1e-6, tol=0.0, max_epochs=3)
     assert tiny / 4 > 0 and np.float64(1e-310) * 1.0 > 0
+
+
+# --- a matrix checked once for many calls ----------------------------------------
+
+
+@pytest.mark.parametrize("regularizer", ["square", "normalized_entropy"])
+def test_checked_csr_gives_the_same_solve(regularizer):
+    X, y = reuters_like(n=120, d=200, seed=8)
+    n, d = X.shape
+    Xc = K.check_csr(X.data, X.indices, X.indptr, d, regularizer != "square")
+    kw = dict(loss="squared_hinge", regularizer=regularizer, lam=1e-3, tol=0.0, max_epochs=5)
+    if regularizer != "square":
+        kw["mu"] = np.full(d, 1.0 / d)
+    plain = dual_gauss_seidel(X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n),
+                              np.zeros(n), d, **kw)
+    once = dual_gauss_seidel(Xc.data, Xc.indices, Xc.indptr, y, np.ones(n), np.ones(n),
+                             np.zeros(n), d, X_checked=Xc, **kw)
+    assert np.array_equal(plain["w"], once["w"]) and plain["gap"] == once["gap"]
+
+
+def test_checked_csr_refuses_other_arrays_or_settings():
+    X, y = reuters_like(n=60, d=50, seed=9)
+    n, d = X.shape
+    Xc = K.check_csr(X.data, X.indices, X.indptr, d, False)
+    args = (y, np.ones(n), np.ones(n), np.zeros(n), d)
+    with pytest.raises(ValueError, match="made for other arrays"):
+        dual_gauss_seidel(X.data.copy(), Xc.indices, Xc.indptr, *args, X_checked=Xc)
+    with pytest.raises(ValueError, match="call check_csr again"):
+        dual_gauss_seidel(Xc.data, Xc.indices, Xc.indptr, *args, regularizer="entropy",
+                          mu=np.ones(d), X_checked=Xc)
+    with pytest.raises(TypeError, match="check_csr"):
+        dual_gauss_seidel(Xc.data, Xc.indices, Xc.indptr, *args, X_checked=(1, 2))
+    bad = X.data.copy()
+    bad[3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        K.check_csr(bad, X.indices, X.indptr, d, False)

@@ -42,7 +42,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm import tqdm
 
 from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
-from textwin._kernels._dual_gs import _REGULARIZERS, dual_gauss_seidel
+from textwin._kernels._dual_gs import _REGULARIZERS, check_csr, dual_gauss_seidel
 
 # one DEBUG record per binary problem (epochs, gap, seconds): applications see
 # them through logging; ``verbose=2`` prints them on stderr instead
@@ -852,8 +852,11 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             # at convergence, where v_b = 0)
             sigma0 = self.intercept_ + theta
         seeds = _problem_seeds(p["random_state"], K)
+        # checked and scanned once here, not once per problem inside the kernel
+        Xc = check_csr(X.data, X.indices, X.indptr, d, p["regularizer"] != "square")
 
         kernel_kwargs = dict(
+            X_checked=Xc,
             loss=p["loss"],
             regularizer=p["regularizer"],
             lam=float(p["lam"]),
@@ -897,7 +900,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                             converged=True)
             target = gamma + yk * theta
             alpha[:] = alpha0[k] if alpha0 is not None else _initial_alpha(p["loss"])
-            args = (X.data, X.indices, X.indptr, yk, target, wk, alpha, d)
+            args = (Xc.data, Xc.indices, Xc.indptr, yk, target, wk, alpha, d)
             if mode in ("converged", "paper"):
                 out = _algorithm2(kernel, args, kernel_kwargs, p, seeds[k], mode, sigma0[k])
             else:

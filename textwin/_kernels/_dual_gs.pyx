@@ -1508,6 +1508,32 @@ def _csr(X_data, X_indices, X_indptr, n_features, entropy):
     return X_data, X_indices, X_indptr, row_stat, row_value
 
 
+cdef class CheckedCSR:
+    """A CSR matrix checked once (dtypes, pointers, columns, finite values) with
+    the per-row statistics the solver needs: pass it as ``X_checked=`` to every
+    ``dual_gauss_seidel`` call on that matrix (one per category) instead of
+    scanning X again in each.  Made by :func:`check_csr`."""
+    cdef readonly object data, indices, indptr, row_stat, row_value
+    cdef readonly Py_ssize_t n_features
+    cdef readonly bint entropy
+
+
+def check_csr(X_data, X_indices, X_indptr, n_features, entropy):
+    """Check a CSR triple once for ``dual_gauss_seidel`` (``entropy``: for the
+    entropy regularizers, whose row statistic is max_j |x_ij| rather than
+    ||x_i||^2); pass its ``data``, ``indices`` and ``indptr`` and the object
+    itself (``X_checked=``) to the solver."""
+    cdef CheckedCSR out = CheckedCSR.__new__(CheckedCSR)
+    X_indptr = np.asarray(X_indptr)
+    if X_indptr.ndim != 1 or X_indptr.shape[0] < 2:
+        raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
+    out.data, out.indices, out.indptr, out.row_stat, out.row_value = _csr(
+        X_data, X_indices, X_indptr, int(n_features), bool(entropy))
+    out.n_features = int(n_features)
+    out.entropy = bool(entropy)
+    return out
+
+
 def dual_gauss_seidel(
     X_data, X_indices, X_indptr, y, target, weight, alpha, n_features,
     loss="hinge", regularizer="square", lam=1e-3, mu=None, mass=1.0,
@@ -1515,7 +1541,7 @@ def dual_gauss_seidel(
     seed=0, step="auto", step_fraction=1.0, gradient_step=None,
     exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
     exact_gap_every=100, shrinking=True, return_gap_terms=False, trace_dual=False,
-    shuffle_block=1,
+    shuffle_block=1, X_checked=None,
 ):
     """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
 
@@ -1562,6 +1588,10 @@ def dual_gauss_seidel(
         With ``shuffle``: 1 permutes all rows; ``B > 1`` visits blocks of
         ``B`` consecutive rows in a random order and each block's rows in a
         random order (cache-friendly on matrices beyond the caches).
+    X_checked : CheckedCSR, optional
+        From :func:`check_csr` on these very arrays (``X_data`` must be its
+        ``data`` etc.): skips checking and scanning X again, for many calls
+        on one matrix.
     step : {"auto", "newton", "gradient"}
         "auto": exact where math.md §6 has a closed form (square regularizer
         with the quadratic losses), the logistic 1-D problem solved on a
@@ -1639,8 +1669,23 @@ def dual_gauss_seidel(
     if n < 1:
         raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
     # square: ||x_i||^2 (its curvature); entropy: max_j |x_ij| (the cap)
-    X_data, X_indices, X_indptr, row_stat, row_value = _csr(X_data, X_indices, X_indptr_arr, d,
-                                                 regularizer != "square")
+    if X_checked is None:
+        X_data, X_indices, X_indptr, row_stat, row_value = _csr(
+            X_data, X_indices, X_indptr_arr, d, regularizer != "square")
+    else:
+        if not isinstance(X_checked, CheckedCSR):
+            raise TypeError(f"X_checked must come from check_csr, got {type(X_checked).__name__}")
+        if not (X_data is X_checked.data and X_indices is X_checked.indices
+                and X_indptr is X_checked.indptr):
+            raise ValueError("X_checked was made for other arrays: pass X_checked.data, "
+                             "X_checked.indices and X_checked.indptr as X_data, X_indices, X_indptr")
+        if X_checked.n_features != d or X_checked.entropy != (regularizer != "square"):
+            raise ValueError(
+                f"X_checked was made for n_features={X_checked.n_features} and "
+                f"{'an entropy' if X_checked.entropy else 'the square'} regularizer; "
+                f"call check_csr again for n_features={d} and {regularizer!r}")
+        X_data, X_indices, X_indptr = X_checked.data, X_checked.indices, X_checked.indptr
+        row_stat, row_value = X_checked.row_stat, X_checked.row_value
     y = _vector("y", y, n)
     if not np.all(np.abs(y) == 1):
         raise ValueError("y must contain only +1 and -1")
