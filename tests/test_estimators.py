@@ -674,11 +674,9 @@ def test_each_problem_is_logged_at_debug_level(caplog):
 def test_block_order_only_for_large_matrices_beyond_the_cache(monkeypatch):
     # docs/performance.md, "Block order: when it pays": blocks of 4 rows from
     # 120,000 rows when the CSR matrix exceeds the last-level cache, else none
-    import scipy.sparse as sparse
-
     from textwin import linear
 
-    big = sparse.random(120_000, 50, density=0.02, format="csr", random_state=0)
+    big = sp.random(120_000, 50, density=0.02, format="csr", random_state=0)
     small = big[:119_999]
     monkeypatch.setattr(linear, "_last_level_cache_bytes", lambda: 1024)
     assert linear._shuffle_block(big) == 4

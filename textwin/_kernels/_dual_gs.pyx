@@ -713,7 +713,7 @@ cdef class Entropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0,
                   double dv) noexcept nogil:
-        # w_j *= e^(dv x_j): one exp per run of equal values (once per binary row)
+        # w_j *= e^(dv x_j): one exp for a one-value (binary) row, else the row's factors
         cdef double* w = &self.w[0]
         cdef double* f = self.fp
         cdef int k
@@ -1290,7 +1290,7 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         if P.bias:
             P.vb += dv
         # an uncapped step (exp_cap > 1, a diagnostic) may overflow the cache
-        if reg.need_sync or (reg.lazy_v and fabs(dv) * P.xmax[i] > 1.0):
+        if reg.lazy_v and (reg.need_sync or fabs(dv) * P.xmax[i] > 1.0):
             _sync(P, reg)
         if trace != NULL:
             trace[n_trace[0]] = _dual(P, loss, reg)
@@ -1524,9 +1524,6 @@ def check_csr(X_data, X_indices, X_indptr, n_features, entropy):
     ||x_i||^2); pass its ``data``, ``indices`` and ``indptr`` and the object
     itself (``X_checked=``) to the solver."""
     cdef CheckedCSR out = CheckedCSR.__new__(CheckedCSR)
-    X_indptr = np.asarray(X_indptr)
-    if X_indptr.ndim != 1 or X_indptr.shape[0] < 2:
-        raise ValueError("X must have at least one row (X_indptr of length n + 1 >= 2)")
     out.data, out.indices, out.indptr, out.row_stat, out.row_value = _csr(
         X_data, X_indices, X_indptr, int(n_features), bool(entropy))
     out.n_features = int(n_features)
