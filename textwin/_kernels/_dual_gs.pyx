@@ -59,28 +59,184 @@ cdef extern from *:
     #define TW_CSR_SET(c) ((void)(c))
     #endif
 
-    /* e^(dv x_k) and e^(-dv x_k) for |dv x_k| <= 0.35: the Taylor polynomials of
-       the even and odd parts of e^t (see _exp_pm_row).  GCC on x86-64 Linux
-       also builds an AVX2/FMA copy (4 lanes, fused multiply-adds), picked at
-       load time on CPUs that have them; elsewhere one portable build. */
-    #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-    #define TW_CLONES __attribute__((target_clones("arch=haswell", "default")))
-    #else
-    #define TW_CLONES
+    /* SIMD paths, chosen at run time: on x86 with GCC or Clang the hot
+       per-entry loops are built twice, for the baseline ISA and with
+       AVX2/FMA (4 lanes, fused multiply-adds), and tw_simd_select() points
+       them at the best the CPU has (__builtin_cpu_supports asks for the
+       features; target_clones("arch=haswell") would ask for an Intel model
+       and leave AMD Zen on the baseline).  Elsewhere: the baseline only.
+       x86-64 always has SSE2, which the baseline uses as it is. */
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    #define TW_X86_AVX2 1
+    #include <immintrin.h>
+    #define TW_AVX2 __attribute__((target("avx2,fma")))
     #endif
-    TW_CLONES static void tw_exp_pm_poly(const double* x, int n, double dv,
-                                         double* f, double* fi) {
-        int k;
-        for (k = 0; k < n; k++) {
-            double t = dv * x[k], t2 = t * t;
-            double even = 1.0 + t2 * (1.0 / 2.0 + t2 * (1.0 / 24.0 + t2 * (1.0 / 720.0
-                + t2 * (1.0 / 40320.0 + t2 * (1.0 / 3628800.0 + t2 * (1.0 / 479001600.0))))));
-            double odd = t * (1.0 + t2 * (1.0 / 6.0 + t2 * (1.0 / 120.0 + t2 * (1.0 / 5040.0
-                + t2 * (1.0 / 362880.0 + t2 * (1.0 / 39916800.0 + t2 * (1.0 / 6227020800.0)))))));
-            f[k] = even + odd;
-            fi[k] = even - odd;
-        }
+    #if defined(__GNUC__) || defined(__clang__)
+    #define TW_BODY static inline __attribute__((always_inline))
+    #else
+    #define TW_BODY static inline
+    #endif
+
+    /* e^t = E + O and e^-t = E - O with E, O the Taylor polynomials of the even
+       and odd parts of e^t, to degree 13 for |t| <= 0.35 (the exponent cap,
+       see _exp_pm_row) and lower where |t| is known to be smaller: a degree N
+       is exact to rounding while |t|^(N+1)/(N+1)! < 2^-55, which the tiers'
+       bounds keep (a solve near its optimum takes tiny steps: most rows then
+       need degree 3).  Horner coefficients of E(t^2) and O(t^2)/t, highest
+       first; tw_exp_first(T), for |t| <= T, is the first one used: degree 13
+       from 0, 7 from 3, 5 from 4, 3 from 5.  TW_BY_TIER(T, CALL) expands
+       CALL(first) once per tier, so that each tier's loop is compiled with
+       its polynomial unrolled. */
+    static const double TW_EVEN_C[7] = {1.0 / 479001600.0, 1.0 / 3628800.0, 1.0 / 40320.0,
+                                        1.0 / 720.0, 1.0 / 24.0, 1.0 / 2.0, 1.0};
+    static const double TW_ODD_C[7] = {1.0 / 6227020800.0, 1.0 / 39916800.0, 1.0 / 362880.0,
+                                       1.0 / 5040.0, 1.0 / 120.0, 1.0 / 6.0, 1.0};
+    #define TW_T3 1.8e-4
+    #define TW_T5 5.5e-3
+    #define TW_T7 0.034
+    static inline int tw_exp_first(double T) {
+        return T <= TW_T3 ? 5 : T <= TW_T5 ? 4 : T <= TW_T7 ? 3 : 0;
     }
+    #define TW_BY_TIER(T, CALL) switch (tw_exp_first(T)) { \
+        case 5: CALL(5); case 4: CALL(4); case 3: CALL(3); default: CALL(0); }
+    TW_BODY void tw_exp_pm1(double t, int first, double* f, double* fi) {
+        double t2 = t * t, e = TW_EVEN_C[first], o = TW_ODD_C[first];
+        int c;
+        for (c = first + 1; c < 7; c++) {
+            e = e * t2 + TW_EVEN_C[c];
+            o = o * t2 + TW_ODD_C[c];
+        }
+        o *= t;
+        *f = e + o;
+        *fi = e - o;
+    }
+    /* one branch-free loop per tier, which the compiler vectorizes */
+    TW_BODY void tw_exp_pm_loop(const double* x, int n, double dv, int first,
+                                double* f, double* fi) {
+        int k;
+        for (k = 0; k < n; k++)
+            tw_exp_pm1(dv * x[k], first, f + k, fi + k);
+    }
+    #define TW_EXP_LOOP(first) do { tw_exp_pm_loop(x, n, dv, first, f, fi); return; } while (0)
+    TW_BODY void tw_exp_pm_poly_body(const double* x, int n, double dv, double T,
+                                     double* f, double* fi) {
+        TW_BY_TIER(T, TW_EXP_LOOP)
+    }
+    static void tw_exp_pm_poly_base(const double* x, int n, double dv, double T,
+                                    double* f, double* fi) {
+        tw_exp_pm_poly_body(x, n, dv, T, f, fi);
+    }
+    #ifdef TW_X86_AVX2
+    TW_AVX2 static void tw_exp_pm_poly_avx2(const double* x, int n, double dv, double T,
+                                            double* f, double* fi) {
+        tw_exp_pm_poly_body(x, n, dv, T, f, fi);
+    }
+    #endif
+    static void (*tw_exp_pm_poly)(const double*, int, double, double, double*, double*) =
+        tw_exp_pm_poly_base;
+
+    /* returns sum_k a[col[k]] x[k], and sum_k a[col[k]] x[k]^2 in c (two partial sums each) */
+    static double tw_dot2_base(const double* a, const double* x, const int* col, int n,
+                               double* c) {
+        double b0 = 0.0, b1 = 0.0, q0 = 0.0, q1 = 0.0, ax;
+        int k = 0;
+        for (; k + 2 <= n; k += 2) {
+            ax = a[col[k]] * x[k];
+            b0 += ax;
+            q0 += ax * x[k];
+            ax = a[col[k + 1]] * x[k + 1];
+            b1 += ax;
+            q1 += ax * x[k + 1];
+        }
+        if (k < n) {
+            ax = a[col[k]] * x[k];
+            b0 += ax;
+            q0 += ax * x[k];
+        }
+        *c = q0 + q1;
+        return b0 + b1;
+    }
+    #ifdef TW_X86_AVX2
+    TW_AVX2 static inline double tw_hsum4(__m256d v) {
+        __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+        return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+    }
+    /* b += a x and q += a x^2, lane by lane (the margin and the curvature) */
+    TW_AVX2 static inline void tw_acc2(__m256d a, __m256d x, __m256d* b, __m256d* q) {
+        a = _mm256_mul_pd(a, x);
+        *b = _mm256_add_pd(*b, a);
+        *q = _mm256_fmadd_pd(a, x, *q);
+    }
+    /* the same sums, 4 entries per gather, two vector partial sums each */
+    TW_AVX2 static double tw_dot2_avx2(const double* a, const double* x, const int* col, int n,
+                                       double* c) {
+        __m256d b0 = _mm256_setzero_pd(), b1 = _mm256_setzero_pd();
+        __m256d q0 = _mm256_setzero_pd(), q1 = _mm256_setzero_pd(), a0, a1;
+        double b, q, ax;
+        int k = 0;
+        for (; k + 8 <= n; k += 8) {
+            a0 = _mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k)), 8);
+            a1 = _mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k + 4)), 8);
+            tw_acc2(a0, _mm256_loadu_pd(x + k), &b0, &q0);
+            tw_acc2(a1, _mm256_loadu_pd(x + k + 4), &b1, &q1);
+        }
+        if (k + 4 <= n) {
+            a0 = _mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k)), 8);
+            tw_acc2(a0, _mm256_loadu_pd(x + k), &b0, &q0);
+            k += 4;
+        }
+        b = tw_hsum4(_mm256_add_pd(b0, b1));
+        q = tw_hsum4(_mm256_add_pd(q0, q1));
+        for (; k < n; k++) {
+            ax = a[col[k]] * x[k];
+            b += ax;
+            q += ax * x[k];
+        }
+        *c = q;
+        return b;
+    }
+    #endif
+    static double (*tw_dot2)(const double*, const double*, const int*, int, double*) =
+        tw_dot2_base;
+
+    /* sum_k a[col[k]] x[k] (the square rows' margin), four partial sums */
+    static double tw_dot_base(const double* a, const double* x, const int* col, int n) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int k = 0;
+        for (; k + 4 <= n; k += 4) {
+            s0 += a[col[k]] * x[k];
+            s1 += a[col[k + 1]] * x[k + 1];
+            s2 += a[col[k + 2]] * x[k + 2];
+            s3 += a[col[k + 3]] * x[k + 3];
+        }
+        for (; k < n; k++)
+            s0 += a[col[k]] * x[k];
+        return (s0 + s1) + (s2 + s3);
+    }
+    #ifdef TW_X86_AVX2
+    TW_AVX2 static double tw_dot_avx2(const double* a, const double* x, const int* col, int n) {
+        __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+        double s;
+        int k = 0;
+        for (; k + 8 <= n; k += 8) {
+            s0 = _mm256_fmadd_pd(_mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k)), 8),
+                                 _mm256_loadu_pd(x + k), s0);
+            s1 = _mm256_fmadd_pd(_mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k + 4)), 8),
+                                 _mm256_loadu_pd(x + k + 4), s1);
+        }
+        if (k + 4 <= n) {
+            s0 = _mm256_fmadd_pd(_mm256_i32gather_pd(a, _mm_loadu_si128((const __m128i*)(col + k)), 8),
+                                 _mm256_loadu_pd(x + k), s0);
+            k += 4;
+        }
+        s = tw_hsum4(_mm256_add_pd(s0, s1));
+        for (; k < n; k++)
+            s += a[col[k]] * x[k];
+        return s;
+    }
+    #endif
+    static double (*tw_dot)(const double*, const double*, const int*, int) = tw_dot_base;
+
 
     /* The balanced rows store a feature's pair (p_j, m_j) side by side,
        pm[2j], pm[2j + 1], so one
@@ -116,8 +272,8 @@ cdef extern from *:
     }
 
     /* sums[0..1] = sum_k (p_j, m_j) x_k, sums[2..3] = sum_k (p_j, m_j) x_k^2 */
-    static void tw_pair_dot(const double* pm, const double* x, const int* col, int nnz,
-                            double* sums) {
+    static void tw_pair_dot_base(const double* pm, const double* x, const int* col, int nnz,
+                                 double* sums) {
         int k = 0;
     #ifdef TW_PAIR_SSE2
         __m128d b = _mm_setzero_pd(), q = _mm_setzero_pd(), xk, px;
@@ -141,6 +297,43 @@ cdef extern from *:
         sums[0] = bp; sums[1] = bm; sums[2] = qp; sums[3] = qm;
     #endif
     }
+    #ifdef TW_X86_AVX2
+    /* the same sums, two entries' pairs per 4-lane vector, two such vectors per step */
+    TW_AVX2 static void tw_pair_dot_avx2(const double* pm, const double* x, const int* col,
+                                         int nnz, double* sums) {
+        __m256d b0 = _mm256_setzero_pd(), b1 = _mm256_setzero_pd();
+        __m256d q0 = _mm256_setzero_pd(), q1 = _mm256_setzero_pd(), p0, p1, x0, x1;
+        __m128d b, q, xk, px;
+        int k = 0;
+        for (; k + 4 <= nnz; k += 4) {
+            /* (p, m) of entries k, k+1 and x as (x_k, x_k, x_k+1, x_k+1) */
+            p0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k])),
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 1]), 1);
+            p1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 2])),
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 3]), 1);
+            x0 = _mm256_permute4x64_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + k)), 0x50);
+            x1 = _mm256_permute4x64_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + k + 2)), 0x50);
+            tw_acc2(p0, x0, &b0, &q0);
+            tw_acc2(p1, x1, &b1, &q1);
+        }
+        b0 = _mm256_add_pd(b0, b1);
+        q0 = _mm256_add_pd(q0, q1);
+        b = _mm_add_pd(_mm256_castpd256_pd128(b0), _mm256_extractf128_pd(b0, 1));
+        q = _mm_add_pd(_mm256_castpd256_pd128(q0), _mm256_extractf128_pd(q0, 1));
+        for (; k < nnz; k++) {
+            xk = _mm_set1_pd(x[k]);
+            px = _mm_mul_pd(_mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k]), xk);
+            b = _mm_add_pd(b, px);
+            q = _mm_fmadd_pd(px, xk, q);
+        }
+        _mm_storeu_pd(sums, b);
+        _mm_storeu_pd(sums + 2, q);
+    }
+    #endif
+    static void (*tw_pair_dot)(const double*, const double*, const int*, int, double*) =
+        tw_pair_dot_base;
 
     #ifdef TW_PAIR_SSE2
     /* q[0..1] *= g; returns dz + (new - old) */
@@ -188,12 +381,183 @@ cdef extern from *:
         return dz;
     #endif
     }
+
+    /* The entropy rows' update along a row: w_j *= e^(dv x_k) at j = col[k]
+       (the pairs: (p_j, m_j) *= (e^(dv x_k), e^(-dv x_k))), returning the sum
+       of the changes (the normalized rows' Z moves by it).  T >= max_k |dv x_k|
+       picks the polynomials' tier.  Baseline: the factors into the scratch
+       f, fi, then the scatter; AVX2/FMA: 4 entries' factors in registers,
+       applied as they are computed (f, fi unused).  Entries are updated one
+       after the other, so a column repeated in a row gets every factor. */
+    static double tw_scale_f(double* w, const int* col, int n, const double* f) {
+        double s0 = 0.0, s1 = 0.0, old, upd;
+        int k = 0;
+        for (; k + 2 <= n; k += 2) {              /* two partial sums (see _gather_sum) */
+            old = w[col[k]];
+            upd = old * f[k];
+            w[col[k]] = upd;
+            s0 += upd - old;
+            old = w[col[k + 1]];
+            upd = old * f[k + 1];
+            w[col[k + 1]] = upd;
+            s1 += upd - old;
+        }
+        if (k < n) {
+            old = w[col[k]];
+            upd = old * f[k];
+            w[col[k]] = upd;
+            s0 += upd - old;
+        }
+        return s0 + s1;
+    }
+    static double tw_scale_exp_base(double* w, const int* col, const double* x, int n,
+                                    double dv, double T, int want_dz, double* f, double* fi) {
+        (void)want_dz;
+        tw_exp_pm_poly_base(x, n, dv, T, f, fi);
+        return tw_scale_f(w, col, n, f);
+    }
+    static double tw_pair_scale_exp_base(double* pm, const int* col, const double* x, int n,
+                                         double dv, double T, int want_dz, double* f,
+                                         double* fi) {
+        (void)want_dz;
+        tw_exp_pm_poly_base(x, n, dv, T, f, fi);
+        return tw_pair_scale(pm, col, n, f, fi, 1.0, 1.0);
+    }
+    #ifdef TW_X86_AVX2
+    #define TW_V(c) _mm256_set1_pd(c)
+    #define TW_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
+    /* e^t in *f and e^-t in *fi on 4 lanes: tw_exp_pm1's polynomials */
+    TW_AVX2 static inline void tw_exp_pm4(__m256d t, int first, __m256d* f, __m256d* fi) {
+        __m256d t2 = _mm256_mul_pd(t, t);
+        __m256d e = _mm256_set1_pd(TW_EVEN_C[first]), o = _mm256_set1_pd(TW_ODD_C[first]);
+        int c;
+        for (c = first + 1; c < 7; c++) {
+            e = _mm256_fmadd_pd(t2, e, _mm256_set1_pd(TW_EVEN_C[c]));
+            o = _mm256_fmadd_pd(t2, o, _mm256_set1_pd(TW_ODD_C[c]));
+        }
+        o = _mm256_mul_pd(t, o);
+        *f = _mm256_add_pd(e, o);
+        *fi = _mm256_sub_pd(e, o);
+    }
+    /* x[0 .. r-1] (1 <= r <= 3) and zeros: the masked lanes are not read */
+    TW_AVX2 static inline __m256d tw_load_tail(const double* x, int r) {
+        __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_set_epi64x(3, 2, 1, 0));
+        return _mm256_maskload_pd(x, mask);
+    }
+    /* one entry: w[c] *= f, the change added to s (when the caller wants it) */
+    #define TW_SCALE1(c, f, s) do { double* q_ = w + (c); double o_ = *q_, u_ = o_ * (f); \
+        *q_ = u_; if (want_dz) s += u_ - o_; } while (0)
+    TW_AVX2 TW_BODY double tw_scale_exp_row(double* w, const int* col, const double* x, int n,
+                                            double dv, int want_dz, int first) {
+        __m256d dvv = _mm256_set1_pd(dv), fv, fiv;
+        double fa[4], s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        int k = 0, i;
+        for (; k + 4 <= n; k += 4) {
+            tw_exp_pm4(_mm256_mul_pd(dvv, _mm256_loadu_pd(x + k)), first, &fv, &fiv);
+            _mm256_storeu_pd(fa, fv);
+            TW_SCALE1(col[k], fa[0], s0);         /* four partial sums (see _gather_sum) */
+            TW_SCALE1(col[k + 1], fa[1], s1);
+            TW_SCALE1(col[k + 2], fa[2], s2);
+            TW_SCALE1(col[k + 3], fa[3], s3);
+        }
+        if (k < n) {
+            tw_exp_pm4(_mm256_mul_pd(dvv, tw_load_tail(x + k, n - k)), first, &fv, &fiv);
+            _mm256_storeu_pd(fa, fv);
+            for (i = 0; k + i < n; i++)
+                TW_SCALE1(col[k + i], fa[i], s0);
+        }
+        return (s0 + s1) + (s2 + s3);
+    }
+    #define TW_SCALE_ROW(first) return tw_scale_exp_row(w, col, x, n, dv, want_dz, first)
+    TW_AVX2 static double tw_scale_exp_avx2(double* w, const int* col, const double* x, int n,
+                                            double dv, double T, int want_dz, double* f,
+                                            double* fi) {
+        (void)f;
+        (void)fi;
+        TW_BY_TIER(T, TW_SCALE_ROW)
+    }
+    /* (p, m) at q *= g, the change added to dz (when the caller wants it) */
+    #define TW_PAIR1(q, g, dz) do { double* q_ = (q); __m128d o_ = _mm_loadu_pd(q_); \
+        __m128d u_ = _mm_mul_pd(o_, g); _mm_storeu_pd(q_, u_); \
+        if (want_dz) dz = _mm_add_pd(dz, _mm_sub_pd(u_, o_)); } while (0)
+    TW_AVX2 TW_BODY double tw_pair_scale_exp_row(double* pm, const int* col, const double* x,
+                                                 int n, double dv, int want_dz, int first) {
+        __m256d dvv = _mm256_set1_pd(dv), fv, fiv, lo, hi;
+        __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), g[4];
+        int k = 0, i;
+        for (; k < n; k += 4) {
+            tw_exp_pm4(_mm256_mul_pd(dvv, k + 4 <= n ? _mm256_loadu_pd(x + k)
+                                                     : tw_load_tail(x + k, n - k)),
+                       first, &fv, &fiv);
+            lo = _mm256_unpacklo_pd(fv, fiv);      /* (f_k, fi_k, f_k+2, fi_k+2) */
+            hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
+            if (k + 4 <= n) {
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo), dz0);
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi), dz1);
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), dz0);
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), dz1);
+            } else {
+                g[0] = _mm256_castpd256_pd128(lo);
+                g[1] = _mm256_castpd256_pd128(hi);
+                g[2] = _mm256_extractf128_pd(lo, 1);
+                for (i = 0; k + i < n; i++)
+                    TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + i], g[i], dz0);
+            }
+        }
+        dz0 = _mm_add_pd(dz0, dz1);
+        return _mm_cvtsd_f64(_mm_add_sd(dz0, _mm_unpackhi_pd(dz0, dz0)));
+    }
+    #define TW_PAIR_ROW(first) return tw_pair_scale_exp_row(pm, col, x, n, dv, want_dz, first)
+    TW_AVX2 static double tw_pair_scale_exp_avx2(double* pm, const int* col, const double* x,
+                                                 int n, double dv, double T, int want_dz,
+                                                 double* f, double* fi) {
+        (void)f;
+        (void)fi;
+        TW_BY_TIER(T, TW_PAIR_ROW)
+    }
+    #endif
+    static double (*tw_scale_exp)(double*, const int*, const double*, int, double, double,
+                                  int, double*, double*) = tw_scale_exp_base;
+    static double (*tw_pair_scale_exp)(double*, const int*, const double*, int, double,
+                                       double, int, double*, double*) = tw_pair_scale_exp_base;
+
+    /* want: -1 the best the CPU has, 0 baseline, 1 AVX2/FMA; returns the path now in use */
+    static int tw_simd_select(int want) {
+    #ifdef TW_X86_AVX2
+        __builtin_cpu_init();
+        if (want != 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+            tw_exp_pm_poly = tw_exp_pm_poly_avx2;
+            tw_dot2 = tw_dot2_avx2;
+            tw_dot = tw_dot_avx2;
+            tw_pair_dot = tw_pair_dot_avx2;
+            tw_scale_exp = tw_scale_exp_avx2;
+            tw_pair_scale_exp = tw_pair_scale_exp_avx2;
+            return 1;
+        }
+    #endif
+        tw_exp_pm_poly = tw_exp_pm_poly_base;
+        tw_dot2 = tw_dot2_base;
+        tw_dot = tw_dot_base;
+        tw_pair_dot = tw_pair_dot_base;
+        tw_scale_exp = tw_scale_exp_base;
+        tw_pair_scale_exp = tw_pair_scale_exp_base;
+        return 0;
+    }
     """
     void TW_PREFETCH(const void* p) noexcept nogil
     void TW_FTZ_ON() noexcept nogil
     unsigned int TW_CSR_GET() noexcept nogil
     void TW_CSR_SET(unsigned int c) noexcept nogil
-    void tw_exp_pm_poly(const double* x, int n, double dv, double* f, double* fi) noexcept nogil
+    void tw_exp_pm_poly(const double* x, int n, double dv, double T, double* f,
+                        double* fi) noexcept nogil
+    int tw_simd_select(int want) noexcept nogil
+    double tw_scale_f(double* w, const int* col, int n, const double* f) noexcept nogil
+    double tw_scale_exp(double* w, const int* col, const double* x, int n, double dv, double T,
+                        int want_dz, double* f, double* fi) noexcept nogil
+    double tw_pair_scale_exp(double* pm, const int* col, const double* x, int n, double dv,
+                             double T, int want_dz, double* f, double* fi) noexcept nogil
+    double tw_dot2(const double* a, const double* x, const int* col, int n, double* c) noexcept nogil
+    double tw_dot(const double* a, const double* x, const int* col, int n) noexcept nogil
     void tw_pair_sum(const double* pm, const int* col, int nnz, double* sums) noexcept nogil
     void tw_pair_dot(const double* pm, const double* x, const int* col, int nnz,
                      double* sums) noexcept nogil
@@ -474,17 +838,21 @@ cdef void _exp_pm_row(const double* x, int nnz, double dv, bint poly,
     where the Taylor polynomials of the even and odd parts of e^t, to t^12 and
     t^13, are exact to rounding (the next terms are below 5e-18): e^t = E + O,
     e^-t = E - O, without libm and without a division (``tw_exp_pm_poly``,
-    in C above: one branch-free loop over the row, which the compiler
-    vectorizes; the scatter comes after).  ``poly`` is false when the caller
-    raised the cap beyond 0.35: libm then.
+    in C above, with lower degrees when every |dv x_k| is small).  ``poly``
+    is false when the caller raised the cap beyond 0.35: libm then.  The
+    kernel's rows call ``tw_scale_exp``, which applies the same factors as
+    it computes them (``_scale_exp``); this function serves the tests.
     """
     cdef int k
+    cdef double T = 0.0
     if not poly:
         for k in range(nnz):
             f[k] = exp(dv * x[k])
             fi[k] = 1.0 / f[k]
         return
-    tw_exp_pm_poly(x, nnz, dv, f, fi)
+    for k in range(nnz):
+        T = max(T, fabs(dv * x[k]))
+    tw_exp_pm_poly(x, nnz, dv, T, f, fi)
 
 
 cdef inline bint _one_value(double x0) noexcept nogil:
@@ -532,9 +900,9 @@ cdef class Regularizer:
         curv[0] = 0.0
         return 0.0
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
-        """v <- v + dv * x_i, and the caches along."""
+        """v <- v + dv * x_i, and the caches along (xmax = max_k |x_k|)."""
         pass
 
     cdef void refresh(self) noexcept nogil:
@@ -557,6 +925,26 @@ cdef class Regularizer:
         pass
 
 
+cdef inline double _scale_exp(Regularizer reg, double* w, const double* x, const int* j,
+                              int nnz, double xmax, double dv, bint want_dz) noexcept nogil:
+    """w[j_k] *= e^(dv x_k) along a row; returns the sum of the changes (if
+    want_dz: only the normalized rows need it)."""
+    if reg.poly:
+        return tw_scale_exp(w, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
+    _exp_pm_row(x, nnz, dv, False, reg.fp, reg.fm)      # beyond the polynomials: libm
+    return tw_scale_f(w, j, nnz, reg.fp)
+
+
+cdef inline double _pair_scale_exp(Regularizer reg, double* pm, const double* x, const int* j,
+                                   int nnz, double xmax, double dv, bint want_dz) noexcept nogil:
+    """(p_j, m_j) *= (e^(dv x_k), e^(-dv x_k)) along a row; returns the sum of the
+    changes (if want_dz)."""
+    if reg.poly:
+        return tw_pair_scale_exp(pm, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
+    _exp_pm_row(x, nnz, dv, False, reg.fp, reg.fm)
+    return tw_pair_scale(pm, j, nnz, reg.fp, reg.fm, 1.0, 1.0)
+
+
 cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept nogil:
     """sum_k a[j[k]], in four partial sums: a single running sum waits the
     latency of every addition (about 4 cycles), partial sums overlap, which
@@ -575,54 +963,23 @@ cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept 
     return (s0 + s1) + (s2 + s3)
 
 
-cdef inline double _gather_dot(const double* a, const double* x, const int* j,
-                               int nnz) noexcept nogil:
-    """sum_k a[j[k]] x[k], in four partial sums (see _gather_sum)."""
-    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef int k = 0
-    while k + 4 <= nnz:
-        s0 += a[j[k]] * x[k]
-        s1 += a[j[k + 1]] * x[k + 1]
-        s2 += a[j[k + 2]] * x[k + 2]
-        s3 += a[j[k + 3]] * x[k + 3]
-        k += 4
-    while k < nnz:
-        s0 += a[j[k]] * x[k]
-        k += 1
-    return (s0 + s1) + (s2 + s3)
-
-
 cdef inline double _dot(const double* a, const double* x, const int* j, int nnz,
                         double x0) noexcept nogil:
     """a @ x_i over the row's columns."""
     if _one_value(x0):
         return x0 * _gather_sum(a, j, nnz)
-    return _gather_dot(a, x, j, nnz)
+    return tw_dot(a, x, j, nnz)              # C above: baseline or AVX2/FMA
 
 
 cdef inline double _dot2(const double* a, const double* x, const int* j, int nnz,
                          double x0, double* c) noexcept nogil:
     """a @ x_i, and a @ x_i**2 in c."""
-    cdef double b0 = 0.0, b1 = 0.0, q0 = 0.0, q1 = 0.0, ax
-    cdef int k = 0
+    cdef double b
     if _one_value(x0):
-        b0 = _gather_sum(a, j, nnz)
-        c[0] = x0 * x0 * b0
-        return x0 * b0
-    while k + 2 <= nnz:                      # two partial sums of each
-        ax = a[j[k]] * x[k]
-        b0 += ax
-        q0 += ax * x[k]
-        ax = a[j[k + 1]] * x[k + 1]
-        b1 += ax
-        q1 += ax * x[k + 1]
-        k += 2
-    if k < nnz:
-        ax = a[j[k]] * x[k]
-        b0 += ax
-        q0 += ax * x[k]
-    c[0] = q0 + q1
-    return b0 + b1
+        b = _gather_sum(a, j, nnz)
+        c[0] = x0 * x0 * b
+        return x0 * b
+    return tw_dot2(a, x, j, nnz, c)          # C above: baseline or AVX2/FMA
 
 
 cdef inline double _pair_sums(const double* pm, const double* x, const int* j, int nnz,
@@ -658,7 +1015,7 @@ cdef class Square(Regularizer):
         curv[0] = self.sq_norm[i]            # ||x_i||^2, precomputed
         return _dot(&self.v[0], x, j, nnz, x0)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
         cdef double* v = &self.v[0]
         cdef double dvx = dv * x0
@@ -711,11 +1068,10 @@ cdef class Entropy(Regularizer):
         # b = w @ x_i, c = w @ x_i**2
         return _dot2(&self.w[0], x, j, nnz, x0, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
         # w_j *= e^(dv x_j): one exp for a one-value (binary) row, else the row's factors
         cdef double* w = &self.w[0]
-        cdef double* f = self.fp
         cdef int k
         cdef double f0
         if _one_value(x0):
@@ -723,9 +1079,7 @@ cdef class Entropy(Regularizer):
             for k in range(nnz):
                 w[j[k]] *= f0
             return
-        _exp_pm_row(x, nnz, dv, self.poly, f, self.fm)
-        for k in range(nnz):
-            w[j[k]] *= f[k]
+        _scale_exp(self, w, x, j, nnz, xmax, dv, False)
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -783,15 +1137,14 @@ cdef class BalancedEntropy(Regularizer):
                             double x0, double* curv) noexcept nogil:
         return _pair_sums(&self.pm[0], x, j, nnz, x0, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
         cdef double f0
         if _one_value(x0):
             f0 = exp(dv * x0)
             tw_pair_scale(&self.pm[0], j, nnz, NULL, NULL, f0, 1.0 / f0)
             return
-        _exp_pm_row(x, nnz, dv, self.poly, self.fp, self.fm)
-        tw_pair_scale(&self.pm[0], j, nnz, self.fp, self.fm, 1.0, 1.0)
+        _pair_scale_exp(self, &self.pm[0], x, j, nnz, xmax, dv, False)
 
     cdef void refresh(self) noexcept nogil:
         cdef Py_ssize_t k
@@ -899,12 +1252,11 @@ cdef class NormalizedEntropy(Regularizer):
         cdef double b = _dot2(&self.E[0], x, j, nnz, x0, &c)
         return _normalized_margin(self.A, self.Zs, b, c, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
         cdef double* E = &self.E[0]
-        cdef double* f = self.fp
-        cdef int k = 0, jj
-        cdef double f0, old, s0 = 0.0, s1 = 0.0
+        cdef int k = 0
+        cdef double f0, s0 = 0.0, s1 = 0.0
         if _one_value(x0):
             f0 = exp(dv * x0)
             while k + 2 <= nnz:              # two partial sums (see _gather_sum)
@@ -918,20 +1270,7 @@ cdef class NormalizedEntropy(Regularizer):
                 E[j[k]] *= f0
             self.Zs += (f0 - 1.0) * (s0 + s1)    # Z changes on the row only
         else:
-            _exp_pm_row(x, nnz, dv, self.poly, f, self.fm)
-            while k + 2 <= nnz:              # two partial sums of the change of Z
-                old = E[j[k]]
-                E[j[k]] = old * f[k]
-                s0 += E[j[k]] - old
-                old = E[j[k + 1]]
-                E[j[k + 1]] = old * f[k + 1]
-                s1 += E[j[k + 1]] - old
-                k += 2
-            if k < nnz:
-                old = E[j[k]]
-                E[j[k]] = old * f[k]
-                s0 += E[j[k]] - old
-            self.Zs += s0 + s1
+            self.Zs += _scale_exp(self, E, x, j, nnz, xmax, dv, True)
         if not (1.0 / BIG < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
@@ -1017,15 +1356,14 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         cdef double b = _pair_sums(&self.E2[0], x, j, nnz, x0, &c)
         return _normalized_margin(self.A, self.Zs, b, c, curv)
 
-    cdef void add(self, const double* x, const int* j, int nnz, double x0,
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
         cdef double f0
         if _one_value(x0):
             f0 = exp(dv * x0)
             self.Zs += tw_pair_scale(&self.E2[0], j, nnz, NULL, NULL, f0, 1.0 / f0)
         else:
-            _exp_pm_row(x, nnz, dv, self.poly, self.fp, self.fm)
-            self.Zs += tw_pair_scale(&self.E2[0], j, nnz, self.fp, self.fm, 1.0, 1.0)
+            self.Zs += _pair_scale_exp(self, &self.E2[0], x, j, nnz, xmax, dv, True)
         if not (1.0 / BIG < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
@@ -1286,7 +1624,7 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         P.nnz_steps += nnz
         P.ksum += loss.conj(a_i + delta, t_i, s_i) - loss.conj(a_i, t_i, s_i)
         dv = delta * y_i / P.S               # v += delta z_i / (lam n)
-        reg.add(x, j, nnz, P.xone[i], dv)
+        reg.add(x, j, nnz, P.xone[i], P.xmax[i], dv)
         if P.bias:
             P.vb += dv
         # an uncapped step (exp_cap > 1, a diagnostic) may overflow the cache
@@ -1980,3 +2318,48 @@ def py_exp_pm_row(x, double dv, bint poly=True):
     if xv.shape[0]:
         _exp_pm_row(&xv[0], <int>xv.shape[0], dv, poly, &fv[0], &fiv[0])
     return f, fi
+
+
+# The per-entry loops' instruction set, picked once at import (see tw_simd_select).
+_SIMD_PATHS = ("baseline", "avx2+fma")
+_simd_level = tw_simd_select(-1)
+
+
+def simd_path():
+    """The instruction set of the entropy rows' per-entry loops on this CPU:
+    ``"avx2+fma"`` (x86 with AVX2 and FMA, built by GCC or Clang) or ``"baseline"``."""
+    return _SIMD_PATHS[_simd_level]
+
+
+def _select_simd(name):
+    """Use ``name`` ("baseline", "avx2+fma" or "best") for later solves; returns the
+    path in use (the best one the CPU has when it lacks ``name``).  Tests and
+    benchmarks only: not for a solve running in another thread."""
+    global _simd_level
+    if name not in _SIMD_PATHS + ("best",):
+        raise ValueError(f"unknown SIMD path {name!r}; one of {', '.join(_SIMD_PATHS)}, best")
+    _simd_level = tw_simd_select(-1 if name == "best" else _SIMD_PATHS.index(name))
+    return simd_path()
+
+
+def py_scale_exp(w, col, x, double dv, bint pairs=False):
+    """Apply one entropy row update in place as the kernel does (for tests):
+    ``w[col_k] *= e^(dv x_k)``, or with ``pairs`` (w holds (p, m) pairs)
+    ``w[2 col_k], w[2 col_k + 1] *= e^(dv x_k), e^(-dv x_k)``; returns the sum of
+    the changes."""
+    cdef double[::1] wv = w
+    cdef const int[::1] cv = np.ascontiguousarray(col, dtype=np.int32)
+    cdef const double[::1] xv = np.ascontiguousarray(x, dtype=np.float64)
+    cdef int n = <int>xv.shape[0], k
+    if cv.shape[0] != n:
+        raise ValueError("col and x must have the same length")
+    if n == 0:
+        return 0.0
+    scratch = np.empty(2 * n)
+    cdef double[::1] sv = scratch
+    cdef double T = 0.0
+    for k in range(n):
+        T = max(T, fabs(dv * xv[k]))
+    if pairs:
+        return tw_pair_scale_exp(&wv[0], &cv[0], &xv[0], n, dv, T, True, &sv[0], &sv[n])
+    return tw_scale_exp(&wv[0], &cv[0], &xv[0], n, dv, T, True, &sv[0], &sv[n])
