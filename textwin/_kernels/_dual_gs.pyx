@@ -521,26 +521,22 @@ cdef extern from *:
     static double (*tw_pair_scale_exp)(double*, const int*, const double*, int, double,
                                        double, int, double*, double*) = tw_pair_scale_exp_base;
 
+    /* point every dispatched loop at one path's build (base or avx2) */
+    #define TW_USE(path) do { \
+        tw_exp_pm_poly = tw_exp_pm_poly_##path; tw_dot = tw_dot_##path; \
+        tw_dot2 = tw_dot2_##path; tw_pair_dot = tw_pair_dot_##path; \
+        tw_scale_exp = tw_scale_exp_##path; tw_pair_scale_exp = tw_pair_scale_exp_##path; \
+    } while (0)
     /* want: -1 the best the CPU has, 0 baseline, 1 AVX2/FMA; returns the path now in use */
     static int tw_simd_select(int want) {
     #ifdef TW_X86_AVX2
         __builtin_cpu_init();
         if (want != 0 && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-            tw_exp_pm_poly = tw_exp_pm_poly_avx2;
-            tw_dot2 = tw_dot2_avx2;
-            tw_dot = tw_dot_avx2;
-            tw_pair_dot = tw_pair_dot_avx2;
-            tw_scale_exp = tw_scale_exp_avx2;
-            tw_pair_scale_exp = tw_pair_scale_exp_avx2;
+            TW_USE(avx2);
             return 1;
         }
     #endif
-        tw_exp_pm_poly = tw_exp_pm_poly_base;
-        tw_dot2 = tw_dot2_base;
-        tw_dot = tw_dot_base;
-        tw_pair_dot = tw_pair_dot_base;
-        tw_scale_exp = tw_scale_exp_base;
-        tw_pair_scale_exp = tw_pair_scale_exp_base;
+        TW_USE(base);
         return 0;
     }
     """
