@@ -248,8 +248,19 @@ cdef extern from *:
     #define TW_PAIR_SSE2 1
     #endif
 
-    /* sums[0] = sum_k p_j, sums[1] = sum_k m_j over the row's columns j = col[k] */
-    static void tw_pair_sum(const double* pm, const int* col, int nnz, double* sums) {
+    #ifdef TW_PAIR_SSE2
+    /* the two lanes of v, (a, b): returns a - b and stores a + b in *sum */
+    static inline double tw_diff_sum(__m128d v, double* sum) {
+        double a = _mm_cvtsd_f64(v), b = _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
+        *sum = a + b;
+        return a - b;
+    }
+    #endif
+
+    /* returns sum_k (p_j - m_j) over the row's columns j = col[k], and the sum
+       of p_j + m_j in *s (the sums are returned in registers: a store of
+       both lanes read back as two scalars stalls on store forwarding) */
+    static double tw_pair_sum(const double* pm, const int* col, int nnz, double* s) {
         int k = 0;
     #ifdef TW_PAIR_SSE2
         __m128d a0 = _mm_setzero_pd(), a1 = _mm_setzero_pd();
@@ -259,21 +270,22 @@ cdef extern from *:
         }
         if (k < nnz)
             a0 = _mm_add_pd(a0, _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k]));
-        _mm_storeu_pd(sums, _mm_add_pd(a0, a1));
+        return tw_diff_sum(_mm_add_pd(a0, a1), s);
     #else
         double sp = 0.0, sm = 0.0;
         for (; k < nnz; k++) {
             sp += pm[2 * (ptrdiff_t)col[k]];
             sm += pm[2 * (ptrdiff_t)col[k] + 1];
         }
-        sums[0] = sp;
-        sums[1] = sm;
+        *s = sp + sm;
+        return sp - sm;
     #endif
     }
 
-    /* sums[0..1] = sum_k (p_j, m_j) x_k, sums[2..3] = sum_k (p_j, m_j) x_k^2 */
-    static void tw_pair_dot_base(const double* pm, const double* x, const int* col, int nnz,
-                                 double* sums) {
+    /* returns sum_k (p_j - m_j) x_k, and sum_k (p_j + m_j) x_k^2 in *c */
+    static double tw_pair_dot_base(const double* pm, const double* x, const int* col, int nnz,
+                                   double* c) {
+        double bsum;
         int k = 0;
     #ifdef TW_PAIR_SSE2
         __m128d b = _mm_setzero_pd(), q = _mm_setzero_pd(), xk, px;
@@ -283,8 +295,8 @@ cdef extern from *:
             b = _mm_add_pd(b, px);
             q = _mm_add_pd(q, _mm_mul_pd(px, xk));
         }
-        _mm_storeu_pd(sums, b);
-        _mm_storeu_pd(sums + 2, q);
+        tw_diff_sum(q, c);
+        return tw_diff_sum(b, &bsum);
     #else
         double bp = 0.0, bm = 0.0, qp = 0.0, qm = 0.0, xk;
         for (; k < nnz; k++) {
@@ -294,13 +306,16 @@ cdef extern from *:
             qp += pm[2 * (ptrdiff_t)col[k]] * xk * xk;
             qm += pm[2 * (ptrdiff_t)col[k] + 1] * xk * xk;
         }
-        sums[0] = bp; sums[1] = bm; sums[2] = qp; sums[3] = qm;
+        (void)bsum;
+        *c = qp + qm;
+        return bp - bm;
     #endif
     }
     #ifdef TW_X86_AVX2
     /* the same sums, two entries' pairs per 4-lane vector, two such vectors per step */
-    TW_AVX2 static void tw_pair_dot_avx2(const double* pm, const double* x, const int* col,
-                                         int nnz, double* sums) {
+    TW_AVX2 static double tw_pair_dot_avx2(const double* pm, const double* x, const int* col,
+                                           int nnz, double* c) {
+        double bsum;
         __m256d b0 = _mm256_setzero_pd(), b1 = _mm256_setzero_pd();
         __m256d q0 = _mm256_setzero_pd(), q1 = _mm256_setzero_pd(), p0, p1, x0, x1;
         __m128d b, q, xk, px;
@@ -328,11 +343,11 @@ cdef extern from *:
             b = _mm_add_pd(b, px);
             q = _mm_fmadd_pd(px, xk, q);
         }
-        _mm_storeu_pd(sums, b);
-        _mm_storeu_pd(sums + 2, q);
+        tw_diff_sum(q, c);
+        return tw_diff_sum(b, &bsum);
     }
     #endif
-    static void (*tw_pair_dot)(const double*, const double*, const int*, int, double*) =
+    static double (*tw_pair_dot)(const double*, const double*, const int*, int, double*) =
         tw_pair_dot_base;
 
     #ifdef TW_PAIR_SSE2
@@ -484,6 +499,7 @@ cdef extern from *:
                                                  int n, double dv, int want_dz, int first) {
         __m256d dvv = _mm256_set1_pd(dv), fv, fiv, lo, hi;
         __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), g[4];
+        __m128d dz2 = _mm_setzero_pd(), dz3 = _mm_setzero_pd();
         int k = 0, i;
         for (; k < n; k += 4) {
             tw_exp_pm4(_mm256_mul_pd(dvv, k + 4 <= n ? _mm256_loadu_pd(x + k)
@@ -492,10 +508,11 @@ cdef extern from *:
             lo = _mm256_unpacklo_pd(fv, fiv);      /* (f_k, fi_k, f_k+2, fi_k+2) */
             hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
             if (k + 4 <= n) {
+                /* four partial sums (see _gather_sum) */
                 TW_PAIR1(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo), dz0);
                 TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi), dz1);
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), dz0);
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), dz1);
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), dz2);
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), dz3);
             } else {
                 g[0] = _mm256_castpd256_pd128(lo);
                 g[1] = _mm256_castpd256_pd128(hi);
@@ -504,7 +521,7 @@ cdef extern from *:
                     TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + i], g[i], dz0);
             }
         }
-        dz0 = _mm_add_pd(dz0, dz1);
+        dz0 = _mm_add_pd(_mm_add_pd(dz0, dz1), _mm_add_pd(dz2, dz3));
         return _mm_cvtsd_f64(_mm_add_sd(dz0, _mm_unpackhi_pd(dz0, dz0)));
     }
     #define TW_PAIR_ROW(first) return tw_pair_scale_exp_row(pm, col, x, n, dv, want_dz, first)
@@ -554,9 +571,9 @@ cdef extern from *:
                              double T, int want_dz, double* f, double* fi) noexcept nogil
     double tw_dot2(const double* a, const double* x, const int* col, int n, double* c) noexcept nogil
     double tw_dot(const double* a, const double* x, const int* col, int n) noexcept nogil
-    void tw_pair_sum(const double* pm, const int* col, int nnz, double* sums) noexcept nogil
-    void tw_pair_dot(const double* pm, const double* x, const int* col, int nnz,
-                     double* sums) noexcept nogil
+    double tw_pair_sum(const double* pm, const int* col, int nnz, double* s) noexcept nogil
+    double tw_pair_dot(const double* pm, const double* x, const int* col, int nnz,
+                       double* c) noexcept nogil
     double tw_pair_scale(double* pm, const int* col, int nnz, const double* f,
                          const double* fi, double f0, double fi0) noexcept nogil
 
@@ -981,14 +998,12 @@ cdef inline double _dot2(const double* a, const double* x, const int* j, int nnz
 cdef inline double _pair_sums(const double* pm, const double* x, const int* j, int nnz,
                               double x0, double* c) noexcept nogil:
     """With pm = [p_0, m_0, p_1, m_1, ...]: (p - m) @ x_i, and (p + m) @ x_i**2 in c."""
-    cdef double sums[4]
+    cdef double b, s
     if _one_value(x0):
-        tw_pair_sum(pm, j, nnz, sums)
-        c[0] = x0 * x0 * (sums[0] + sums[1])
-        return x0 * (sums[0] - sums[1])
-    tw_pair_dot(pm, x, j, nnz, sums)
-    c[0] = sums[2] + sums[3]
-    return sums[0] - sums[1]
+        b = tw_pair_sum(pm, j, nnz, &s)
+        c[0] = x0 * x0 * s
+        return x0 * b
+    return tw_pair_dot(pm, x, j, nnz, c)
 
 
 cdef class Square(Regularizer):
@@ -1187,11 +1202,19 @@ cdef double _max_exponent(double[::1] v, double[::1] log_mu, bint balanced) noex
 
 
 cdef double _sum(const double* a, Py_ssize_t m) noexcept nogil:
-    cdef double out = 0.0
-    cdef Py_ssize_t k
-    for k in range(m):
-        out += a[k]
-    return out
+    """sum_k a[k] in four partial sums (see _gather_sum)."""
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef Py_ssize_t k = 0
+    while k + 4 <= m:
+        s0 += a[k]
+        s1 += a[k + 1]
+        s2 += a[k + 2]
+        s3 += a[k + 3]
+        k += 4
+    while k < m:
+        s0 += a[k]
+        k += 1
+    return (s0 + s1) + (s2 + s3)
 
 
 cdef void _scale(double* a, Py_ssize_t m, double r) noexcept nogil:
@@ -1202,11 +1225,14 @@ cdef void _scale(double* a, Py_ssize_t m, double r) noexcept nogil:
 
 cdef inline double _normalized_margin(double A, double Zs, double b, double c,
                                       double* curv) noexcept nogil:
-    """b = A (E.x) / Zs and c = A (E.x^2) / Zs - b^2 / A (A times a variance, >= 0)."""
-    b = A * b / Zs
-    c = A * c / Zs - b * b / A
+    """b = A (E.x) / Zs and c = A (E.x^2) / Zs - b^2 / A (A times a variance, >= 0).
+
+    One division (the step waits on it): c = (A / Zs) (E.x^2 - (E.x)^2 / Zs).
+    """
+    cdef double q = 1.0 / Zs
+    c = A * q * (c - b * b * q)
     curv[0] = c if c > 0 else 0.0
-    return b
+    return A * q * b
 
 
 cdef class NormalizedEntropy(Regularizer):
