@@ -67,9 +67,11 @@ def machine_info():
 
     try:
         import textwin
+        from textwin._kernels._dual_gs import simd_path
         tw_version = getattr(textwin, "__version__", "?")
+        simd = simd_path()
     except ImportError:  # the scripts check this themselves
-        tw_version = None
+        tw_version = simd = None
     return {
         "cpu_model": _cpu_model(),
         "logical_cores": os.cpu_count(),
@@ -80,6 +82,7 @@ def machine_info():
         "scipy": scipy.__version__,
         "scikit-learn": sklearn.__version__,
         "textwin": tw_version,
+        "kernel_simd": simd,
         "utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 
@@ -91,7 +94,8 @@ def print_machine(info=None, file=None):
     print(f"machine: {info['cpu_model']}, {info['logical_cores']} logical cores "
           f"({info['usable_cores']} usable), load average {load} at {info['utc']}", file=file)
     print(f"python {info['python']}, numpy {info['numpy']}, scipy {info['scipy']}, "
-          f"scikit-learn {info['scikit-learn']}, textwin {info['textwin']}", file=file)
+          f"scikit-learn {info['scikit-learn']}, textwin {info['textwin']} "
+          f"(kernel loops: {info.get('kernel_simd')})", file=file)
     return info
 
 

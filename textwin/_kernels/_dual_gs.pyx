@@ -459,29 +459,40 @@ cdef extern from *:
         __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_set_epi64x(3, 2, 1, 0));
         return _mm256_maskload_pd(x, mask);
     }
-    /* one entry: w[c] *= f, the change added to s (when the caller wants it) */
-    #define TW_SCALE1(c, f, s) do { double* q_ = w + (c); double o_ = *q_, u_ = o_ * (f); \
-        *q_ = u_; if (want_dz) s += u_ - o_; } while (0)
+    /* one entry: w[c] *= f, the change stored in d (read only when the caller wants it) */
+    #define TW_SCALE1(c, f, d) do { double* q_ = w + (c); double o_ = *q_, u_ = o_ * (f); \
+        *q_ = u_; d = u_ - o_; } while (0)
     TW_AVX2 TW_BODY double tw_scale_exp_row(double* w, const int* col, const double* x, int n,
                                             double dv, int want_dz, int first) {
         __m256d dvv = _mm256_set1_pd(dv), fv, fiv;
-        double fa[4], s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        int k = 0, i;
+        double fa[4], s = 0.0, d0, d1, d2, d3;
+        int k = 0;
+        /* each block's changes summed as a tree, then one running sum: one
+           accumulator (the polynomial holds most registers) and one
+           dependent addition per 4 entries */
         for (; k + 4 <= n; k += 4) {
             tw_exp_pm4(_mm256_mul_pd(dvv, _mm256_loadu_pd(x + k)), first, &fv, &fiv);
             _mm256_storeu_pd(fa, fv);
-            TW_SCALE1(col[k], fa[0], s0);         /* four partial sums (see _gather_sum) */
-            TW_SCALE1(col[k + 1], fa[1], s1);
-            TW_SCALE1(col[k + 2], fa[2], s2);
-            TW_SCALE1(col[k + 3], fa[3], s3);
+            TW_SCALE1(col[k], fa[0], d0);
+            TW_SCALE1(col[k + 1], fa[1], d1);
+            TW_SCALE1(col[k + 2], fa[2], d2);
+            TW_SCALE1(col[k + 3], fa[3], d3);
+            if (want_dz)
+                s += (d0 + d1) + (d2 + d3);
         }
-        if (k < n) {
+        if (k < n) {                              /* the last 1 to 3 entries */
             tw_exp_pm4(_mm256_mul_pd(dvv, tw_load_tail(x + k, n - k)), first, &fv, &fiv);
             _mm256_storeu_pd(fa, fv);
-            for (i = 0; k + i < n; i++)
-                TW_SCALE1(col[k + i], fa[i], s0);
+            d1 = d2 = 0.0;
+            TW_SCALE1(col[k], fa[0], d0);
+            if (k + 1 < n)
+                TW_SCALE1(col[k + 1], fa[1], d1);
+            if (k + 2 < n)
+                TW_SCALE1(col[k + 2], fa[2], d2);
+            if (want_dz)
+                s += (d0 + d1) + d2;
         }
-        return (s0 + s1) + (s2 + s3);
+        return s;
     }
     #define TW_SCALE_ROW(first) return tw_scale_exp_row(w, col, x, n, dv, want_dz, first)
     TW_AVX2 static double tw_scale_exp_avx2(double* w, const int* col, const double* x, int n,
@@ -491,38 +502,33 @@ cdef extern from *:
         (void)fi;
         TW_BY_TIER(T, TW_SCALE_ROW)
     }
-    /* (p, m) at q *= g, the change added to dz (when the caller wants it) */
-    #define TW_PAIR1(q, g, dz) do { double* q_ = (q); __m128d o_ = _mm_loadu_pd(q_); \
-        __m128d u_ = _mm_mul_pd(o_, g); _mm_storeu_pd(q_, u_); \
-        if (want_dz) dz = _mm_add_pd(dz, _mm_sub_pd(u_, o_)); } while (0)
+    /* (p, m) at q *= g, the change stored in d */
+    #define TW_PAIR1(q, g, d) do { double* q_ = (q); __m128d o_ = _mm_loadu_pd(q_); \
+        __m128d u_ = _mm_mul_pd(o_, g); _mm_storeu_pd(q_, u_); d = _mm_sub_pd(u_, o_); } while (0)
     TW_AVX2 TW_BODY double tw_pair_scale_exp_row(double* pm, const int* col, const double* x,
                                                  int n, double dv, int want_dz, int first) {
         __m256d dvv = _mm256_set1_pd(dv), fv, fiv, lo, hi;
-        __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), g[4];
-        __m128d dz2 = _mm_setzero_pd(), dz3 = _mm_setzero_pd();
-        int k = 0, i;
+        __m128d dz = _mm_setzero_pd(), d0, d1, d2, d3;
+        int k = 0;
         for (; k < n; k += 4) {
             tw_exp_pm4(_mm256_mul_pd(dvv, k + 4 <= n ? _mm256_loadu_pd(x + k)
                                                      : tw_load_tail(x + k, n - k)),
                        first, &fv, &fiv);
             lo = _mm256_unpacklo_pd(fv, fiv);      /* (f_k, fi_k, f_k+2, fi_k+2) */
             hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
-            if (k + 4 <= n) {
-                /* four partial sums (see _gather_sum) */
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo), dz0);
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi), dz1);
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), dz2);
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), dz3);
-            } else {
-                g[0] = _mm256_castpd256_pd128(lo);
-                g[1] = _mm256_castpd256_pd128(hi);
-                g[2] = _mm256_extractf128_pd(lo, 1);
-                for (i = 0; k + i < n; i++)
-                    TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + i], g[i], dz0);
-            }
+            /* as in tw_scale_exp_row: a tree per block, one running sum */
+            d1 = d2 = d3 = _mm_setzero_pd();
+            TW_PAIR1(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo), d0);
+            if (k + 1 < n)
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi), d1);
+            if (k + 2 < n)
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), d2);
+            if (k + 3 < n)
+                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), d3);
+            if (want_dz)
+                dz = _mm_add_pd(dz, _mm_add_pd(_mm_add_pd(d0, d1), _mm_add_pd(d2, d3)));
         }
-        dz0 = _mm_add_pd(_mm_add_pd(dz0, dz1), _mm_add_pd(dz2, dz3));
-        return _mm_cvtsd_f64(_mm_add_sd(dz0, _mm_unpackhi_pd(dz0, dz0)));
+        return _mm_cvtsd_f64(_mm_add_sd(dz, _mm_unpackhi_pd(dz, dz)));
     }
     #define TW_PAIR_ROW(first) return tw_pair_scale_exp_row(pm, col, x, n, dv, want_dz, first)
     TW_AVX2 static double tw_pair_scale_exp_avx2(double* pm, const int* col, const double* x,
@@ -581,6 +587,7 @@ import numpy as np
 
 cdef double TINY = 1e-300          # floor of P in the relative gap
 cdef double BIG = 1e100            # rescale the normalized rows' exponentials beyond this
+cdef double SMALL = 1e-100         # or below this
 cdef double SKIP_PG = 1e-12        # liblinear: skip a step when |projected gradient| <= this
 cdef double V_WARM_LIMIT = 300.0   # e^300 ~ 1e130: weights stay finite, sums too
 
@@ -1293,7 +1300,7 @@ cdef class NormalizedEntropy(Regularizer):
             self.Zs += (f0 - 1.0) * (s0 + s1)    # Z changes on the row only
         else:
             self.Zs += _scale_exp(self, E, x, j, nnz, xmax, dv, True)
-        if not (1.0 / BIG < self.Zs < BIG):
+        if not (SMALL < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
             else:
@@ -1386,7 +1393,7 @@ cdef class BalancedNormalizedEntropy(Regularizer):
             self.Zs += tw_pair_scale(&self.E2[0], j, nnz, NULL, NULL, f0, 1.0 / f0)
         else:
             self.Zs += _pair_scale_exp(self, &self.E2[0], x, j, nnz, xmax, dv, True)
-        if not (1.0 / BIG < self.Zs < BIG):
+        if not (SMALL < self.Zs < BIG):
             if 0 < self.Zs < INFINITY:
                 self.rescale()
             else:
