@@ -321,15 +321,17 @@ cdef extern from *:
         __m128d b, q, xk, px;
         int k = 0;
         for (; k + 4 <= nnz; k += 4) {
-            /* (p, m) of entries k, k+1 and x as (x_k, x_k, x_k+1, x_k+1) */
+            /* (p, m) of entries k, k+2 and of k+1, k+3, and x as (x_k, x_k,
+               x_k+2, x_k+2), (x_k+1, x_k+1, x_k+3, x_k+3): in-lane unpacks */
             p0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(
                      _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k])),
-                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 1]), 1);
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 2]), 1);
             p1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(
-                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 2])),
+                     _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 1])),
                      _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k + 3]), 1);
-            x0 = _mm256_permute4x64_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + k)), 0x50);
-            x1 = _mm256_permute4x64_pd(_mm256_castpd128_pd256(_mm_loadu_pd(x + k + 2)), 0x50);
+            x1 = _mm256_loadu_pd(x + k);
+            x0 = _mm256_unpacklo_pd(x1, x1);
+            x1 = _mm256_unpackhi_pd(x1, x1);
             tw_acc2(p0, x0, &b0, &q0);
             tw_acc2(p1, x1, &b1, &q1);
         }
@@ -359,41 +361,79 @@ cdef extern from *:
     }
     #endif
 
-    /* (p_j, m_j) *= (f[k], fi[k]) along the row (f = fi = NULL: the one pair
-       (f0, fi0) for every entry); returns sum_k [(p_j + m_j) after - before],
-       in two partial sums (one would wait on every addition) */
+    /* (p_j, m_j) *= (f[k], fi[k]) along the row; returns the sum of the changes
+       of p_j + m_j if want_dz (two partial sums) */
     static double tw_pair_scale(double* pm, const int* col, int nnz, const double* f,
-                                const double* fi, double f0, double fi0) {
+                                const double* fi, int want_dz) {
         int k;
     #ifdef TW_PAIR_SSE2
-        __m128d g = _mm_set_pd(fi0, f0), dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd();
-        double out[2];
-        for (k = 0; k + 2 <= nnz; k += 2) {
-            if (f != NULL)
-                g = _mm_set_pd(fi[k], f[k]);
-            dz0 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], g, dz0);
-            if (f != NULL)
-                g = _mm_set_pd(fi[k + 1], f[k + 1]);
-            dz1 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k + 1], g, dz1);
+        __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), d;
+        for (k = 0; k < nnz; k++) {
+            d = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], _mm_set_pd(fi[k], f[k]), _mm_setzero_pd());
+            if (want_dz) {
+                if (k & 1)
+                    dz1 = _mm_add_pd(dz1, d);
+                else
+                    dz0 = _mm_add_pd(dz0, d);
+            }
         }
-        if (k < nnz) {
-            if (f != NULL)
-                g = _mm_set_pd(fi[k], f[k]);
-            dz0 = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], g, dz0);
-        }
-        _mm_storeu_pd(out, _mm_add_pd(dz0, dz1));
-        return out[0] + out[1];
+        dz0 = _mm_add_pd(dz0, dz1);
+        return _mm_cvtsd_f64(_mm_add_sd(dz0, _mm_unpackhi_pd(dz0, dz0)));
     #else
         double dz = 0.0, op, om;
         for (k = 0; k < nnz; k++) {
             double* q = pm + 2 * (ptrdiff_t)col[k];
             op = q[0];
             om = q[1];
-            q[0] = op * (f != NULL ? f[k] : f0);
-            q[1] = om * (f != NULL ? fi[k] : fi0);
-            dz += (q[0] - op) + (q[1] - om);
+            q[0] = op * f[k];
+            q[1] = om * fi[k];
+            if (want_dz)
+                dz += (q[0] - op) + (q[1] - om);
         }
         return dz;
+    #endif
+    }
+
+    /* (p_j, m_j) *= (f0, fi0) along a one-value row; with olds != NULL, olds[0],
+       olds[1] = the sums of p_j and of m_j before the update (the caller
+       forms the change of Z from them: one addition per entry, not two) */
+    static void tw_pair_scale1(double* pm, const int* col, int nnz, double f0, double fi0,
+                               double* olds) {
+        int k = 0;
+    #ifdef TW_PAIR_SSE2
+        __m128d g = _mm_set_pd(fi0, f0), a0 = _mm_setzero_pd(), a1 = _mm_setzero_pd(), o;
+        double* q;
+        for (; k + 2 <= nnz; k += 2) {
+            q = pm + 2 * (ptrdiff_t)col[k];
+            o = _mm_loadu_pd(q);
+            _mm_storeu_pd(q, _mm_mul_pd(o, g));
+            a0 = _mm_add_pd(a0, o);
+            q = pm + 2 * (ptrdiff_t)col[k + 1];
+            o = _mm_loadu_pd(q);
+            _mm_storeu_pd(q, _mm_mul_pd(o, g));
+            a1 = _mm_add_pd(a1, o);
+        }
+        if (k < nnz) {
+            q = pm + 2 * (ptrdiff_t)col[k];
+            o = _mm_loadu_pd(q);
+            _mm_storeu_pd(q, _mm_mul_pd(o, g));
+            a0 = _mm_add_pd(a0, o);
+        }
+        if (olds != NULL)
+            _mm_storeu_pd(olds, _mm_add_pd(a0, a1));
+    #else
+        double sp = 0.0, sm = 0.0;
+        for (; k < nnz; k++) {
+            double* q = pm + 2 * (ptrdiff_t)col[k];
+            sp += q[0];
+            sm += q[1];
+            q[0] *= f0;
+            q[1] *= fi0;
+        }
+        if (olds != NULL) {
+            olds[0] = sp;
+            olds[1] = sm;
+        }
     #endif
     }
 
@@ -434,9 +474,8 @@ cdef extern from *:
     static double tw_pair_scale_exp_base(double* pm, const int* col, const double* x, int n,
                                          double dv, double T, int want_dz, double* f,
                                          double* fi) {
-        (void)want_dz;
         tw_exp_pm_poly_base(x, n, dv, T, f, fi);
-        return tw_pair_scale(pm, col, n, f, fi, 1.0, 1.0);
+        return tw_pair_scale(pm, col, n, f, fi, want_dz);
     }
     #ifdef TW_X86_AVX2
     #define TW_V(c) _mm256_set1_pd(c)
@@ -581,7 +620,9 @@ cdef extern from *:
     double tw_pair_dot(const double* pm, const double* x, const int* col, int nnz,
                        double* c) noexcept nogil
     double tw_pair_scale(double* pm, const int* col, int nnz, const double* f,
-                         const double* fi, double f0, double fi0) noexcept nogil
+                         const double* fi, int want_dz) noexcept nogil
+    void tw_pair_scale1(double* pm, const int* col, int nnz, double f0, double fi0,
+                        double* olds) noexcept nogil
 
 import numpy as np
 
@@ -962,7 +1003,7 @@ cdef inline double _pair_scale_exp(Regularizer reg, double* pm, const double* x,
     if reg.poly:
         return tw_pair_scale_exp(pm, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
     _exp_pm_row(x, nnz, dv, False, reg.fp, reg.fm)
-    return tw_pair_scale(pm, j, nnz, reg.fp, reg.fm, 1.0, 1.0)
+    return tw_pair_scale(pm, j, nnz, reg.fp, reg.fm, want_dz)
 
 
 cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept nogil:
@@ -1160,7 +1201,7 @@ cdef class BalancedEntropy(Regularizer):
         cdef double f0
         if _one_value(x0):
             f0 = exp(dv * x0)
-            tw_pair_scale(&self.pm[0], j, nnz, NULL, NULL, f0, 1.0 / f0)
+            tw_pair_scale1(&self.pm[0], j, nnz, f0, 1.0 / f0, NULL)
             return
         _pair_scale_exp(self, &self.pm[0], x, j, nnz, xmax, dv, False)
 
@@ -1387,10 +1428,17 @@ cdef class BalancedNormalizedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
-        cdef double f0
+        cdef double f0, fi0, em
+        cdef double olds[2]
         if _one_value(x0):
             f0 = exp(dv * x0)
-            self.Zs += tw_pair_scale(&self.E2[0], j, nnz, NULL, NULL, f0, 1.0 / f0)
+            # Z changes by (f0 - 1) sum p + (1/f0 - 1) sum m over the row (the
+            # sums before the update); f0 - 1 = expm1, exact for small steps
+            em = expm1(dv * x0)
+            f0 = 1.0 + em
+            fi0 = 1.0 / f0
+            tw_pair_scale1(&self.E2[0], j, nnz, f0, fi0, olds)
+            self.Zs += em * (olds[0] - fi0 * olds[1])
         else:
             self.Zs += _pair_scale_exp(self, &self.E2[0], x, j, nnz, xmax, dv, True)
         if not (SMALL < self.Zs < BIG):
