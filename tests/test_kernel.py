@@ -5,6 +5,10 @@ against scikit-learn / scipy, duality gaps, monotone dual descent, the
 duplication identity of the balanced regularizers, and a step-for-step match
 with a pure-NumPy reference (tests/_reference.py).
 """
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -640,6 +644,21 @@ def test_simd_path_names():
     assert K.simd_path() in SIMD_PATHS
     with pytest.raises(ValueError, match="unknown SIMD path"):
         K._select_simd("sse9")
+
+
+@pytest.mark.parametrize("value", ["baseline", "best", "AVX2+FMA ", "sse9"])
+def test_textwin_simd_chooses_the_path_at_import(value):
+    # TEXTWIN_SIMD=baseline makes runs comparable across machines; a value it
+    # does not know warns and takes the best path, never an error at import
+    best = K._select_simd("best")
+    code = "import textwin._kernels._dual_gs as K; print(K.simd_path())"
+    out = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True,
+                         text=True, env=dict(os.environ, TEXTWIN_SIMD=value), check=True)
+    expect = {"baseline": "baseline", "AVX2+FMA ": "avx2+fma"}.get(value, best)
+    if value == "AVX2+FMA " and best == "baseline":
+        expect = "baseline"                          # the CPU has no AVX2: the best it has
+    assert out.stdout.strip() == expect
+    assert ("is not one of baseline, avx2+fma, best" in out.stderr) == (value == "sse9")
 
 
 def _ulps(got, ref):

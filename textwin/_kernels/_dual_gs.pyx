@@ -624,6 +624,9 @@ cdef extern from *:
     void tw_pair_scale1(double* pm, const int* col, int nnz, double f0, double fi0,
                         double* olds) noexcept nogil
 
+import os
+import warnings
+
 import numpy as np
 
 cdef double TINY = 1e-300          # floor of P in the relative gap
@@ -2397,14 +2400,29 @@ def py_exp_pm_row(x, double dv, bint poly=True):
     return f, fi
 
 
-# The per-entry loops' instruction set, picked once at import (see tw_simd_select).
+# The per-entry loops' instruction set, picked once at import (see tw_simd_select):
+# the best the CPU has, or the environment's TEXTWIN_SIMD (baseline, avx2+fma, best),
+# e.g. TEXTWIN_SIMD=baseline to compare runs across machines (the paths differ
+# by rounding only).
 _SIMD_PATHS = ("baseline", "avx2+fma")
-_simd_level = tw_simd_select(-1)
+
+
+def _simd_from_env():
+    want = os.environ.get("TEXTWIN_SIMD", "best").strip().lower() or "best"
+    if want not in _SIMD_PATHS + ("best",):
+        warnings.warn(f"TEXTWIN_SIMD={want!r} is not one of {', '.join(_SIMD_PATHS)}, best; "
+                      "using the best the CPU has", RuntimeWarning, stacklevel=2)
+        want = "best"
+    return tw_simd_select(-1 if want == "best" else _SIMD_PATHS.index(want))
+
+
+_simd_level = _simd_from_env()
 
 
 def simd_path():
-    """The instruction set of the entropy rows' per-entry loops on this CPU:
-    ``"avx2+fma"`` (x86 with AVX2 and FMA, built by GCC or Clang) or ``"baseline"``."""
+    """The instruction set of the kernel's per-entry loops: ``"avx2+fma"`` (x86-64
+    with AVX2 and FMA, built by GCC or Clang) or ``"baseline"`` (elsewhere, or
+    when the environment sets ``TEXTWIN_SIMD=baseline`` before the import)."""
     return _SIMD_PATHS[_simd_level]
 
 
