@@ -647,13 +647,18 @@ def test_simd_path_names():
 
 
 @pytest.mark.parametrize("value", ["baseline", "best", "AVX2+FMA ", "sse9"])
-def test_textwin_simd_chooses_the_path_at_import(value):
+def test_textwin_simd_chooses_the_path_at_import(value, tmp_path):
     # TEXTWIN_SIMD=baseline makes runs comparable across machines; a value it
-    # does not know warns and takes the best path, never an error at import
+    # does not know warns and takes the best path, never an error at import.
+    # The child imports the textwin this process imported (installed or built
+    # in place), not whatever the working directory holds.
     best = K._select_simd("best")
+    home = os.path.dirname(os.path.dirname(os.path.dirname(K.__file__)))
+    env = dict(os.environ, TEXTWIN_SIMD=value,
+               PYTHONPATH=os.pathsep.join([home, os.environ.get("PYTHONPATH", "")]))
     code = "import textwin._kernels._dual_gs as K; print(K.simd_path())"
     out = subprocess.run([sys.executable, "-W", "always", "-c", code], capture_output=True,
-                         text=True, env=dict(os.environ, TEXTWIN_SIMD=value), check=True)
+                         text=True, env=env, cwd=tmp_path, check=True)
     expect = {"baseline": "baseline", "AVX2+FMA ": "avx2+fma"}.get(value, best)
     if value == "AVX2+FMA " and best == "baseline":
         expect = "baseline"                          # the CPU has no AVX2: the best it has
