@@ -118,22 +118,11 @@ cdef extern from *:
             tw_exp_pm1(dv * x[k], first, f + k, fi + k);
     }
     #define TW_EXP_LOOP(first) do { tw_exp_pm_loop(x, n, dv, first, f, fi); return; } while (0)
-    TW_BODY void tw_exp_pm_poly_body(const double* x, int n, double dv, double T,
-                                     double* f, double* fi) {
+    /* the baseline path's factors (the AVX2 path computes them in registers, tw_exp_pm4) */
+    static void tw_exp_pm_poly(const double* x, int n, double dv, double T, double* f,
+                               double* fi) {
         TW_BY_TIER(T, TW_EXP_LOOP)
     }
-    static void tw_exp_pm_poly_base(const double* x, int n, double dv, double T,
-                                    double* f, double* fi) {
-        tw_exp_pm_poly_body(x, n, dv, T, f, fi);
-    }
-    #ifdef TW_X86_AVX2
-    TW_AVX2 static void tw_exp_pm_poly_avx2(const double* x, int n, double dv, double T,
-                                            double* f, double* fi) {
-        tw_exp_pm_poly_body(x, n, dv, T, f, fi);
-    }
-    #endif
-    static void (*tw_exp_pm_poly)(const double*, int, double, double, double*, double*) =
-        tw_exp_pm_poly_base;
 
     /* returns sum_k a[col[k]] x[k], and sum_k a[col[k]] x[k]^2 in c (two partial sums each) */
     static double tw_dot2_base(const double* a, const double* x, const int* col, int n,
@@ -249,11 +238,12 @@ cdef extern from *:
     #endif
 
     #ifdef TW_PAIR_SSE2
-    /* the two lanes of v, (a, b): returns a - b and stores a + b in *sum */
-    static inline double tw_diff_sum(__m128d v, double* sum) {
-        double a = _mm_cvtsd_f64(v), b = _mm_cvtsd_f64(_mm_unpackhi_pd(v, v));
-        *sum = a + b;
-        return a - b;
+    /* a + b and a - b of the two lanes (a, b) of v, in registers */
+    static inline double tw_lane_sum(__m128d v) {
+        return _mm_cvtsd_f64(_mm_add_sd(v, _mm_unpackhi_pd(v, v)));
+    }
+    static inline double tw_lane_diff(__m128d v) {
+        return _mm_cvtsd_f64(_mm_sub_sd(v, _mm_unpackhi_pd(v, v)));
     }
     #endif
 
@@ -270,7 +260,9 @@ cdef extern from *:
         }
         if (k < nnz)
             a0 = _mm_add_pd(a0, _mm_loadu_pd(pm + 2 * (ptrdiff_t)col[k]));
-        return tw_diff_sum(_mm_add_pd(a0, a1), s);
+        a0 = _mm_add_pd(a0, a1);
+        *s = tw_lane_sum(a0);
+        return tw_lane_diff(a0);
     #else
         double sp = 0.0, sm = 0.0;
         for (; k < nnz; k++) {
@@ -285,7 +277,6 @@ cdef extern from *:
     /* returns sum_k (p_j - m_j) x_k, and sum_k (p_j + m_j) x_k^2 in *c */
     static double tw_pair_dot_base(const double* pm, const double* x, const int* col, int nnz,
                                    double* c) {
-        double bsum;
         int k = 0;
     #ifdef TW_PAIR_SSE2
         __m128d b = _mm_setzero_pd(), q = _mm_setzero_pd(), xk, px;
@@ -295,8 +286,8 @@ cdef extern from *:
             b = _mm_add_pd(b, px);
             q = _mm_add_pd(q, _mm_mul_pd(px, xk));
         }
-        tw_diff_sum(q, c);
-        return tw_diff_sum(b, &bsum);
+        *c = tw_lane_sum(q);
+        return tw_lane_diff(b);
     #else
         double bp = 0.0, bm = 0.0, qp = 0.0, qm = 0.0, xk;
         for (; k < nnz; k++) {
@@ -306,7 +297,6 @@ cdef extern from *:
             qp += pm[2 * (ptrdiff_t)col[k]] * xk * xk;
             qm += pm[2 * (ptrdiff_t)col[k] + 1] * xk * xk;
         }
-        (void)bsum;
         *c = qp + qm;
         return bp - bm;
     #endif
@@ -315,7 +305,6 @@ cdef extern from *:
     /* the same sums, two entries' pairs per 4-lane vector, two such vectors per step */
     TW_AVX2 static double tw_pair_dot_avx2(const double* pm, const double* x, const int* col,
                                            int nnz, double* c) {
-        double bsum;
         __m256d b0 = _mm256_setzero_pd(), b1 = _mm256_setzero_pd();
         __m256d q0 = _mm256_setzero_pd(), q1 = _mm256_setzero_pd(), p0, p1, x0, x1;
         __m128d b, q, xk, px;
@@ -345,19 +334,19 @@ cdef extern from *:
             b = _mm_add_pd(b, px);
             q = _mm_fmadd_pd(px, xk, q);
         }
-        tw_diff_sum(q, c);
-        return tw_diff_sum(b, &bsum);
+        *c = tw_lane_sum(q);
+        return tw_lane_diff(b);
     }
     #endif
     static double (*tw_pair_dot)(const double*, const double*, const int*, int, double*) =
         tw_pair_dot_base;
 
     #ifdef TW_PAIR_SSE2
-    /* q[0..1] *= g; returns dz + (new - old) */
-    static inline __m128d tw_pair_step(double* q, __m128d g, __m128d dz) {
+    /* q[0..1] *= g; returns the change (new - old) */
+    static inline __m128d tw_pair_mul(double* q, __m128d g) {
         __m128d old = _mm_loadu_pd(q), upd = _mm_mul_pd(old, g);
         _mm_storeu_pd(q, upd);
-        return _mm_add_pd(dz, _mm_sub_pd(upd, old));
+        return _mm_sub_pd(upd, old);
     }
     #endif
 
@@ -365,23 +354,26 @@ cdef extern from *:
        of p_j + m_j if want_dz (two partial sums) */
     static double tw_pair_scale(double* pm, const int* col, int nnz, const double* f,
                                 const double* fi, int want_dz) {
-        int k;
+        int k = 0;
     #ifdef TW_PAIR_SSE2
-        __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), d;
-        for (k = 0; k < nnz; k++) {
-            d = tw_pair_step(pm + 2 * (ptrdiff_t)col[k], _mm_set_pd(fi[k], f[k]), _mm_setzero_pd());
+        __m128d dz0 = _mm_setzero_pd(), dz1 = _mm_setzero_pd(), d0, d1;
+        for (; k + 2 <= nnz; k += 2) {
+            d0 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k], _mm_set_pd(fi[k], f[k]));
+            d1 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 1], _mm_set_pd(fi[k + 1], f[k + 1]));
             if (want_dz) {
-                if (k & 1)
-                    dz1 = _mm_add_pd(dz1, d);
-                else
-                    dz0 = _mm_add_pd(dz0, d);
+                dz0 = _mm_add_pd(dz0, d0);
+                dz1 = _mm_add_pd(dz1, d1);
             }
         }
-        dz0 = _mm_add_pd(dz0, dz1);
-        return _mm_cvtsd_f64(_mm_add_sd(dz0, _mm_unpackhi_pd(dz0, dz0)));
+        if (k < nnz) {
+            d0 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k], _mm_set_pd(fi[k], f[k]));
+            if (want_dz)
+                dz0 = _mm_add_pd(dz0, d0);
+        }
+        return tw_lane_sum(_mm_add_pd(dz0, dz1));
     #else
         double dz = 0.0, op, om;
-        for (k = 0; k < nnz; k++) {
+        for (; k < nnz; k++) {
             double* q = pm + 2 * (ptrdiff_t)col[k];
             op = q[0];
             om = q[1];
@@ -444,37 +436,39 @@ cdef extern from *:
        f, fi, then the scatter; AVX2/FMA: 4 entries' factors in registers,
        applied as they are computed (f, fi unused).  Entries are updated one
        after the other, so a column repeated in a row gets every factor. */
-    static double tw_scale_f(double* w, const int* col, int n, const double* f) {
-        double s0 = 0.0, s1 = 0.0, old, upd;
+    /* *q *= f; returns the change (new - old) */
+    static inline double tw_mul1(double* q, double f) {
+        double old = *q, upd = old * f;
+        *q = upd;
+        return upd - old;
+    }
+    static double tw_scale_f(double* w, const int* col, int n, const double* f, int want_dz) {
+        double s0 = 0.0, s1 = 0.0, d0, d1;
         int k = 0;
         for (; k + 2 <= n; k += 2) {              /* two partial sums (see _gather_sum) */
-            old = w[col[k]];
-            upd = old * f[k];
-            w[col[k]] = upd;
-            s0 += upd - old;
-            old = w[col[k + 1]];
-            upd = old * f[k + 1];
-            w[col[k + 1]] = upd;
-            s1 += upd - old;
+            d0 = tw_mul1(w + col[k], f[k]);
+            d1 = tw_mul1(w + col[k + 1], f[k + 1]);
+            if (want_dz) {
+                s0 += d0;
+                s1 += d1;
+            }
         }
         if (k < n) {
-            old = w[col[k]];
-            upd = old * f[k];
-            w[col[k]] = upd;
-            s0 += upd - old;
+            d0 = tw_mul1(w + col[k], f[k]);
+            if (want_dz)
+                s0 += d0;
         }
         return s0 + s1;
     }
     static double tw_scale_exp_base(double* w, const int* col, const double* x, int n,
                                     double dv, double T, int want_dz, double* f, double* fi) {
-        (void)want_dz;
-        tw_exp_pm_poly_base(x, n, dv, T, f, fi);
-        return tw_scale_f(w, col, n, f);
+        tw_exp_pm_poly(x, n, dv, T, f, fi);
+        return tw_scale_f(w, col, n, f, want_dz);
     }
     static double tw_pair_scale_exp_base(double* pm, const int* col, const double* x, int n,
                                          double dv, double T, int want_dz, double* f,
                                          double* fi) {
-        tw_exp_pm_poly_base(x, n, dv, T, f, fi);
+        tw_exp_pm_poly(x, n, dv, T, f, fi);
         return tw_pair_scale(pm, col, n, f, fi, want_dz);
     }
     #ifdef TW_X86_AVX2
@@ -498,9 +492,6 @@ cdef extern from *:
         __m256i mask = _mm256_cmpgt_epi64(_mm256_set1_epi64x(r), _mm256_set_epi64x(3, 2, 1, 0));
         return _mm256_maskload_pd(x, mask);
     }
-    /* one entry: w[c] *= f, the change stored in d (read only when the caller wants it) */
-    #define TW_SCALE1(c, f, d) do { double* q_ = w + (c); double o_ = *q_, u_ = o_ * (f); \
-        *q_ = u_; d = u_ - o_; } while (0)
     TW_AVX2 TW_BODY double tw_scale_exp_row(double* w, const int* col, const double* x, int n,
                                             double dv, int want_dz, int first) {
         __m256d dvv = _mm256_set1_pd(dv), fv, fiv;
@@ -512,10 +503,10 @@ cdef extern from *:
         for (; k + 4 <= n; k += 4) {
             tw_exp_pm4(_mm256_mul_pd(dvv, _mm256_loadu_pd(x + k)), first, &fv, &fiv);
             _mm256_storeu_pd(fa, fv);
-            TW_SCALE1(col[k], fa[0], d0);
-            TW_SCALE1(col[k + 1], fa[1], d1);
-            TW_SCALE1(col[k + 2], fa[2], d2);
-            TW_SCALE1(col[k + 3], fa[3], d3);
+            d0 = tw_mul1(w + col[k], fa[0]);
+            d1 = tw_mul1(w + col[k + 1], fa[1]);
+            d2 = tw_mul1(w + col[k + 2], fa[2]);
+            d3 = tw_mul1(w + col[k + 3], fa[3]);
             if (want_dz)
                 s += (d0 + d1) + (d2 + d3);
         }
@@ -523,11 +514,11 @@ cdef extern from *:
             tw_exp_pm4(_mm256_mul_pd(dvv, tw_load_tail(x + k, n - k)), first, &fv, &fiv);
             _mm256_storeu_pd(fa, fv);
             d1 = d2 = 0.0;
-            TW_SCALE1(col[k], fa[0], d0);
+            d0 = tw_mul1(w + col[k], fa[0]);
             if (k + 1 < n)
-                TW_SCALE1(col[k + 1], fa[1], d1);
+                d1 = tw_mul1(w + col[k + 1], fa[1]);
             if (k + 2 < n)
-                TW_SCALE1(col[k + 2], fa[2], d2);
+                d2 = tw_mul1(w + col[k + 2], fa[2]);
             if (want_dz)
                 s += (d0 + d1) + d2;
         }
@@ -541,9 +532,6 @@ cdef extern from *:
         (void)fi;
         TW_BY_TIER(T, TW_SCALE_ROW)
     }
-    /* (p, m) at q *= g, the change stored in d */
-    #define TW_PAIR1(q, g, d) do { double* q_ = (q); __m128d o_ = _mm_loadu_pd(q_); \
-        __m128d u_ = _mm_mul_pd(o_, g); _mm_storeu_pd(q_, u_); d = _mm_sub_pd(u_, o_); } while (0)
     TW_AVX2 TW_BODY double tw_pair_scale_exp_row(double* pm, const int* col, const double* x,
                                                  int n, double dv, int want_dz, int first) {
         __m256d dvv = _mm256_set1_pd(dv), fv, fiv, lo, hi;
@@ -557,17 +545,17 @@ cdef extern from *:
             hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
             /* as in tw_scale_exp_row: a tree per block, one running sum */
             d1 = d2 = d3 = _mm_setzero_pd();
-            TW_PAIR1(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo), d0);
+            d0 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo));
             if (k + 1 < n)
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi), d1);
+                d1 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi));
             if (k + 2 < n)
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1), d2);
+                d2 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1));
             if (k + 3 < n)
-                TW_PAIR1(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1), d3);
+                d3 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1));
             if (want_dz)
                 dz = _mm_add_pd(dz, _mm_add_pd(_mm_add_pd(d0, d1), _mm_add_pd(d2, d3)));
         }
-        return _mm_cvtsd_f64(_mm_add_sd(dz, _mm_unpackhi_pd(dz, dz)));
+        return tw_lane_sum(dz);
     }
     #define TW_PAIR_ROW(first) return tw_pair_scale_exp_row(pm, col, x, n, dv, want_dz, first)
     TW_AVX2 static double tw_pair_scale_exp_avx2(double* pm, const int* col, const double* x,
@@ -585,7 +573,7 @@ cdef extern from *:
 
     /* point every dispatched loop at one path's build (base or avx2) */
     #define TW_USE(path) do { \
-        tw_exp_pm_poly = tw_exp_pm_poly_##path; tw_dot = tw_dot_##path; \
+        tw_dot = tw_dot_##path; \
         tw_dot2 = tw_dot2_##path; tw_pair_dot = tw_pair_dot_##path; \
         tw_scale_exp = tw_scale_exp_##path; tw_pair_scale_exp = tw_pair_scale_exp_##path; \
     } while (0)
@@ -606,10 +594,9 @@ cdef extern from *:
     void TW_FTZ_ON() noexcept nogil
     unsigned int TW_CSR_GET() noexcept nogil
     void TW_CSR_SET(unsigned int c) noexcept nogil
-    void tw_exp_pm_poly(const double* x, int n, double dv, double T, double* f,
-                        double* fi) noexcept nogil
     int tw_simd_select(int want) noexcept nogil
-    double tw_scale_f(double* w, const int* col, int n, const double* f) noexcept nogil
+    double tw_scale_f(double* w, const int* col, int n, const double* f,
+                      int want_dz) noexcept nogil
     double tw_scale_exp(double* w, const int* col, const double* x, int n, double dv, double T,
                         int want_dz, double* f, double* fi) noexcept nogil
     double tw_pair_scale_exp(double* pm, const int* col, const double* x, int n, double dv,
@@ -891,32 +878,23 @@ cdef class Logistic(Loss):
 # pointers to locals first, so the loops index plain C arrays.
 # ---------------------------------------------------------------------------
 
-cdef double EXP_POLY_T = 0.35       # |t| within which _exp_pm_row's polynomials are exact to rounding
+cdef double EXP_POLY_T = 0.35       # |t| within which the factors' polynomials are exact to rounding
 
 
-cdef void _exp_pm_row(const double* x, int nnz, double dv, bint poly,
-                      double* f, double* fi) noexcept nogil:
-    """f[k] = e^(dv x_k) and fi[k] = e^(-dv x_k): the factors of an entropy update.
+cdef void _exp_pm_row_libm(const double* x, int nnz, double dv, double* f,
+                           double* fi) noexcept nogil:
+    """f[k] = e^(dv x_k) and fi[k] = e^(-dv x_k) from libm: the factors of an
+    entropy update when the caller raised the exponent cap beyond EXP_POLY_T.
 
-    The exponent cap (math.md §6, kappa = ln(2)/2) keeps |dv x_k| <= 0.347,
-    where the Taylor polynomials of the even and odd parts of e^t, to t^12 and
-    t^13, are exact to rounding (the next terms are below 5e-18): e^t = E + O,
-    e^-t = E - O, without libm and without a division (``tw_exp_pm_poly``,
-    in C above, with lower degrees when every |dv x_k| is small).  ``poly``
-    is false when the caller raised the cap beyond 0.35: libm then.  The
-    kernel's rows call ``tw_scale_exp``, which applies the same factors as
-    it computes them (``_scale_exp``); this function serves the tests.
+    Within the cap (math.md §6, kappa = ln(2)/2, so |dv x_k| <= 0.347) the
+    updates take the Taylor polynomials of the even and odd parts of e^t
+    instead (tw_exp_pm_poly, tw_exp_pm4 in C above): e^t = E + O,
+    e^-t = E - O, exact to rounding, without libm and without a division.
     """
     cdef int k
-    cdef double T = 0.0
-    if not poly:
-        for k in range(nnz):
-            f[k] = exp(dv * x[k])
-            fi[k] = 1.0 / f[k]
-        return
     for k in range(nnz):
-        T = max(T, fabs(dv * x[k]))
-    tw_exp_pm_poly(x, nnz, dv, T, f, fi)
+        f[k] = exp(dv * x[k])
+        fi[k] = 1.0 / f[k]
 
 
 cdef inline bint _one_value(double x0) noexcept nogil:
@@ -995,8 +973,8 @@ cdef inline double _scale_exp(Regularizer reg, double* w, const double* x, const
     want_dz: only the normalized rows need it)."""
     if reg.poly:
         return tw_scale_exp(w, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
-    _exp_pm_row(x, nnz, dv, False, reg.fp, reg.fm)      # beyond the polynomials: libm
-    return tw_scale_f(w, j, nnz, reg.fp)
+    _exp_pm_row_libm(x, nnz, dv, reg.fp, reg.fm)        # beyond the polynomials
+    return tw_scale_f(w, j, nnz, reg.fp, want_dz)
 
 
 cdef inline double _pair_scale_exp(Regularizer reg, double* pm, const double* x, const int* j,
@@ -1005,7 +983,7 @@ cdef inline double _pair_scale_exp(Regularizer reg, double* pm, const double* x,
     changes (if want_dz)."""
     if reg.poly:
         return tw_pair_scale_exp(pm, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
-    _exp_pm_row(x, nnz, dv, False, reg.fp, reg.fm)
+    _exp_pm_row_libm(x, nnz, dv, reg.fp, reg.fm)
     return tw_pair_scale(pm, j, nnz, reg.fp, reg.fm, want_dz)
 
 
@@ -2404,14 +2382,21 @@ def dual_trace(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features
 
 
 def py_exp_pm_row(x, double dv, bint poly=True):
-    """(e^(dv x), e^(-dv x)) as the entropy updates compute them per entry (for tests)."""
+    """(e^(dv x), e^(-dv x)) as the entropy updates compute them per entry (for
+    tests): within the cap, the balanced rows' update on the current SIMD path
+    applied to pairs (1, 1); with ``poly=False``, libm."""
     cdef const double[::1] xv = np.ascontiguousarray(x, dtype=np.float64)
-    f = np.empty(xv.shape[0])
-    fi = np.empty(xv.shape[0])
-    cdef double[::1] fv = f, fiv = fi
-    if xv.shape[0]:
-        _exp_pm_row(&xv[0], <int>xv.shape[0], dv, poly, &fv[0], &fiv[0])
-    return f, fi
+    cdef int n = <int>xv.shape[0]
+    cdef double[::1] fv, fiv
+    if not poly:
+        f, fi = np.empty(n), np.empty(n)
+        fv, fiv = f, fi
+        if n:
+            _exp_pm_row_libm(&xv[0], n, dv, &fv[0], &fiv[0])
+        return f, fi
+    pairs = np.ones(2 * n)
+    py_scale_exp(pairs, np.arange(n), xv, dv, pairs=True)
+    return pairs[0::2].copy(), pairs[1::2].copy()
 
 
 # The per-entry loops' instruction set, picked once at import (see tw_simd_select):
