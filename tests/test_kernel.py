@@ -684,6 +684,18 @@ def test_exp_pm_row_is_exact_to_rounding_on_every_tier(simd):
             assert _ulps(f, np.exp(dv * x)) <= 2 and _ulps(fi, np.exp(-dv * x)) <= 2, T
 
 
+def test_one_value_rows_factors_are_expm1_to_rounding():
+    # a one-value (binary) row takes one factor per step: e^t - 1 and e^-t - 1
+    # without cancellation on every tier (the normalized rows add
+    # (e^t - 1) sum E to Z, where 1 + t - 1 would lose the small steps' digits)
+    for T in sorted([1.1e-5, 2.0e-3, 0.021, 0.35] + list(np.geomspace(1e-12, 0.35, 80))):
+        for t in (T, -T, T / 3, -T / 7):
+            ep, em = K.py_expm1_pm(t)
+            assert abs(ep - np.expm1(t)) <= 2 * np.spacing(abs(np.expm1(t))), t
+            assert abs(em - np.expm1(-t)) <= 2 * np.spacing(abs(np.expm1(-t))), t
+    assert K.py_expm1_pm(0.0) == (0.0, 0.0)
+
+
 def test_exp_pm_row_beyond_the_cap_uses_libm():
     f, fi = K.py_exp_pm_row(np.zeros(3), 0.3)
     assert np.all(f == 1.0) and np.all(fi == 1.0)

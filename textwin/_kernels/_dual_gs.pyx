@@ -79,11 +79,12 @@ cdef extern from *:
 
     /* e^t = E + O and e^-t = E - O with E, O the Taylor polynomials of the even
        and odd parts of e^t, to degree 13 for |t| <= 0.35 (the exponent cap,
-       see _exp_pm_row) and lower where |t| is known to be smaller: a degree N
+       see _exp_pm_row_libm) and lower where |t| is known to be smaller: a degree N
        is exact to rounding while |t|^(N+1)/(N+1)! < 2^-55, which the tiers'
        bounds keep (a solve near its optimum takes tiny steps: most rows then
-       need degree 3).  Horner coefficients of E(t^2) and O(t^2)/t, highest
-       first; tw_exp_first(T), for |t| <= T, is the first one used: degree 13
+       need degree 3).  Coefficients of E(t^2) and O(t^2)/t, highest first
+       (Horner's scheme on the baseline path, Estrin's on the AVX2 one);
+       tw_exp_first(T), for |t| <= T, is the first one used: degree 13
        from 0, 7 from 3, 5 from 4, 3 from 5.  TW_BY_TIER(T, CALL) expands
        CALL(first) once per tier, so that each tier's loop is compiled with
        its polynomial unrolled. */
@@ -109,6 +110,28 @@ cdef extern from *:
         o *= t;
         *f = e + o;
         *fi = e - o;
+    }
+    /* e^t - 1 in *ep and e^-t - 1 in *em, for |t| <= 0.35 (the one-value rows'
+       single factor per step): the polynomials above without their constant
+       term, E - 1 = u P(u) and O = t (1 + u Q(u)) with u = t^2, so that a
+       small step loses nothing to cancellation (as expm1), without libm.
+       Exact to rounding relative to e^t - 1 ~ t, not to 1: degree N while
+       |t|^N/(N+1)! < 2^-54, hence lower bounds than TW_T3.. */
+    static inline int tw_expm1_first(double T) {
+        return T <= 1.1e-5 ? 5 : T <= 2.0e-3 ? 4 : T <= 0.021 ? 3 : 0;
+    }
+    static inline void tw_expm1_pm(double t, double* ep, double* em) {
+        double u = t * t, p, q, r;
+        int c = tw_expm1_first(t < 0 ? -t : t);
+        p = TW_EVEN_C[c];
+        q = TW_ODD_C[c];
+        for (c = c + 1; c < 6; c++) {
+            p = p * u + TW_EVEN_C[c];
+            q = q * u + TW_ODD_C[c];
+        }
+        r = t * q;
+        *ep = t + u * (p + r);
+        *em = u * (p - r) - t;
     }
     /* one branch-free loop per tier, which the compiler vectorizes */
     TW_BODY void tw_exp_pm_loop(const double* x, int n, double dv, int first,
@@ -474,16 +497,31 @@ cdef extern from *:
     #ifdef TW_X86_AVX2
     #define TW_V(c) _mm256_set1_pd(c)
     #define TW_FMA(a, b, c) _mm256_fmadd_pd(a, b, c)
+    /* Estrin's scheme in u = t^2 for P(u) = sum_c C[c] u^(5-c), c = first..5 (the
+       polynomial less its constant 1): as many fused multiply-adds as Horner's
+       scheme, half its chain of dependent ones (the capped steps' degree 13).
+       The constant comes last, E = 1 + u P and O = t + (t u) Q, so that the
+       rounding of P (scaled by u <= 0.123) moves E and O by a tenth of an ulp */
+    TW_AVX2 static inline __m256d tw_estrin4(const double* C, int first, __m256d u,
+                                             __m256d u2, __m256d u4) {
+        __m256d a, b;
+        if (first == 5)
+            return TW_V(C[5]);
+        a = TW_FMA(TW_V(C[4]), u, TW_V(C[5]));
+        if (first == 4)
+            return a;
+        if (first == 3)
+            return TW_FMA(TW_V(C[3]), u2, a);
+        b = TW_FMA(TW_V(C[2]), u, TW_V(C[3]));
+        a = TW_FMA(b, u2, a);
+        b = TW_FMA(TW_V(C[0]), u, TW_V(C[1]));
+        return TW_FMA(b, u4, a);
+    }
     /* e^t in *f and e^-t in *fi on 4 lanes: tw_exp_pm1's polynomials */
     TW_AVX2 static inline void tw_exp_pm4(__m256d t, int first, __m256d* f, __m256d* fi) {
-        __m256d t2 = _mm256_mul_pd(t, t);
-        __m256d e = _mm256_set1_pd(TW_EVEN_C[first]), o = _mm256_set1_pd(TW_ODD_C[first]);
-        int c;
-        for (c = first + 1; c < 7; c++) {
-            e = _mm256_fmadd_pd(t2, e, _mm256_set1_pd(TW_EVEN_C[c]));
-            o = _mm256_fmadd_pd(t2, o, _mm256_set1_pd(TW_ODD_C[c]));
-        }
-        o = _mm256_mul_pd(t, o);
+        __m256d u = _mm256_mul_pd(t, t), u2 = _mm256_mul_pd(u, u), u4 = _mm256_mul_pd(u2, u2);
+        __m256d e = TW_FMA(u, tw_estrin4(TW_EVEN_C, first, u, u2, u4), TW_V(1.0));
+        __m256d o = TW_FMA(_mm256_mul_pd(t, u), tw_estrin4(TW_ODD_C, first, u, u2, u4), t);
         *f = _mm256_add_pd(e, o);
         *fi = _mm256_sub_pd(e, o);
     }
@@ -610,6 +648,7 @@ cdef extern from *:
                          const double* fi, int want_dz) noexcept nogil
     void tw_pair_scale1(double* pm, const int* col, int nnz, double f0, double fi0,
                         double* olds) noexcept nogil
+    void tw_expm1_pm(double t, double* ep, double* em) noexcept nogil
 
 import os
 import warnings
@@ -872,7 +911,8 @@ cdef class Logistic(Loss):
 # Regularizers (math.md §5): own v and the cache that gives w = grad h(v).
 # Rows arrive as raw pointers (values x, columns j, nnz) plus ``x0``, the value
 # every entry of the row shares (binary features), or NaN when they differ.
-# A row with one value needs no per-entry multiply and one exp per step: its
+# A row with one value needs no per-entry multiply and one factor per step
+# (tw_expm1_pm): its
 # margin is x0 times a plain sum.  Margins and curvatures are of x_i, the
 # caller folds the label in.  Each method copies the memoryviews' data
 # pointers to locals first, so the loops index plain C arrays.
@@ -985,6 +1025,24 @@ cdef inline double _pair_scale_exp(Regularizer reg, double* pm, const double* x,
         return tw_pair_scale_exp(pm, j, x, nnz, dv, fabs(dv) * xmax, want_dz, reg.fp, reg.fm)
     _exp_pm_row_libm(x, nnz, dv, reg.fp, reg.fm)
     return tw_pair_scale(pm, j, nnz, reg.fp, reg.fm, want_dz)
+
+
+cdef inline void _expm1_pm(Regularizer reg, double t, double* ep, double* em) noexcept nogil:
+    """e^t - 1 and e^-t - 1: the one-value rows' factors, polynomials within the cap."""
+    if reg.poly:
+        tw_expm1_pm(t, ep, em)
+    else:
+        ep[0] = expm1(t)
+        em[0] = expm1(-t)
+
+
+cdef inline double _exp1(Regularizer reg, double t) noexcept nogil:
+    """e^t (a one-value row's factor), the polynomial within the cap."""
+    cdef double ep, em
+    if reg.poly:
+        tw_expm1_pm(t, &ep, &em)
+        return 1.0 + ep
+    return exp(t)
 
 
 cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept nogil:
@@ -1115,7 +1173,7 @@ cdef class Entropy(Regularizer):
         cdef int k
         cdef double f0
         if _one_value(x0):
-            f0 = exp(dv * x0)
+            f0 = _exp1(self, dv * x0)
             for k in range(nnz):
                 w[j[k]] *= f0
             return
@@ -1179,10 +1237,10 @@ cdef class BalancedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
-        cdef double f0
+        cdef double ep, em
         if _one_value(x0):
-            f0 = exp(dv * x0)
-            tw_pair_scale1(&self.pm[0], j, nnz, f0, 1.0 / f0, NULL)
+            _expm1_pm(self, dv * x0, &ep, &em)
+            tw_pair_scale1(&self.pm[0], j, nnz, 1.0 + ep, 1.0 + em, NULL)
             return
         _pair_scale_exp(self, &self.pm[0], x, j, nnz, xmax, dv, False)
 
@@ -1307,9 +1365,10 @@ cdef class NormalizedEntropy(Regularizer):
                   double dv) noexcept nogil:
         cdef double* E = &self.E[0]
         cdef int k = 0
-        cdef double f0, s0 = 0.0, s1 = 0.0
+        cdef double f0, ep, em, s0 = 0.0, s1 = 0.0
         if _one_value(x0):
-            f0 = exp(dv * x0)
+            _expm1_pm(self, dv * x0, &ep, &em)
+            f0 = 1.0 + ep
             while k + 2 <= nnz:              # two partial sums (see _gather_sum)
                 s0 += E[j[k]]
                 E[j[k]] *= f0
@@ -1319,7 +1378,7 @@ cdef class NormalizedEntropy(Regularizer):
             if k < nnz:
                 s0 += E[j[k]]
                 E[j[k]] *= f0
-            self.Zs += (f0 - 1.0) * (s0 + s1)    # Z changes on the row only
+            self.Zs += ep * (s0 + s1)            # Z changes on the row only
         else:
             self.Zs += _scale_exp(self, E, x, j, nnz, xmax, dv, True)
         if not (SMALL < self.Zs < BIG):
@@ -1409,17 +1468,14 @@ cdef class BalancedNormalizedEntropy(Regularizer):
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
                   double dv) noexcept nogil:
-        cdef double f0, fi0, em
+        cdef double ep, em
         cdef double olds[2]
         if _one_value(x0):
-            f0 = exp(dv * x0)
-            # Z changes by (f0 - 1) sum p + (1/f0 - 1) sum m over the row (the
-            # sums before the update); f0 - 1 = expm1, exact for small steps
-            em = expm1(dv * x0)
-            f0 = 1.0 + em
-            fi0 = 1.0 / f0
-            tw_pair_scale1(&self.E2[0], j, nnz, f0, fi0, olds)
-            self.Zs += em * (olds[0] - fi0 * olds[1])
+            # Z changes by (e^t - 1) sum p + (e^-t - 1) sum m over the row (the
+            # sums before the update), both exact for small steps
+            _expm1_pm(self, dv * x0, &ep, &em)
+            tw_pair_scale1(&self.E2[0], j, nnz, 1.0 + ep, 1.0 + em, olds)
+            self.Zs += ep * olds[0] + em * olds[1]
         else:
             self.Zs += _pair_scale_exp(self, &self.E2[0], x, j, nnz, xmax, dv, True)
         if not (SMALL < self.Zs < BIG):
@@ -2379,6 +2435,14 @@ def dual_trace(X_data, X_indices, X_indptr, y, target, weight, alpha, n_features
     res = dual_gauss_seidel(X_data, X_indices, X_indptr, y, target, weight, alpha,
                             n_features, trace_dual=True, **kwargs)
     return res["dual_trace"]
+
+
+def py_expm1_pm(double t):
+    """(e^t - 1, e^-t - 1) as a one-value row's update computes them within the
+    cap (for tests)."""
+    cdef double ep, em
+    tw_expm1_pm(t, &ep, &em)
+    return ep, em
 
 
 def py_exp_pm_row(x, double dv, bint poly=True):
