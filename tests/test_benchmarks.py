@@ -1,0 +1,39 @@
+"""The benchmark scripts' own logic (their timings live in docs/performance.md)."""
+import importlib.util
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _load(name):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "benchmarks",
+                                                                     name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_kernel_ab_renumbers_columns_by_document_frequency():
+    ab = _load("bench_kernel_ab")
+    rng = np.random.default_rng(0)
+    X = sp.random(40, 15, density=0.3, format="csr", random_state=rng)
+    X0 = X.copy()
+    Xp = ab.by_frequency(X)
+    assert (X != X0).nnz == 0                          # X itself untouched
+    df = np.diff(Xp.tocsc().indptr)
+    assert np.all(np.diff(df) <= 0)                    # most frequent column first
+    assert Xp.has_sorted_indices
+    # the same matrix, columns permuted: every row keeps its values
+    order = np.argsort(-np.diff(X.tocsc().indptr), kind="stable")
+    assert (abs(X[:, order] - Xp)).max() == 0
+
+
+def test_kernel_ab_rejects_an_unknown_regularizer(capsys):
+    ab = _load("bench_kernel_ab")
+    with pytest.raises(SystemExit):
+        ab.main(["--regularizers", "square,entropie"])
+    assert "unknown regularizer(s) entropie" in capsys.readouterr().err
