@@ -98,6 +98,9 @@ def test_convergence_warning_names_the_category(capsys, corpus):
     (line,) = [ln for ln in err.splitlines() if "did not converge" in ln]
     assert re.search(r"the worst \(problem [01]: (ham|spam)\) stopped after 1 epochs", line)
     assert "warm_start" not in line  # the API's hint; the command line has no warm start
+    # the command line's flags, not the API's parameters
+    assert "Raise --epochs, loosen --tol," in line and "max_epochs" not in line
+    assert "a larger --lam also helps" in line
 
 
 # -- NaN and infinity ------------------------------------------------------------------

@@ -982,9 +982,12 @@ def main(argv=None):
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
         # source excerpt; silenced by -q.
-        from .linear import _RESUME_HINT
+        from .linear import _BUDGET_HINT, _LAM_HINT, _RESUME_HINT
 
-        logger.warning("warning: %s", _name_problems(str(message).replace(_RESUME_HINT, "")))
+        text = str(message).replace(_RESUME_HINT, "")
+        text = text.replace(_BUDGET_HINT, "Raise --epochs, loosen --tol,")
+        text = text.replace(_LAM_HINT, "a larger --lam also helps")
+        logger.warning("warning: %s", _name_problems(text))
 
     try:
         with warnings.catch_warnings():

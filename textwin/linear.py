@@ -486,6 +486,9 @@ def _problem_weight(class_weight, yk, k, sample_weight, classes, label_mode):
 
 # the Python API's way on; the command line, which has no warm start, leaves it out
 _RESUME_HINT = " With warm_start=True, calling fit again continues from where this fit stopped."
+# the parameters to change, by their names in the API (the command line names its flags)
+_BUDGET_HINT = "Increase max_epochs, loosen tol,"
+_LAM_HINT = "a larger lam also helps"
 
 
 def _convergence_warning(name, failures, tol, extra=""):
@@ -494,9 +497,9 @@ def _convergence_warning(name, failures, tol, extra=""):
     warnings.warn(
         f"{name} did not converge on {len(failures)} binary problem(s): the worst "
         f"(problem {worst_k}) stopped after {epochs} epochs at relative duality gap "
-        f"{worst_gap:.3g} (tol={tol:g}){extra}. Increase max_epochs, loosen tol, "
+        f"{worst_gap:.3g} (tol={tol:g}){extra}. {_BUDGET_HINT} "
         f"or scale the features (e.g. unit-length rows); with an entropy "
-        f"regularizer a larger lam also helps.{_RESUME_HINT}",
+        f"regularizer {_LAM_HINT}.{_RESUME_HINT}",
         ConvergenceWarning,
         stacklevel=3,
     )
