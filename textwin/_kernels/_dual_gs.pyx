@@ -1530,16 +1530,26 @@ cdef class BalancedNormalizedEntropy(Regularizer):
 # The solver
 # ---------------------------------------------------------------------------
 
+cdef struct Example:
+    # Everything a visit reads of example i, in one 64-byte cache line: the
+    # examples are visited in random order, and eight arrays of n values (600 KB
+    # at n = 9,603, beyond L2) cost eight cache misses per visit where this
+    # costs one (docs/performance.md, "The per-example record").
+    double alpha                # dual variable, in/out (copied back at the end)
+    double y                    # label +1/-1 (folded on the fly: z_i = y_i x_i)
+    double t                    # target margin t_i
+    double s                    # loss weight s_i
+    double gap_seen             # gap term at the last visit
+    double xone                 # the value all entries of row i share, NaN if they differ
+    double xmax                 # max_j |x_ij| (entropy rows: the exponent cap)
+    int start                   # the row's entries: data[start:start + nnz]
+    int nnz
+
+
 cdef struct Problem:
-    const double* data          # CSR values, column indices, row pointers
+    const double* data          # CSR values and column indices
     const int* indices
-    const int* indptr
-    const double* y             # labels +1/-1 (folded on the fly: z_i = y_i x_i)
-    const double* t             # target margins t_i
-    const double* s             # loss weights s_i
-    double* alpha               # dual variables, in/out
-    const double* xmax          # max_j |x_ij| (entropy rows: the exponent cap)
-    const double* xone          # the value all entries of row i share, NaN if they differ
+    Example* ex                 # the examples, 64-byte aligned
     Py_ssize_t n
     double lam
     double S                    # lam * n
@@ -1557,7 +1567,6 @@ cdef struct Problem:
     Py_ssize_t active           # order[:active] are the active examples
     double pg_max_old
     double pg_min_old
-    double* gap_seen            # per-example gap term at the last visit
     double gap_sum              # their sum, kept up to date (the cheap estimate)
     long long n_visits          # work counters: examples visited (margin formed),
     long long n_steps           # steps that moved alpha,
@@ -1617,9 +1626,11 @@ cdef double _ksum(Problem* P, Loss loss) noexcept nogil:
     """sum_i K_i(alpha_i)."""
     cdef double out = 0.0
     cdef Py_ssize_t i
+    cdef Example* e
     for i in range(P.n):
-        if P.s[i] > 0:
-            out += loss.conj(P.alpha[i], P.t[i], P.s[i])
+        e = &P.ex[i]
+        if e.s > 0:
+            out += loss.conj(e.alpha, e.t, e.s)
     return out
 
 
@@ -1641,53 +1652,44 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
     """One pass of Algorithm 1 (math.md §3) over the active examples order[:P.active].
 
     Records for each visited example its gap term and loss at the margin seen
-    before its step (P.gap_seen: the cheap gap estimate).  With
+    before its step (gap_seen: the cheap gap estimate).  With
     shrinking, an example at a bound of its domain whose gradient pushes it
     further out than anything seen last epoch leaves the active set
     (liblinear's rule); the caller restores the full set when the exact gap
     says the solve is not done.
     """
-    cdef Py_ssize_t k = 0, i, inext
-    cdef int start, nnz, tmp
+    cdef Py_ssize_t k = 0, i
+    cdef int nnz, tmp
+    cdef Example* e
     cdef const double* x
     cdef const int* j
     cdef double s_i, t_i, y_i, a_i, b, c, cq, g, H, cap, delta, dv, pg, lo, hi, term
     cdef double pg_max = -INFINITY, pg_min = INFINITY
     while k < P.active:
         i = order[k]
-        s_i = P.s[i]
+        e = &P.ex[i]
+        s_i = e.s
         if s_i == 0:                       # alpha_i is pinned at 0
             k += 1
             continue
-        y_i = P.y[i]
-        t_i = P.t[i]
-        a_i = P.alpha[i]
-        start = P.indptr[i]
-        nnz = P.indptr[i + 1] - start
-        x = P.data + start
-        j = P.indices + start
+        y_i = e.y
+        t_i = e.t
+        a_i = e.alpha
+        nnz = e.nnz
+        x = P.data + e.start
+        j = P.indices + e.start
         if k + 1 < P.active:
             # a random permutation visits rows anywhere in the CSR arrays: start
             # loading the next row now (1.1-1.6x per epoch, docs/performance.md)
-            TW_PREFETCH(P.data + P.indptr[order[k + 1]])
-            TW_PREFETCH(P.indices + P.indptr[order[k + 1]])
+            TW_PREFETCH(P.data + P.ex[order[k + 1]].start)
+            TW_PREFETCH(P.indices + P.ex[order[k + 1]].start)
         if k + 2 < P.active:
-            # and the per-example entries two rows ahead: eight arrays of n
-            # values, together beyond L2 at n ~ 10,000, read at random (the
-            # row pointer above included); 0.84-0.95 of the time per epoch on
-            # binary rows, where rows are short (docs/performance.md)
-            inext = order[k + 2]
-            TW_PREFETCH(P.indptr + inext)
-            TW_PREFETCH(P.s + inext)
-            TW_PREFETCH(P.y + inext)
-            TW_PREFETCH(P.t + inext)
-            TW_PREFETCH(P.alpha + inext)
-            TW_PREFETCH(P.gap_seen + inext)
-            TW_PREFETCH(P.xone + inext)
-            TW_PREFETCH(P.xmax + inext)
+            # and the record of the example two ahead, whose row start the
+            # line above reads next time (docs/performance.md)
+            TW_PREFETCH(&P.ex[order[k + 2]])
 
         # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
-        b = y_i * reg.margin_curv(i, x, j, nnz, P.xone[i], &c)
+        b = y_i * reg.margin_curv(i, x, j, nnz, e.xone, &c)
         P.n_visits += 1
         P.nnz_visits += nnz
         cq = 0.0
@@ -1695,8 +1697,8 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
             b += y_i * (P.sigma + P.vb / P.rho)
             cq = 1.0 / P.rho
         term = loss.gap_term(b, a_i, t_i, s_i)
-        P.gap_sum += term - P.gap_seen[i]
-        P.gap_seen[i] = term
+        P.gap_sum += term - e.gap_seen
+        e.gap_seen = term
 
         # Phi'(0) and its projection on the domain of alpha_i
         g = loss.dconj(a_i, t_i, s_i) + b
@@ -1729,8 +1731,8 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
 
         # the exponent cap |delta| max_j |x_ij| / (lam n) <= kappa (entropy rows)
         cap = INFINITY
-        if reg.entropy and P.xmax[i] > 0:
-            cap = P.kappa * P.S / P.xmax[i]
+        if reg.entropy and e.xmax > 0:
+            cap = P.kappa * P.S / e.xmax
 
         if P.step == STEP_GRADIENT:
             delta = loss.project(a_i, _clip(-P.eta_g * g, -cap, cap), s_i)
@@ -1747,16 +1749,16 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         if delta == 0:
             continue
 
-        P.alpha[i] = a_i + delta
+        e.alpha = a_i + delta
         P.n_steps += 1
         P.nnz_steps += nnz
         P.ksum += loss.conj(a_i + delta, t_i, s_i) - loss.conj(a_i, t_i, s_i)
         dv = delta * y_i / P.S               # v += delta z_i / (lam n)
-        reg.add(x, j, nnz, P.xone[i], P.xmax[i], dv)
+        reg.add(x, j, nnz, e.xone, e.xmax, dv)
         if P.bias:
             P.vb += dv
         # an uncapped step (exp_cap > 1, a diagnostic) may overflow the cache
-        if reg.lazy_v and (reg.need_sync or fabs(dv) * P.xmax[i] > 1.0):
+        if reg.lazy_v and (reg.need_sync or fabs(dv) * e.xmax > 1.0):
             _sync(P, reg)
         if trace != NULL:
             trace[n_trace[0]] = _dual(P, loss, reg)
@@ -1776,24 +1778,23 @@ cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
                      double* gap, double* primal) noexcept nogil:
     """gap = (1/n) sum_i [s_i f(u_i) + K_i(alpha_i) + alpha_i u_i]; P(w) (math.md §2)."""
     cdef Py_ssize_t i
-    cdef int start, nnz
+    cdef Example* e
     cdef double u, term, gap_sum = 0.0, loss_sum = 0.0, wb = 0.0
     _sync(P, reg)
     if P.bias:
         wb = P.sigma + P.vb / P.rho
     for i in range(P.n):
-        if P.s[i] == 0:
+        e = &P.ex[i]
+        if e.s == 0:
             if out_terms != NULL:
                 out_terms[i] = 0.0
             continue
-        start = P.indptr[i]
-        nnz = P.indptr[i + 1] - start
-        u = P.y[i] * (reg.margin(i, P.data + start, P.indices + start, nnz, P.xone[i]) + wb)
-        term = loss.gap_term(u, P.alpha[i], P.t[i], P.s[i])
+        u = e.y * (reg.margin(i, P.data + e.start, P.indices + e.start, e.nnz, e.xone) + wb)
+        term = loss.gap_term(u, e.alpha, e.t, e.s)
         if out_terms != NULL:
             out_terms[i] = term
         gap_sum += term
-        loss_sum += P.s[i] * loss.value(u, P.t[i])
+        loss_sum += e.s * loss.value(u, e.t)
     gap[0] = gap_sum / P.n
     primal[0] = loss_sum / P.n + P.lam * reg.value()
     if P.bias:
@@ -1816,7 +1817,7 @@ cdef void _rebuild(Problem* P, Regularizer reg) noexcept nogil:
             vmax = vk
     if vmax > reg.v_limit:
         for i in range(P.n):
-            P.alpha[i] *= reg.v_limit / vmax
+            P.ex[i].alpha *= reg.v_limit / vmax
         _accumulate_v(P, reg)
     reg.refresh()
 
@@ -1835,18 +1836,17 @@ cdef void _sync(Problem* P, Regularizer reg) noexcept nogil:
 cdef void _accumulate_v(Problem* P, Regularizer reg) noexcept nogil:
     """v = (1/(lam n)) sum_i alpha_i z_i and the bias coordinate v_b."""
     cdef Py_ssize_t i, k
-    cdef int start, nnz
+    cdef Example* e
     cdef double dv
     for k in range(reg.d):
         reg.v[k] = 0.0
     P.vb = 0.0
     for i in range(P.n):
-        if P.alpha[i] == 0:
+        e = &P.ex[i]
+        if e.alpha == 0:
             continue
-        dv = P.alpha[i] * P.y[i] / P.S
-        start = P.indptr[i]
-        nnz = P.indptr[i + 1] - start
-        for k in range(start, start + nnz):
+        dv = e.alpha * e.y / P.S
+        for k in range(e.start, e.start + e.nnz):
             reg.v[P.indices[k]] += dv * P.data[k]
         P.vb += dv
 
@@ -2242,15 +2242,25 @@ def dual_gauss_seidel(
     cdef int every = int(gap_every), exact_every = int(exact_gap_every), n_ep = max_ep
     cdef double lam_c = lam, tol_c = tol
 
+    # the per-example record, one cache line each (a 64-byte aligned view)
+    ex_buf = np.zeros(n * sizeof(Example) + 64, dtype=np.uint8)
+    cdef unsigned char[::1] ex_bytes = ex_buf
+    cdef Example* ex = <Example*>((<size_t>&ex_bytes[0] + 63) & ~(<size_t>63))
+    cdef Py_ssize_t i
+    for i in range(n):
+        ex[i].alpha = av[i]
+        ex[i].y = yv[i]
+        ex[i].t = tv[i]
+        ex[i].s = sv[i]
+        ex[i].gap_seen = 0.0
+        ex[i].xone = x1[i]
+        ex[i].xmax = xm[i]
+        ex[i].start = Xp[i]
+        ex[i].nnz = Xp[i + 1] - Xp[i]
+
     P.data = &Xd[0]
     P.indices = &Xi[0]
-    P.indptr = &Xp[0]
-    P.y = &yv[0]
-    P.t = &tv[0]
-    P.s = &sv[0]
-    P.alpha = &av[0]
-    P.xmax = &xm[0]
-    P.xone = &x1[0]
+    P.ex = ex
     P.n = n
     P.lam = lam
     P.S = lam * n
@@ -2267,9 +2277,6 @@ def dual_gauss_seidel(
     P.growth = reg.growth2 ** exp_cap if (reg.entropy and np.isfinite(exp_cap)) else 1.0
     P.shrinking = bool(shrinking)
     _unshrink(&P)
-    seen_arr = np.zeros(n)
-    cdef double[::1] seen = seen_arr
-    P.gap_seen = &seen[0]
     P.n_visits = 0
     P.n_steps = 0
     P.nnz_visits = 0
@@ -2352,6 +2359,8 @@ def dual_gauss_seidel(
         if want_terms or not fresh:
             _exact_gap(&P, loss_obj, reg, &terms[0], &gap_abs, &primal)
         dual_c = _dual(&P, loss_obj, reg)     # O(n + d): still without the GIL
+        for i in range(n):                    # alpha is in/out
+            av[i] = ex[i].alpha
         TW_CSR_SET(csr)
 
     w = np.zeros(d)
