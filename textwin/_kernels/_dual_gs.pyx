@@ -658,6 +658,8 @@ import numpy as np
 cdef double TINY = 1e-300          # floor of P in the relative gap
 cdef double BIG = 1e100            # rescale the normalized rows' exponentials beyond this
 cdef double SMALL = 1e-100         # or below this
+cdef double LAG_MIN = 0.001        # range of the learnt ratio cheap / exact gap
+cdef double LAG_MAX = 5.0
 cdef double SKIP_PG = 1e-12        # liblinear: skip a step when |projected gradient| <= this
 cdef double V_WARM_LIMIT = 300.0   # e^300 ~ 1e130: weights stay finite, sums too
 
@@ -2113,6 +2115,8 @@ def dual_gauss_seidel(
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
     cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 1.2, dual_c
+    cdef double lag_min
+    cdef long long last_at = 0
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
@@ -2330,22 +2334,39 @@ def dual_gauss_seidel(
             est = INFINITY
             if epoch % every == 0:
                 # cheap: the terms at the margins seen at each example's last
-                # visit.  They lag behind (each is taken before its own step),
-                # so the estimate runs above the exact gap by a factor learnt
-                # at the last exact check (clamped to [1, 5], 1.2 before any)
+                # visit.  They lag behind: each is taken before its own step,
+                # so with the square regularizer the estimate runs above the
+                # exact gap; with the normalized ones every step moves every
+                # weight (through Z), and the terms seen, each small after its
+                # own step, run 20-50 times below it.  Either way the estimate
+                # is corrected by the ratio est / exact learnt at the last
+                # exact check (clamped to [0.001, 5], 1.2 before any): without
+                # the correction below 1 the normalized rows made an exact
+                # check, two more passes, after nearly every epoch.  A check
+                # made while shrinking has set examples aside learns no ratio
+                # below 1: their terms are stale for another reason, and only
+                # a check that this estimate triggers brings them back.  A
+                # ratio below 1 may drift upward, and the corrected estimate
+                # then stays above tol while the exact gap is below it: in that
+                # regime an exact check also comes every quarter of the epochs
+                # run so far (at least 5 apart), which bounds the overshoot
                 # (P is estimated as gap - D, with the exact D of now)
                 est_gap = P.gap_sum / n
                 est_p = est_gap - _dual_at(&P, reg, P.ksum)
                 est = est_gap / (est_p if est_p > TINY else TINY)
                 ests[epoch - 1] = est
                 checked = est <= tol_c * lag
+                if lag < 1.0 and epoch >= last_at + max(5, last_at // 4):
+                    checked = True
             if checked or epoch % exact_every == 0 or epoch == n_ep:
+                lag_min = LAG_MIN if P.active == n else 1.0
                 _exact_gap(&P, loss_obj, reg, NULL, &gap_abs, &primal)
                 P.ksum = _ksum(&P, loss_obj)        # against the drift of the running sum
                 gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
                 at[n_gaps] = epoch
+                last_at = epoch
                 if est < INFINITY and gaps[n_gaps] > 0:
-                    lag = _clip(est / gaps[n_gaps], 1.0, 5.0)
+                    lag = _clip(est / gaps[n_gaps], lag_min, LAG_MAX)
                 n_gaps += 1
                 fresh = True
                 if gaps[n_gaps - 1] <= tol_c:
