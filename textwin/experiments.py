@@ -481,6 +481,8 @@ def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_f
             for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
                 if hasattr(est, attr):
                     extra[key] = np.asarray(getattr(est, attr)).tolist()
+            if hasattr(est, "gap_history_"):         # exact duality-gap checks per category
+                extra["exact_checks"] = [len(h) for h in est.gap_history_]
             logger.info("%s: micro-BEP %.1f%% in %.1f s", method.key, 100 * micro, seconds)
             results.append(MethodResult(
                 method=method.key, paper_name=method.paper_name, breakeven=per_cat,
