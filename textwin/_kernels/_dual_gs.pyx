@@ -116,7 +116,7 @@ cdef extern from *:
        term, E - 1 = u P(u) and O = t (1 + u Q(u)) with u = t^2, so that a
        small step loses nothing to cancellation (as expm1), without libm.
        Exact to rounding relative to e^t - 1 ~ t, not to 1: degree N while
-       |t|^N/(N+1)! < 2^-54, hence lower bounds than TW_T3.. */
+       |t|^N/(N+1)! < 2^-54, bounds below the rows' TW_T3, TW_T5, TW_T7 */
     static inline int tw_expm1_first(double T) {
         return T <= 1.1e-5 ? 5 : T <= 2.0e-3 ? 4 : T <= 0.021 ? 3 : 0;
     }
@@ -914,9 +914,8 @@ cdef class Logistic(Loss):
 # Rows arrive as raw pointers (values x, columns j, nnz) plus ``x0``, the value
 # every entry of the row shares (binary features), or NaN when they differ.
 # A row with one value needs no per-entry multiply and one factor per step
-# (tw_expm1_pm): its
-# margin is x0 times a plain sum.  Margins and curvatures are of x_i, the
-# caller folds the label in.  Each method copies the memoryviews' data
+# (tw_expm1_pm): its margin is x0 times a plain sum.  Margins and curvatures
+# are of x_i, the caller folds the label in.  Each method copies the memoryviews' data
 # pointers to locals first, so the loops index plain C arrays.
 # ---------------------------------------------------------------------------
 
