@@ -32,6 +32,14 @@ times longer and firmer figures.
 Run from the repository root (corpus under TEXTWIN_DATA_HOME):
 
     python benchmarks/bench_parallel.py [--repeats 3] [--data tfidf --lam 1e-5] [--json out.json]
+
+``--profile-fits K`` fits only ``DualSVM`` K times with ``n_jobs=--jobs`` and
+prints its wall and CPU seconds per fit, to run under a sampling profiler once
+per thread count, e.g. (where the threads' extra CPU time goes, by function):
+
+    perf record -e cpu-clock -o p1 python benchmarks/bench_parallel.py --profile-fits 40 --jobs 1
+    perf record -e cpu-clock -o p2 python benchmarks/bench_parallel.py --profile-fits 40 --jobs 2
+    perf report -i p1 --stdio -n --sort symbol    (and p2: compare the sample counts)
 """
 import argparse
 import os
@@ -113,6 +121,8 @@ def main(argv=None):
                     help="binary: the paper's 1,000 IG features (default); tfidf: all words")
     ap.add_argument("--lam", type=float, default=1e-3,
                     help="lam of DualSVM and of the LinearSVC peer (default 1e-3)")
+    ap.add_argument("--profile-fits", type=int, default=0, metavar="K",
+                    help="only fit DualSVM K times with n_jobs=--jobs (for a profiler)")
     add_common_args(ap)
     args = ap.parse_args(argv)
     info = print_machine()
@@ -121,6 +131,15 @@ def main(argv=None):
     else:
         X, Y, cats = reuters_tfidf()
     n = X.shape[0]
+    if args.profile_fits > 0:
+        est = DualSVM(lam=args.lam, tol=1e-3, random_state=0, n_jobs=args.jobs).fit(X, Y)
+        wall, cpu = time.perf_counter(), time.process_time()
+        for _ in range(args.profile_fits):
+            est.fit(X, Y)
+        k = args.profile_fits
+        print(f"DualSVM, n_jobs={args.jobs}: {(time.perf_counter() - wall) / k:.4f} s wall, "
+              f"{(time.process_time() - cpu) / k:.4f} CPU s per fit ({k} fits)")
+        return
     print(f"Reuters ModApte training ({args.data}): n={n} d={X.shape[1]} nnz={X.nnz}, "
           f"{Y.shape[1]} categories, DualSVM lam={args.lam:g}")
     lam = args.lam
