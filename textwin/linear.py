@@ -657,7 +657,10 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     duality_gap_ : ndarray of shape (n_problems,)
         Final relative duality gap of each problem.
     gap_history_ : list of ndarray
-        Relative gaps at each check, per problem (all rounds of Algorithm 2).
+        Relative duality gaps at each exact check, per problem (all rounds of
+        Algorithm 2): the solver makes one when a cheap running estimate says
+        it may be done (and, while that estimate is known to run low, at least
+        every quarter of the epochs run).
     n_iter_ : ndarray of shape (n_problems,)
         Epochs run per problem (summed over Algorithm 2's rounds).
     intercept_solver_ : str
