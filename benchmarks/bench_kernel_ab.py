@@ -159,6 +159,14 @@ def main(argv=None):
               f"{args.loss} lam={args.lam:g}, {args.epochs} epochs per fit, {args.rounds} "
               f"paired rounds, thread CPU clock; old = {labels[0]}, new = {labels[1]}")
         times = {r: ([], []) for r in regs}
+        for (module, XX), label in zip(variants, labels):
+            try:                                   # one short call each: same signature?
+                epoch_seconds(module, XX, np.where(Y[:, 0] > 0, 1.0, -1.0), regs[0],
+                              argparse.Namespace(**{**vars(args), "epochs": 1}), seed=0)
+            except (TypeError, ValueError) as exc:
+                sys.exit(f"error: the kernel of {label} does not take this benchmark's call "
+                         f"({exc}); compare revisions whose dual_gauss_seidel has the same "
+                         f"arguments")
         for i in range(args.rounds):
             k = i % Y.shape[1]
             y = np.where(Y[:, k] > 0, 1.0, -1.0)
