@@ -562,7 +562,9 @@ cdef extern from *:
         }
         return s;
     }
-    #define TW_SCALE_ROW(first) return tw_scale_exp_row(w, col, x, n, dv, want_dz, first)
+    /* each tier's loop compiled twice, with and without the change of Z */
+    #define TW_SCALE_ROW(first) return want_dz ? tw_scale_exp_row(w, col, x, n, dv, 1, first) \
+                                               : tw_scale_exp_row(w, col, x, n, dv, 0, first)
     TW_AVX2 static double tw_scale_exp_avx2(double* w, const int* col, const double* x, int n,
                                             double dv, double T, int want_dz, double* f,
                                             double* fi) {
@@ -570,32 +572,43 @@ cdef extern from *:
         (void)fi;
         TW_BY_TIER(T, TW_SCALE_ROW)
     }
+    /* one block of 4 entries (m of them real, 1 <= m <= 4): the pairs times
+       their factors; the block's change of Z (as in tw_scale_exp_row: a tree
+       per block, one running sum) */
+    TW_AVX2 TW_BODY __m128d tw_pair_block(double* pm, const int* col, __m256d fv,
+                                          __m256d fiv, int m, int want_dz) {
+        __m256d lo = _mm256_unpacklo_pd(fv, fiv);      /* (f_k, fi_k, f_k+2, fi_k+2) */
+        __m256d hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
+        __m128d d0, d1 = _mm_setzero_pd(), d2 = _mm_setzero_pd(), d3 = _mm_setzero_pd();
+        d0 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[0], _mm256_castpd256_pd128(lo));
+        if (m > 1)
+            d1 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[1], _mm256_castpd256_pd128(hi));
+        if (m > 2)
+            d2 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[2], _mm256_extractf128_pd(lo, 1));
+        if (m > 3)
+            d3 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[3], _mm256_extractf128_pd(hi, 1));
+        if (!want_dz)
+            return _mm_setzero_pd();
+        return _mm_add_pd(_mm_add_pd(d0, d1), _mm_add_pd(d2, d3));
+    }
     TW_AVX2 TW_BODY double tw_pair_scale_exp_row(double* pm, const int* col, const double* x,
                                                  int n, double dv, int want_dz, int first) {
-        __m256d dvv = _mm256_set1_pd(dv), fv, fiv, lo, hi;
-        __m128d dz = _mm_setzero_pd(), d0, d1, d2, d3;
+        __m256d dvv = _mm256_set1_pd(dv), fv, fiv;
+        __m128d dz = _mm_setzero_pd();
         int k = 0;
-        for (; k < n; k += 4) {
-            tw_exp_pm4(_mm256_mul_pd(dvv, k + 4 <= n ? _mm256_loadu_pd(x + k)
-                                                     : tw_load_tail(x + k, n - k)),
-                       first, &fv, &fiv);
-            lo = _mm256_unpacklo_pd(fv, fiv);      /* (f_k, fi_k, f_k+2, fi_k+2) */
-            hi = _mm256_unpackhi_pd(fv, fiv);      /* (f_k+1, fi_k+1, f_k+3, fi_k+3) */
-            /* as in tw_scale_exp_row: a tree per block, one running sum */
-            d1 = d2 = d3 = _mm_setzero_pd();
-            d0 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k], _mm256_castpd256_pd128(lo));
-            if (k + 1 < n)
-                d1 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 1], _mm256_castpd256_pd128(hi));
-            if (k + 2 < n)
-                d2 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 2], _mm256_extractf128_pd(lo, 1));
-            if (k + 3 < n)
-                d3 = tw_pair_mul(pm + 2 * (ptrdiff_t)col[k + 3], _mm256_extractf128_pd(hi, 1));
-            if (want_dz)
-                dz = _mm_add_pd(dz, _mm_add_pd(_mm_add_pd(d0, d1), _mm_add_pd(d2, d3)));
+        for (; k + 4 <= n; k += 4) {               /* full blocks: no tests inside */
+            tw_exp_pm4(_mm256_mul_pd(dvv, _mm256_loadu_pd(x + k)), first, &fv, &fiv);
+            dz = _mm_add_pd(dz, tw_pair_block(pm, col + k, fv, fiv, 4, want_dz));
+        }
+        if (k < n) {                               /* the last 1 to 3 entries */
+            tw_exp_pm4(_mm256_mul_pd(dvv, tw_load_tail(x + k, n - k)), first, &fv, &fiv);
+            dz = _mm_add_pd(dz, tw_pair_block(pm, col + k, fv, fiv, n - k, want_dz));
         }
         return tw_lane_sum(dz);
     }
-    #define TW_PAIR_ROW(first) return tw_pair_scale_exp_row(pm, col, x, n, dv, want_dz, first)
+    /* each tier's loop compiled twice, with and without the change of Z */
+    #define TW_PAIR_ROW(first) return want_dz ? tw_pair_scale_exp_row(pm, col, x, n, dv, 1, first) \
+                                              : tw_pair_scale_exp_row(pm, col, x, n, dv, 0, first)
     TW_AVX2 static double tw_pair_scale_exp_avx2(double* pm, const int* col, const double* x,
                                                  int n, double dv, double T, int want_dz,
                                                  double* f, double* fi) {
