@@ -202,9 +202,12 @@ def reuters_tfidf(data_home=None):
 # ---------------------------------------------------------------------------
 
 def kernel_fit(X, y, *, loss="hinge", regularizer="square", lam=1e-3, tol=1e-3,
-               max_epochs=1000, seed=0, **kwargs):
-    """One binary problem through ``dual_gauss_seidel`` (uniform prior for the entropies)."""
-    from textwin._kernels._dual_gs import dual_gauss_seidel
+               max_epochs=1000, seed=0, kernel=None, **kwargs):
+    """One binary problem through ``dual_gauss_seidel`` (uniform prior for the
+    entropies); ``kernel``: another build's module (default textwin's)."""
+    if kernel is None:
+        from textwin._kernels import _dual_gs as kernel
+    dual_gauss_seidel = kernel.dual_gauss_seidel
 
     n, d = X.shape
     mu = None

@@ -986,13 +986,14 @@ cdef class Regularizer:
         self.fm = self.fp + max_nnz + 1
         self.poly = poly
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         return 0.0
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
-        """Return b = w.x_i and store c = x_i' hess h(v) x_i in curv."""
+        """Return b = w.x_i and store c = x_i' hess h(v) x_i in curv (row_stat: the
+        row's statistic from _scan_rows, ||x_i||^2 for the square regularizer)."""
         curv[0] = 0.0
         return 0.0
 
@@ -1050,15 +1051,6 @@ cdef inline void _expm1_pm(Regularizer reg, double t, double* ep, double* em) no
         em[0] = expm1(-t)
 
 
-cdef inline double _exp1(Regularizer reg, double t) noexcept nogil:
-    """e^t (a one-value row's factor), the polynomial within the cap."""
-    cdef double ep, em
-    if reg.poly:
-        tw_expm1_pm(t, &ep, &em)
-        return 1.0 + ep
-    return exp(t)
-
-
 cdef inline double _gather_sum(const double* a, const int* j, int nnz) noexcept nogil:
     """sum_k a[j[k]], in four partial sums: a single running sum waits the
     latency of every addition (about 4 cycles), partial sums overlap, which
@@ -1108,23 +1100,21 @@ cdef inline double _pair_sums(const double* pm, const double* x, const int* j, i
 
 
 cdef class Square(Regularizer):
-    """g = ||w||^2 / 2 = h, w = v, curvature ||x_i||^2 (precomputed)."""
-    cdef const double[::1] sq_norm
+    """g = ||w||^2 / 2 = h, w = v, curvature ||x_i||^2 (precomputed: the row statistic)."""
 
-    def __init__(self, Py_ssize_t d, const double[::1] sq_norm):
+    def __init__(self, Py_ssize_t d):
         self.d = d
         self.v = np.zeros(d)
-        self.sq_norm = sq_norm
         self.growth2 = 1.0
         self.v_limit = INFINITY
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         return _dot(&self.v[0], x, j, nnz, x0)
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
-        curv[0] = self.sq_norm[i]            # ||x_i||^2, precomputed
+        curv[0] = row_stat                   # ||x_i||^2, in the example's record
         return _dot(&self.v[0], x, j, nnz, x0)
 
     cdef void add(self, const double* x, const int* j, int nnz, double x0, double xmax,
@@ -1171,11 +1161,11 @@ cdef class Entropy(Regularizer):
         self.v_limit = V_WARM_LIMIT
         self.v_limit_above_only = True
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         return _dot(&self.w[0], x, j, nnz, x0)
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
         # b = w @ x_i, c = w @ x_i**2
         return _dot2(&self.w[0], x, j, nnz, x0, curv)
@@ -1185,9 +1175,10 @@ cdef class Entropy(Regularizer):
         # w_j *= e^(dv x_j): one exp for a one-value (binary) row, else the row's factors
         cdef double* w = &self.w[0]
         cdef int k
-        cdef double f0
+        cdef double f0, ep, em
         if _one_value(x0):
-            f0 = _exp1(self, dv * x0)
+            _expm1_pm(self, dv * x0, &ep, &em)
+            f0 = 1.0 + ep
             for k in range(nnz):
                 w[j[k]] *= f0
             return
@@ -1240,12 +1231,12 @@ cdef class BalancedEntropy(Regularizer):
         self.lazy_v = True
         self.v_limit = V_WARM_LIMIT
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         cdef double c
         return _pair_sums(&self.pm[0], x, j, nnz, x0, &c)
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
         return _pair_sums(&self.pm[0], x, j, nnz, x0, curv)
 
@@ -1364,12 +1355,12 @@ cdef class NormalizedEntropy(Regularizer):
         self.v_limit = INFINITY              # rescaled exponentials: any v is finite
         self.refresh()
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         # b = A sum_j mu_j e^v_j x_j / Z
         return self.A * _dot(&self.E[0], x, j, nnz, x0) / self.Zs
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
         cdef double c
         cdef double b = _dot2(&self.E[0], x, j, nnz, x0, &c)
@@ -1469,12 +1460,12 @@ cdef class BalancedNormalizedEntropy(Regularizer):
         self.v_limit = INFINITY
         self.refresh()
 
-    cdef double margin(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin(self, const double* x, const int* j, int nnz,
                        double x0) noexcept nogil:
         cdef double c
         return self.A * _pair_sums(&self.E2[0], x, j, nnz, x0, &c) / self.Zs
 
-    cdef double margin_curv(self, Py_ssize_t i, const double* x, const int* j, int nnz,
+    cdef double margin_curv(self, double row_stat, const double* x, const int* j, int nnz,
                             double x0, double* curv) noexcept nogil:
         cdef double c
         cdef double b = _pair_sums(&self.E2[0], x, j, nnz, x0, &c)
@@ -1555,7 +1546,9 @@ cdef struct Example:
     double s                    # loss weight s_i
     double gap_seen             # gap term at the last visit
     double xone                 # the value all entries of row i share, NaN if they differ
-    double xmax                 # max_j |x_ij| (entropy rows: the exponent cap)
+    double row_stat             # _scan_rows' statistic: ||x_i||^2 for the square
+                                # regularizer (its curvature), max_j |x_ij| for the
+                                # entropy ones (the exponent cap)
     int start                   # the row's entries: data[start:start + nnz]
     int nnz
 
@@ -1703,7 +1696,7 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
             TW_PREFETCH(&P.ex[order[k + 2]])
 
         # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
-        b = y_i * reg.margin_curv(i, x, j, nnz, e.xone, &c)
+        b = y_i * reg.margin_curv(e.row_stat, x, j, nnz, e.xone, &c)
         P.n_visits += 1
         P.nnz_visits += nnz
         cq = 0.0
@@ -1745,8 +1738,8 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
 
         # the exponent cap |delta| max_j |x_ij| / (lam n) <= kappa (entropy rows)
         cap = INFINITY
-        if reg.entropy and e.xmax > 0:
-            cap = P.kappa * P.S / e.xmax
+        if reg.entropy and e.row_stat > 0:        # max_j |x_ij| for these rows
+            cap = P.kappa * P.S / e.row_stat
 
         if P.step == STEP_GRADIENT:
             delta = loss.project(a_i, _clip(-P.eta_g * g, -cap, cap), s_i)
@@ -1768,11 +1761,11 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         P.nnz_steps += nnz
         P.ksum += loss.conj(a_i + delta, t_i, s_i) - loss.conj(a_i, t_i, s_i)
         dv = delta * y_i / P.S               # v += delta z_i / (lam n)
-        reg.add(x, j, nnz, e.xone, e.xmax, dv)
+        reg.add(x, j, nnz, e.xone, e.row_stat, dv)
         if P.bias:
             P.vb += dv
         # an uncapped step (exp_cap > 1, a diagnostic) may overflow the cache
-        if reg.lazy_v and (reg.need_sync or fabs(dv) * e.xmax > 1.0):
+        if reg.lazy_v and (reg.need_sync or fabs(dv) * e.row_stat > 1.0):
             _sync(P, reg)
         if trace != NULL:
             trace[n_trace[0]] = _dual(P, loss, reg)
@@ -1803,7 +1796,7 @@ cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
             if out_terms != NULL:
                 out_terms[i] = 0.0
             continue
-        u = e.y * (reg.margin(i, P.data + e.start, P.indices + e.start, e.nnz, e.xone) + wb)
+        u = e.y * (reg.margin(P.data + e.start, P.indices + e.start, e.nnz, e.xone) + wb)
         term = loss.gap_term(u, e.alpha, e.t, e.s)
         if out_terms != NULL:
             out_terms[i] = term
@@ -2127,8 +2120,7 @@ def dual_gauss_seidel(
     cdef Py_ssize_t n, d, k, n_trace = 0
     cdef int epoch = 0, ep
     cdef double gap_abs = 0.0, primal = 0.0, est_gap = 0.0, est_p, est, lag = 1.2, dual_c
-    cdef double lag_min
-    cdef long long last_at = 0
+    cdef long long last_at
     cdef uint64_t state
     cdef bint do_shuffle, converged = False, checked, fresh = False, want_terms
 
@@ -2202,7 +2194,7 @@ def dual_gauss_seidel(
         raise ValueError("gap_every and exact_gap_every must be integers >= 1")
 
     if regularizer == "square":
-        reg = Square(d, row_stat)
+        reg = Square(d)
     else:
         if mu is None:
             raise ValueError(f"the {regularizer} regularizer needs a prior mu of length {d}")
@@ -2270,7 +2262,7 @@ def dual_gauss_seidel(
         ex[i].s = sv[i]
         ex[i].gap_seen = 0.0
         ex[i].xone = x1[i]
-        ex[i].xmax = xm[i]
+        ex[i].row_stat = xm[i]
         ex[i].start = Xp[i]
         ex[i].nnz = Xp[i + 1] - Xp[i]
 
@@ -2368,17 +2360,17 @@ def dual_gauss_seidel(
                 est = est_gap / (est_p if est_p > TINY else TINY)
                 ests[epoch - 1] = est
                 checked = est <= tol_c * lag
+                last_at = at[n_gaps - 1] if n_gaps > 0 else 0
                 if lag < 1.0 and epoch >= last_at + max(5, last_at // 4):
                     checked = True
             if checked or epoch % exact_every == 0 or epoch == n_ep:
-                lag_min = LAG_MIN if P.active == n else 1.0
                 _exact_gap(&P, loss_obj, reg, NULL, &gap_abs, &primal)
                 P.ksum = _ksum(&P, loss_obj)        # against the drift of the running sum
                 gaps[n_gaps] = gap_abs / (primal if primal > TINY else TINY)
                 at[n_gaps] = epoch
-                last_at = epoch
                 if est < INFINITY and gaps[n_gaps] > 0:
-                    lag = _clip(est / gaps[n_gaps], lag_min, LAG_MAX)
+                    lag = _clip(est / gaps[n_gaps], LAG_MIN if P.active == n else 1.0,
+                                LAG_MAX)
                 n_gaps += 1
                 fresh = True
                 if gaps[n_gaps - 1] <= tol_c:
