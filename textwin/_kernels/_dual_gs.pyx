@@ -2376,9 +2376,12 @@ def dual_gauss_seidel(
                 if gaps[n_gaps - 1] <= tol_c:
                     converged = True
                     break
-                if checked:
-                    # converged on the active set, not on all: every example
-                    # is back (liblinear's full-set recheck)
+                if checked or P.active < n:
+                    # not converged on all: every example set aside is back,
+                    # and shrinking starts afresh (liblinear's full-set
+                    # recheck).  Also after a periodic check that finds
+                    # examples aside: the estimate of a shrunk set may never
+                    # trigger one, and they would stay aside for good
                     _unshrink(&P)
         # the exit gap is exact (a last pass unless one was just made)
         if want_terms or not fresh:
