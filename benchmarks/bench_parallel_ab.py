@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import emit_json, print_machine, reuters_binary_ig  # noqa: E402
-from bench_parallel import _machine_cpu as machine_cpu  # noqa: E402
+from bench_parallel import _machine_cpu as machine_cpu, quiet_moment  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,9 +83,7 @@ def main(argv=None):
     seen = 0
     deadline = time.time() + args.seconds
     while time.time() < deadline:
-        m0, c0 = machine_cpu(), time.process_time()
-        time.sleep(0.3)
-        if (machine_cpu() - m0) - (time.process_time() - c0) > 0.1 * 0.3:
+        if not quiet_moment():
             continue  # another program is running: wait for a quiet moment
         name = random.choice(list(makers))
         order = list(versions)

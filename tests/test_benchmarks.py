@@ -37,3 +37,12 @@ def test_kernel_ab_rejects_an_unknown_regularizer(capsys):
     with pytest.raises(SystemExit):
         ab.main(["--regularizers", "square,entropie"])
     assert "unknown regularizer(s) entropie" in capsys.readouterr().err
+
+
+def test_parallel_quartiles_and_greedy_makespan():
+    par = _load("bench_parallel")
+    assert par.quartiles([5.0, 1.0, 4.0, 2.0, 3.0]) == (2.0, 3.0, 4.0)
+    assert par.quartiles([1.7]) == (1.7, 1.7, 1.7)
+    # the pool hands problems out in order: 3 | 3, then 2 to each, the last 2 to the first
+    assert par.greedy_makespan([3.0, 3.0, 2.0, 2.0, 2.0], 2) == 7.0
+    assert par.greedy_makespan([1.0] * 4, 1) == 4.0
