@@ -100,11 +100,36 @@ def test_algorithm2_with_an_entropy_regularizer(regularizer):
     off = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-12,
                                     theta=-(b + 0.1), random_state=0).fit(X, y)
     assert abs(off.dual_coef_[0] @ y) / (lam * n) > 1e-3
-    # "auto" keeps the papers' choice for an entropy: a regularized constant feature
-    auto = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, fit_intercept=True,
-                                     random_state=0).fit(X, y)
-    assert auto.intercept_solver_ == "constant_feature"
-    assert not hasattr(auto, "intercept_residual_")
+    # "auto" keeps the paper's choice for a balanced entropy (a regularized
+    # constant feature); a positive entropy gets Algorithm 2 (see below)
+    auto = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-10,
+                                     fit_intercept=True, random_state=0).fit(X, y)
+    if regularizer.startswith("balanced"):
+        assert auto.intercept_solver_ == "constant_feature"
+        assert not hasattr(auto, "intercept_residual_")
+    else:
+        assert auto.intercept_solver_ == "converged"
+        assert_allclose(auto.intercept_, est.intercept_, atol=1e-6)
+
+
+@pytest.mark.parametrize("regularizer", ["entropy", "normalized_entropy"])
+def test_positive_entropy_bias_can_be_negative(regularizer):
+    # Under a positive entropy every weight is >= 0, a constant feature's too:
+    # on non-negative features such a bias can only raise the scores, and a
+    # minority class got predicted everywhere (accuracy 0.28 where the
+    # majority class alone gives 0.73). "auto" must give a bias of either sign.
+    X = sp.random(400, 50, density=0.1, random_state=0, format="csr")
+    X.data[:] = 1
+    y = (np.asarray(X[:, :3].sum(axis=1)).ravel() > 0).astype(int)
+    est = DualGaussSeidelClassifier(regularizer=regularizer, fit_intercept=True,
+                                    mass=5.0 if regularizer == "normalized_entropy" else 1.0,
+                                    random_state=0).fit(X, y)
+    assert est.intercept_solver_ == "converged"
+    assert est.intercept_[0] < 0
+    assert est.score(X, y) > 0.9
+    with pytest.warns(UserWarning, match="can only raise the scores"):
+        DualGaussSeidelClassifier(regularizer=regularizer, fit_intercept=True,
+                                  intercept_solver="constant_feature").fit(X, y)
 
 
 def test_constant_feature_is_a_regularized_bias():

@@ -212,6 +212,34 @@ def test_train_table_output_and_predict(capsys, tmp_path, jsonl_corpus, monkeypa
     assert got[0]["labels"] == (["grain"] if expected[0] > 0 else [])
 
 
+def test_predict_with_a_python_saved_multiclass_or_binary_model(capsys, tmp_path, monkeypatch):
+    # a model saved from Python for one class per document: the labels are the
+    # estimator's argmax (multi-class) or its positive class (binary, 1-d scores)
+    from sklearn.pipeline import Pipeline
+
+    from textwin import DualSVM
+    from textwin.persistence import save_model
+    from textwin.text import TextVectorizer
+
+    texts, labels = zip(*_docs(150, 5))
+    texts = list(texts)
+    y = np.array([labs[0] if labs else "none" for labs in labels])
+    for name, target in (("mc", y), ("bin", np.where(y == "crude", "crude", "rest"))):
+        pipe = Pipeline([("vec", TextVectorizer()), ("svm", DualSVM(lam=1e-2, random_state=0))])
+        pipe.fit(texts, target)
+        save_model(tmp_path / f"{name}.npz", pipe)
+        code, out, err = run(capsys, "predict", tmp_path / f"{name}.npz", "--json", "-",
+                             stdin="\n".join(texts[:20]) + "\n", monkeypatch=monkeypatch)
+        assert code == 0, err
+        got = json.loads(out)
+        expected = pipe.predict(texts[:20])
+        if name == "mc":
+            assert [g["labels"] for g in got] == [[c] for c in expected]
+        else:
+            assert [g["labels"] for g in got] == [["rest"] if c == "rest" else []
+                                                  for c in expected]
+
+
 def test_train_folder_corpus(capsys, tmp_path):
     root = tmp_path / "news"
     for i, (text, labels) in enumerate(_docs(200, 3)):

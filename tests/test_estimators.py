@@ -471,6 +471,31 @@ def test_one_convergence_warning_per_fit():
     with pytest.warns(ConvergenceWarning):
         est.fit(X, Y)
     assert f"{est.duality_gap_.max():.3g}" in message
+    worst = int(np.argmax(est.duality_gap_))
+    assert f"(problem {worst}: label column {worst})" in message
+
+
+def test_the_convergence_warning_names_the_worst_class():
+    X, Y = _multilabel(k=3)
+    names = np.array(["ant", "bee", "cat"])
+    y = names[np.argmax(np.asarray(X @ np.random.RandomState(2).randn(20, 3)), axis=1)]
+    for labels in (y, np.where(y == "bee", "bee", "other")):
+        est = DualSVM(lam=1e-3, max_epochs=1, tol=1e-10, random_state=0)
+        with pytest.warns(ConvergenceWarning) as record:
+            est.fit(X, labels)
+        worst = int(np.argmax(est.duality_gap_))
+        # binary: the one problem is the positive class, classes_[1]
+        label = est.classes_[worst] if est.classes_.size > 2 else est.classes_[1]
+        assert f"(problem {worst}: class '{label}')" in str(record[0].message)
+
+
+def test_a_refit_drops_the_earlier_fits_algorithm2_attributes():
+    X, y = _binary()
+    est = DualSVM(fit_intercept=True, random_state=0).fit(X, y)
+    assert est.intercept_solver_ == "converged" and hasattr(est, "n_rounds_")
+    est.set_params(fit_intercept=False).fit(X, y)
+    assert est.intercept_solver_ == "none"
+    assert not hasattr(est, "intercept_residual_") and not hasattr(est, "n_rounds_")
 
 
 @pytest.mark.parametrize("fmt", ["dense", "csr", "csc", "coo"])

@@ -314,8 +314,11 @@ def test_bad_targets_and_inputs():
         InformationGain(k="all").fit(X, Y[:-1])
     with pytest.raises(ValueError, match="must match"):
         InformationGain(k="all").fit(X, np.arange(3))
-    with pytest.raises(ValueError, match="0/1 multi-label indicator"):
+    with pytest.raises(ValueError, match=r"0/1 \(or -1/\+1\) multi-label indicator"):
         InformationGain(k="all").fit(X, Y * 2)
+    # a -1/+1 matrix (which the classifiers accept) is the same target as 0/1
+    signed = InformationGain(k="all").fit(X, 2 * np.asarray(Y) - 1).scores_
+    assert_array_equal(signed, InformationGain(k="all").fit(X, Y).scores_)
     with pytest.raises(ValueError, match="NaN"):
         InformationGain(k="all").fit(X, np.where(Y == 1, np.nan, 0.0))
     with pytest.raises(ValueError, match="class labels"):

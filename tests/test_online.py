@@ -289,6 +289,25 @@ def test_partial_fit_rejects_a_change_of_label_kind():
         est.partial_fit(X, Y[:, :3])
 
 
+@pytest.mark.parametrize("cls", [Perceptron, Winnow, BalancedWinnow])
+@pytest.mark.parametrize("start", [False, True])
+def test_partial_fit_rejects_a_change_of_fit_intercept(cls, start):
+    # the weights got one column per feature (+1 for the constant) on the first
+    # call; a changed fit_intercept used to feed the kernel a matrix one column
+    # wider or narrower than them (a write past the weights, unchecked)
+    X = sp.random(100, 10, density=0.4, random_state=0, format="csr")
+    y = np.random.RandomState(0).randint(0, 3, 100)
+    est = cls(fit_intercept=start).partial_fit(X, y, classes=[0, 1, 2])
+    coef = est.coef_.copy()
+    with pytest.raises(ValueError, match="partial_fit started with fit_intercept"):
+        est.set_params(fit_intercept=not start).partial_fit(X, y)
+    assert_array_equal(est.coef_, coef)
+    est.set_params(fit_intercept=start).partial_fit(X, y)  # set back: goes on
+    assert est.coef_.shape == (3, 10)
+    est.set_params(fit_intercept=not start).fit(X, y)  # fit starts over
+    assert est.coef_.shape == (3, 10) and est.predict(X).shape == (100,)
+
+
 # -- sample weights ----------------------------------------------------------
 
 def _reference_perceptron(X, y, eta, epochs, s):

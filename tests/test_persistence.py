@@ -90,7 +90,7 @@ def test_tfidf_model_keeps_its_idf(tmp_path):
     save_model(tmp_path / "t.npz", pipe)
     model = load_model(tmp_path / "t.npz")
     np.testing.assert_array_equal(model.idf, pipe[0].idf_)
-    np.testing.assert_allclose(model.decision_function(docs)[:, 0],
+    np.testing.assert_allclose(model.decision_function(docs),
                                pipe.decision_function(docs), rtol=0, atol=1e-12)
 
 
@@ -112,7 +112,8 @@ def test_numeric_model_without_vocabulary(tmp_path):
     model = load_model(tmp_path / "n.npz")
     assert model.vocabulary is None
     Xt = sp.random(10, 30, density=0.2, format="csr", random_state=rng.integers(1 << 30))
-    np.testing.assert_array_equal(model.decision_function(Xt)[:, 0], est.decision_function(Xt))
+    np.testing.assert_array_equal(model.decision_function(Xt), est.decision_function(Xt))
+    np.testing.assert_array_equal(model.predict(Xt), est.predict(Xt))
     with pytest.raises(ValueError, match="numeric features"):
         model.decision_function(["some text"])
     with pytest.raises(ValueError, match="features"):
@@ -221,11 +222,48 @@ def test_unknown_major_version_is_refused(tmp_path, good_file):
     dict(replace={"vocabulary": np.arange(4)}),
     dict(replace={"__metadata__": np.frombuffer(b"{not json", dtype=np.uint8)}),
     dict(meta_update={"format": "something-else"}),
+    dict(meta_update={"task": "regression"}),
+    dict(meta_update={"task": "multiclass", "classes": ["a", "b"]}),  # 3 problems
+    dict(meta_update={"classes": "abc"}),
 ])
 def test_inconsistent_contents_are_refused(tmp_path, good_file, change):
     bad = _rewrite(good_file, tmp_path / "bad.npz", **change)
     with pytest.raises(ModelFormatError):
         load_model(bad)
+
+
+def test_a_format_1_0_file_is_read_as_multilabel(tmp_path, good_file):
+    old = _rewrite(good_file, tmp_path / "v10.npz", meta_update={"format_version": "1.0"})
+    meta = json.loads(np.load(old)["__metadata__"].tobytes())
+    meta.pop("task"), meta.pop("classes")
+    old = _rewrite(good_file, old, replace={"__metadata__": np.frombuffer(
+        json.dumps(meta).encode(), dtype=np.uint8)})
+    model = load_model(old)
+    assert model.task == "multilabel" and model.predict(["wheat"]).shape == (1, 3)
+
+
+@pytest.mark.parametrize("labels", [np.array(["crude", "grain", "ship"]), np.array([7, 3, 5])])
+def test_a_multiclass_model_predicts_what_the_estimator_did(tmp_path, labels):
+    # saved as a one-vs-rest score matrix, a multi-class model used to predict
+    # a 0/1 indicator at score > 0: rows with no class or several, 8 of 200
+    # disagreeing with the estimator (an argmax)
+    docs, Y = _corpus(n=200, seed=3)
+    y = labels[np.argmax(Y + 0.1 * np.random.default_rng(0).random(Y.shape), axis=1)]
+    pipe = _pipeline(DualSVM(lam=1e-2, fit_intercept=True, random_state=0)).fit(docs, y)
+    save_model(tmp_path / "mc.npz", pipe)
+    model = load_model(tmp_path / "mc.npz")
+    assert model.task == "multiclass"
+    np.testing.assert_array_equal(model.predict(docs), pipe.predict(docs))
+    assert model.predict(docs).dtype.kind == labels.dtype.kind
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+    # binary: one score per document, the estimator's two labels
+    yb = np.where(Y[:, 1] > 0, "oil", "other")
+    pipe = _pipeline(DualSVM(lam=1e-2, random_state=0)).fit(docs, yb)
+    save_model(tmp_path / "b.npz", pipe)
+    model = load_model(tmp_path / "b.npz")
+    assert model.task == "binary" and model.classes == ["oil", "other"]
+    np.testing.assert_array_equal(model.predict(docs), pipe.predict(docs))
+    assert model.decision_function(docs).shape == (200,)
 
 
 def test_failed_save_leaves_the_old_file(tmp_path, good_file, monkeypatch):

@@ -280,14 +280,14 @@ _PROBLEM_NAMES = []
 
 
 def _name_problems(message):
-    """``(problem 3)`` -> ``(problem 3: grain)`` for the categories being trained."""
+    """``(problem 3: label column 3)`` -> ``(problem 3: grain)`` for the categories trained."""
     names = list(_PROBLEM_NAMES)
 
     def named(match):
         k = int(match.group(1))
         return f"(problem {k}: {names[k]})" if k < len(names) else match.group(0)
 
-    return re.sub(r"\(problem (\d+)\)", named, message)
+    return re.sub(r"\(problem (\d+)(?:: label column \d+)?\)", named, message)
 
 
 # The estimators' warning about label columns of one class (by column number).
@@ -618,9 +618,14 @@ def cmd_predict(args):
             raise CLIError("no document to score: give files, a folder, or lines on stdin")
         ids = [d[0] for d in docs]
         scores = model.decision_function([d[1] for d in docs])
+    scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(model.target_names), args.threshold)
     labels = scores > thresholds
+    if model.task == "multiclass" and args.threshold is None:
+        # one class per document, as the saved (one-vs-rest) estimator predicted
+        labels = np.zeros_like(labels)
+        labels[np.arange(len(ids)), np.argmax(scores - thresholds, axis=1)] = True
     names = model.target_names
     if args.json:
         _print_json([

@@ -105,10 +105,12 @@ def _indicator_from_target(Y, n_samples):
     values = np.asarray(values)
     if values.dtype.kind == "f" and np.isnan(values).any():
         raise ValueError("Y contains NaN; a multi-label indicator holds only 0 and 1.")
-    if values.dtype.kind not in "biuf" or not np.isin(values, (0, 1)).all():
+    if (values.dtype.kind in "if" and not sp.issparse(Y) and np.isin(values, (-1, 1)).all()):
+        Y = (Y > 0).astype(np.float64)  # a -1/+1 matrix, as the classifiers accept it
+    elif values.dtype.kind not in "biuf" or not np.isin(values, (0, 1)).all():
         raise ValueError(
-            "A 2-d Y must be a 0/1 multi-label indicator (documents x categories); "
-            "it holds other values. Use MultiLabelBinarizer to build one."
+            "A 2-d Y must be a 0/1 (or -1/+1) multi-label indicator (documents x "
+            "categories); it holds other values. Use MultiLabelBinarizer to build one."
         )
     Y_ind = sp.csr_matrix(Y, dtype=np.float64)
     Y_ind.eliminate_zeros()

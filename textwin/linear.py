@@ -491,12 +491,16 @@ _BUDGET_HINT = "Increase max_epochs, loosen tol,"
 _LAM_HINT = "a larger lam also helps"
 
 
-def _convergence_warning(name, failures, tol, extra=""):
-    """One ConvergenceWarning for the whole fit, quoting the worst problem."""
+def _convergence_warning(name, failures, tol, extra="", describe=None):
+    """One ConvergenceWarning for the whole fit, quoting the worst problem.
+
+    ``describe(k)``, if given, says what problem ``k`` is (its class or label column).
+    """
     worst_k, worst_gap, epochs = max(failures, key=lambda f: f[1])
+    what = f"problem {worst_k}" + (f": {describe(worst_k)}" if describe is not None else "")
     warnings.warn(
         f"{name} did not converge on {len(failures)} binary problem(s): the worst "
-        f"(problem {worst_k}) stopped after {epochs} epochs at relative duality gap "
+        f"({what}) stopped after {epochs} epochs at relative duality gap "
         f"{worst_gap:.3g} (tol={tol:g}){extra}. {_BUDGET_HINT} "
         f"or scale the features (e.g. unit-length rows); with an entropy "
         f"regularizer {_LAM_HINT}.{_RESUME_HINT}",
@@ -576,10 +580,14 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         Reuters experiment's budget, 4 rounds of at most 50 epochs (which can
         stop far from the optimum). ``"constant_feature"``: append a constant
         feature 1 and regularize it like the others (the *Regularized Winnow*
-        paper's choice). ``"auto"`` is ``"converged"`` for the square regularizer
-        and ``"constant_feature"`` for the entropies, as the papers did
-        (Algorithm 2 works with every regularizer: the bias coordinate is kept
-        out of ``g``). The choice made is stored in ``intercept_solver_``.
+        paper's choice for its balanced Winnows). ``"auto"`` is
+        ``"constant_feature"`` for the balanced entropies, as that paper did,
+        and ``"converged"`` otherwise: under ``"entropy"`` and
+        ``"normalized_entropy"`` every weight is >= 0, the constant feature's
+        too, so such a bias could only raise the scores (the paper's positive
+        Winnow used the threshold ``theta`` instead; Algorithm 2 works with
+        every regularizer, the bias coordinate being kept out of ``g``). The
+        choice made is stored in ``intercept_solver_``.
     rho0 : float > 0, default=1.0
         Algorithm 2's initial penalty parameter ``rho`` (the paper's value was
         lost; a small value hurts).
@@ -833,9 +841,17 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         if not p["fit_intercept"]:
             mode = "none"
         elif p["intercept_solver"] == "auto":
-            mode = "converged" if p["regularizer"] == "square" else "constant_feature"
+            mode = "constant_feature" if p["regularizer"] in _BALANCED else "converged"
         else:
             mode = p["intercept_solver"]
+            if mode == "constant_feature" and p["regularizer"] in ("entropy",
+                                                                   "normalized_entropy"):
+                warnings.warn(
+                    f"{name}: under regularizer={p['regularizer']!r} the constant "
+                    f"feature's weight is >= 0, so intercept_solver='constant_feature' "
+                    f"gives a bias that can only raise the scores. Use "
+                    f"intercept_solver='converged' for a bias of either sign, or theta "
+                    f"for a fixed threshold.", UserWarning, stacklevel=2)
         self.intercept_solver_ = mode
         if mode == "constant_feature":
             X = _append_constant(X)
@@ -942,6 +958,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         if mode in ("converged", "paper"):
             self.intercept_residual_ = np.array([r["residual"] for r in results])
             self.n_rounds_ = np.array([r["rounds"] for r in results])
+        else:  # an earlier fit's Algorithm 2 figures do not describe this one
+            for attr in ("intercept_residual_", "n_rounds_"):
+                self.__dict__.pop(attr, None)
         self._fit_dimension = d
 
         if constant:
@@ -963,8 +982,15 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                          f"{p['intercept_tol']:g})")
                 if mode == "paper":
                     extra += "; intercept_solver='converged' runs to the tolerances"
-            _convergence_warning(name, failures, p["tol"], extra)
+            _convergence_warning(name, failures, p["tol"], extra, self._describe_problem)
         return self
+
+    def _describe_problem(self, k):
+        """What binary problem k is: its class (one-vs-rest) or its label column."""
+        if self._label_mode == "multilabel":
+            return f"label column {k}"
+        label = self.classes_[-1] if self._label_mode == "binary" else self.classes_[k]
+        return f"class {getattr(label, 'item', lambda: label)()!r}"  # 'cat', not np.str_('cat')
 
     def _predict_proba_available(self):
         return self._all_params()["loss"] == "logistic"

@@ -74,6 +74,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         if self.fit_intercept:
             X = _append_constant(X)
         self._init_weights(Y.shape[1], X.shape[1])
+        self._weights_have_bias = bool(self.fit_intercept)
         self.mistakes_ = [np.zeros(0, dtype=np.int32) for _ in range(Y.shape[1])]
         self._train(X, Y, self.n_epochs, sw)
         return self
@@ -113,8 +114,18 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             if self.fit_intercept:
                 X = _append_constant(X)
             self._init_weights(Yk.shape[1], X.shape[1])
+            self._weights_have_bias = bool(self.fit_intercept)
             self.mistakes_ = [np.zeros(0, dtype=np.int32) for _ in range(Yk.shape[1])]
         else:
+            # the weights have one column per feature (+1 for the constant one)
+            # since the first call: another width would misaddress the kernel
+            started = self._weights_have_bias
+            if bool(self.fit_intercept) != started:
+                raise ValueError(
+                    f"{type(self).__name__}: fit_intercept is {self.fit_intercept} but "
+                    f"partial_fit started with fit_intercept={started}; set it back, or "
+                    f"call fit (or partial_fit on a fresh estimator) to start over."
+                )
             X = self._validate_X(X, reset=False)
             Yk = self._encode_partial(y, X.shape[0], None)
             if self.fit_intercept:

@@ -10,9 +10,11 @@ A model file holds everything needed to score raw text again:
   problem; a document is in category ``c`` when its score is above
   ``thresholds[c]``),
 * a JSON document (stored as a ``uint8`` array under ``__metadata__``) with the
-  format name and version, textwin's version, the category names, the
-  preprocessing settings, the estimator's class and parameters and any
-  training information (duality gap, epochs, test scores).
+  format name and version, textwin's version, the category names, the task
+  (``"multilabel"``: one yes/no decision per category; ``"binary"`` or
+  ``"multiclass"``: one class per document, as the estimator predicted) and
+  its classes, the preprocessing settings, the estimator's class and
+  parameters and any training information (duality gap, epochs, test scores).
 
 The file is read with ``np.load(allow_pickle=False)``: loading never runs code
 from the file. It is written through :func:`textwin._io.atomic_write`, so a
@@ -37,8 +39,10 @@ __all__ = ["ModelFormatError", "TextModel", "save_model", "load_model", "FORMAT_
 #: Name written into every model file; a file without it is not ours.
 FORMAT_NAME = "textwin-model"
 #: ``major.minor``: a reader refuses a file whose major version it does not know;
-#: a newer minor version only adds optional fields.
-FORMAT_VERSION = "1.0"
+#: a newer minor version only adds optional fields (1.1: ``task`` and ``classes``;
+#: a 1.0 file is read as ``task="multilabel"``).
+FORMAT_VERSION = "1.1"
+_TASKS = ("multilabel", "binary", "multiclass")
 _META_KEY = "__metadata__"
 _ARRAYS = ("coef", "intercept", "vocabulary", "selected", "idf", "thresholds")
 
@@ -64,6 +68,12 @@ def _jsonable(value):
                 out[str(k)] = j
         return out
     return None
+
+
+def _plain_label(label):
+    """A class label as JSON holds it: numbers, strings and booleans as they are, else str."""
+    plain = _jsonable(label)
+    return plain if isinstance(plain, (bool, int, float, str)) else str(label)
 
 
 def _estimator_params(estimator):
@@ -104,10 +114,22 @@ class TextModel:
         Decision thresholds; default 0 (the sign of the score).
     metadata : dict
         Everything else (estimator, parameters, training information).
+    task : {"multilabel", "binary", "multiclass"}, default="multilabel"
+        What :meth:`predict` returns, as the saved estimator did:
+        ``"multilabel"``, a 0/1 indicator per category (score above its
+        threshold; the command line's models); ``"binary"`` (one problem), the
+        class ``classes[1]`` where the score is above the threshold, else
+        ``classes[0]``, and 1-d scores; ``"multiclass"`` (one-vs-rest), the
+        class of the highest score less its threshold.
+    classes : list or None
+        The classes :meth:`predict` returns for ``"binary"`` (two) and
+        ``"multiclass"`` (one per problem); default ``[0, 1]`` and
+        ``target_names``.
     """
 
     def __init__(self, coef, intercept, target_names, *, vocabulary=None, selected=None,
-                 preprocessing=None, idf=None, thresholds=None, metadata=None):
+                 preprocessing=None, idf=None, thresholds=None, metadata=None,
+                 task="multilabel", classes=None):
         self.coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
         self.intercept = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.target_names = [str(t) for t in target_names]
@@ -119,6 +141,10 @@ class TextModel:
         self.thresholds = (np.zeros(n) if thresholds is None
                            else np.asarray(thresholds, dtype=np.float64).reshape(-1))
         self.metadata = dict(metadata or {})
+        self.task = task
+        if classes is None:
+            classes = [0, 1] if task == "binary" else list(self.target_names)
+        self.classes = list(classes)
         self._vectorizer = None
         self._check()
 
@@ -133,6 +159,14 @@ class TextModel:
                 f"{len(self.target_names)} category names for {n} problems")
         if self.thresholds.shape != (n,):
             raise ModelFormatError(f"thresholds has {self.thresholds.size} values for {n} problems")
+        if self.task not in _TASKS:
+            raise ModelFormatError(f"unknown task {self.task!r}; expected one of {list(_TASKS)}")
+        if self.task == "binary" and (n != 1 or len(self.classes) != 2):
+            raise ModelFormatError(
+                f"a binary model has one problem and two classes, not {n} and "
+                f"{len(self.classes)}")
+        if self.task == "multiclass" and len(self.classes) != n:
+            raise ModelFormatError(f"{len(self.classes)} classes for {n} one-vs-rest problems")
         for name in ("coef", "intercept"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ModelFormatError(f"{name} contains NaN or infinite values")
@@ -204,9 +238,7 @@ class TextModel:
                 "trained on")
         return X if self.selected is None else X[:, self.selected]
 
-    def decision_function(self, X):
-        """Scores (n_documents x n_problems) of a document-term matrix ``X``
-        (all vocabulary columns) or of a list of raw documents."""
+    def _scores(self, X):
         if isinstance(X, (list, tuple)) or (isinstance(X, np.ndarray) and X.dtype.kind in "UO"):
             Xs = self.transform(X)
         else:
@@ -214,9 +246,24 @@ class TextModel:
         scores = Xs @ self.coef.T
         return np.asarray(scores, dtype=np.float64) + self.intercept
 
+    def decision_function(self, X):
+        """Scores of a document-term matrix ``X`` (all vocabulary columns) or of a
+        list of raw documents: (n_documents, n_problems), or (n_documents,) for
+        a binary model (as the estimator's)."""
+        scores = self._scores(X)
+        return scores[:, 0] if self.task == "binary" else scores
+
     def predict(self, X):
-        """Indicator matrix: 1 where a score is above its category's threshold."""
-        return (self.decision_function(X) > self.thresholds).astype(np.uint8)
+        """What the saved estimator predicted: for ``task="multilabel"`` a 0/1
+        indicator matrix (1 where a score is above its category's threshold),
+        else one class per document (see ``task``)."""
+        above = self._scores(X) - self.thresholds
+        if self.task == "multilabel":
+            return (above > 0).astype(np.uint8)
+        classes = np.asarray(self.classes)
+        if self.task == "binary":
+            return classes[(above[:, 0] > 0).astype(np.intp)]
+        return classes[np.argmax(above, axis=1)]
 
     def __repr__(self):
         n, d = self.coef.shape
@@ -266,10 +313,32 @@ def linear_weights(model):
     return coef, intercept
 
 
+def _task_and_classes(model, n_problems):
+    """``(task, classes)`` of a fitted estimator: what its ``predict`` returns."""
+    mode = getattr(model, "_label_mode", None)  # textwin's estimators say it
+    inner = getattr(model, "estimator_", None)  # a wrapper: what it wraps
+    if mode is None and inner is not None:
+        mode = getattr(inner, "_label_mode", None)
+    classes = getattr(model, "classes_", None)
+    if mode is None:  # another library's estimator: from its classes and weights
+        if classes is None or getattr(model, "multilabel_", False):
+            mode = "multilabel"
+        elif n_problems == 1 and len(classes) == 2:
+            mode = "binary"
+        elif len(classes) == n_problems > 2:
+            mode = "multiclass"
+        else:
+            mode = "multilabel"
+    if mode == "multilabel" or classes is None:
+        return "multilabel", None
+    return mode, [_plain_label(c) for c in classes]
+
+
 def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
                 thresholds=None, metadata=None):
     """Build a :class:`TextModel` from a fitted estimator and optional preprocessing."""
     coef, intercept = linear_weights(model)
+    task, classes = _task_and_classes(model, coef.shape[0])
     if target_names is None:
         classes = getattr(model, "classes_", None)
         if classes is not None and len(classes) == coef.shape[0]:
@@ -297,7 +366,8 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
         meta["selector_params"] = _estimator_params(selector)
     meta.update(metadata or {})
     return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
-                     preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta)
+                     preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta,
+                     task=task, classes=classes)
 
 
 def save_model(path, model, *, vectorizer=None, selector=None, target_names=None,
@@ -350,6 +420,8 @@ def save_model(path, model, *, vectorizer=None, selector=None, target_names=None
         "format_version": FORMAT_VERSION,
         "textwin_version": __version__,
         "target_names": model.target_names,
+        "task": model.task,
+        "classes": [_plain_label(c) for c in model.classes],
         "preprocessing": _jsonable(model.preprocessing),
         "metadata": _jsonable(model.metadata) or {},
     }
@@ -447,6 +519,9 @@ def load_model(path):
                 raise _bad(path, "selected is not an array of integers")
         elif arr.dtype.kind not in "fiu":
             raise _bad(path, f"{key} is not numeric")
+    classes = meta.get("classes")
+    if classes is not None and not isinstance(classes, list):
+        raise _bad(path, "classes is not a list")
     try:
         return TextModel(
             arrays["coef"], arrays["intercept"], meta.get("target_names") or [],
@@ -455,6 +530,7 @@ def load_model(path):
             thresholds=arrays.get("thresholds"),
             metadata=dict(meta.get("metadata") or {},
                           textwin_version=meta.get("textwin_version"),
-                          format_version=version))
+                          format_version=version),
+            task=meta.get("task", "multilabel"), classes=classes)
     except ModelFormatError as exc:
         raise _bad(path, str(exc)) from None
