@@ -1,6 +1,7 @@
 """The ``textwin`` command, end to end: printed numbers are checked against the library."""
 import io
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -297,11 +298,64 @@ def test_unknown_category_in_custom_corpus(capsys, jsonl_corpus):
     (["--eta", "0.1"], ["method 'svm' has no setting --eta"]),
     (["--lam", "-1"], ["--lam must be positive"]),
     (["--epochs", "0"], ["--epochs must be at least 1"]),
+    (["--tol", "5"], ["--tol is a relative duality gap", "below 1"]),
+    (["--method", "rwinnow", "--gamma", "-1"], ["--gamma is a margin", ">= 0"]),
+    (["--category", "crude,crude"], ["'crude' is listed more than once"]),
 ])
 def test_bad_settings(capsys, jsonl_corpus, argv, fragments):
     code, _, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq", *argv)
     assert code == EXIT_USAGE
     assert_one_line_error(err, *fragments)
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    # checked before any data is read, as train checks them
+    (["--methods", "svm", "--lam", "-1"], ["--lam must be positive"]),
+    (["--methods", "svm", "--lam", "nan"], ["--lam must be a finite number"]),
+    (["--methods", "svm", "--epochs", "0"], ["--epochs must be at least 1"]),
+    (["--methods", ""], ["no method given", "'paper'", "'all'"]),
+    (["--methods", "svm,svm"], ["'svm' is listed more than once"]),
+    (["--methods", "svm", "--eta", "0.1"], ["--eta applies to none of the methods (svm)"]),
+])
+def test_eval_checks_its_settings_as_train_does(capsys, argv, fragments):
+    # these were tracebacks (exit 1), some after minutes of training
+    code, out, err = run(capsys, "eval", "--micro-breakeven", *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert_one_line_error(err, *fragments)
+
+
+def test_json_output_holds_infinite_thresholds(capsys):
+    # a category that cannot be learnt gets threshold +inf (never): standard
+    # JSON has no such number, and the document used to break off midway
+    from textwin.cli import _print_json
+
+    _print_json({"categories": [{"threshold": float("inf")}, {"threshold": -math.inf},
+                                {"breakeven": float("nan")}, {"threshold": 0.5}]})
+    assert json.loads(capsys.readouterr().out) == {"categories": [
+        {"threshold": "inf"}, {"threshold": "-inf"}, {"breakeven": None}, {"threshold": 0.5}]}
+
+
+def test_predict_with_a_folder_as_model(capsys, tmp_path):
+    code, out, err = run(capsys, "predict", tmp_path, tmp_path / "x.txt")
+    assert code == EXIT_USAGE and out == ""
+    assert_one_line_error(err, "is a folder: the first argument is the model file")
+
+
+def test_predict_svmlight_model_errors(capsys, tmp_path):
+    rng = np.random.default_rng(1)
+    with open(tmp_path / "train.svm", "w") as fh:
+        for i in range(60):
+            idx = np.sort(rng.choice(20, size=4, replace=False)) + 1
+            fh.write(f"{1 + i % 2} " + " ".join(f"{j}:1" for j in idx) + "\n")
+    model = tmp_path / "v.npz"
+    code, _, err = run(capsys, "train", "--corpus", tmp_path / "train.svm", "--category", "1",
+                       "-o", model, "-q")
+    assert code == 0, err
+    (tmp_path / "empty.svm").write_text("")
+    for inputs, fragment in (([tmp_path], "is a folder"), ([tmp_path / "empty.svm"], "empty")):
+        code, out, err = run(capsys, "predict", model, *inputs)
+        assert code != 0 and out == ""
+        assert_one_line_error(err, fragment)
 
 
 def test_malformed_and_missing_corpus(capsys, tmp_path):
@@ -427,6 +481,41 @@ def test_reuters_eval_table_has_paper_figures(capsys, reuters_data_home):
 
 
 @pytest.mark.corpus
+def test_reuters_eval_refuses_an_unlearnable_named_category(capsys, reuters_data_home):
+    code, out, err = run(capsys, "eval", "--micro-breakeven", "--methods", "svm",
+                         "--categories", "cottonseed")
+    assert code == EXIT_USAGE and out == ""
+    assert_one_line_error(err, "'cottonseed' has no training document")
+
+
+def test_reuters_tuned_thresholds_of_rare_categories_stay_at_zero(capsys, reuters_data_home):
+    # castorseed has 1 training document, wool 2: a fold trains without any,
+    # and F1 tuning put their thresholds at -1 and -1.5 (every document in)
+    code, out, err = run(capsys, "train", "-c", "castorseed,wool,acq", "--tune-thresholds",
+                         "f1", "--json")
+    assert code == 0, err
+    rows = {r["category"]: r for r in json.loads(out)["categories"]}
+    assert rows["castorseed"]["threshold"] == 0 and rows["wool"]["threshold"] == 0
+    assert rows["acq"]["threshold"] != 0
+    assert "castorseed (1), wool (2)" in err and "keep threshold 0" in err
+
+
+@pytest.mark.corpus
+def test_quiet_still_reports_a_corpus_that_differs(capsys, tmp_path, reuters_data_home,
+                                                   monkeypatch):
+    # -q silences logs and progress, not a corpus whose files are not the
+    # published ones (figures then cannot be compared with the literature)
+    monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(tmp_path / "cache"))  # not the session's
+    home = tmp_path / "home"
+    shutil.copytree(reuters_data_home / "reuters21578", home / "reuters21578")
+    with open(home / "reuters21578" / "reut2-007.sgm", "ab") as fh:
+        fh.write(b"\n")
+    code, _, err = run(capsys, "-q", "train", "-c", "acq", "--data-home", home,
+                       "--method", "perceptron", "--epochs", "1")
+    assert code == 0, err
+    assert "differ from the published" in err and "reut2-007.sgm" in err
+
+
 def test_reuters_unknown_category_lists_closest(capsys, reuters_data_home):
     code, out, err = run(capsys, "train", "--category", "aqc")
     assert code == EXIT_USAGE and out == ""

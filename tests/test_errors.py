@@ -6,7 +6,9 @@ right exit code and no traceback), that no wrong answer comes out silently, and
 that no partial file is left behind.
 """
 import json
+import os
 import re
+import stat
 
 import numpy as np
 import pytest
@@ -297,6 +299,41 @@ def test_non_archive_model_files_never_suggest_unpickling(capsys, tmp_path, cont
     code, _, err = run(capsys, "predict", path, "-")
     assert code == EXIT_BAD_MODEL
     one_line_error(err, fragment)
+
+
+def test_model_with_a_newer_preprocessing_option(capsys, tmp_path, text_model):
+    # a format 1.2 file with a vectorizer option this textwin lacks: one line and
+    # "upgrade", not a TypeError traceback from the first prediction
+    with np.load(text_model, allow_pickle=False) as npz:
+        arrays = dict(npz)
+    meta = json.loads(arrays["__metadata__"].tobytes())
+    meta.update(format_version="1.2", preprocessing={**meta["preprocessing"],
+                                                     "ngram_range": [1, 2]})
+    arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    newer = tmp_path / "newer.npz"
+    np.savez(newer, **arrays)
+    doc = tmp_path / "doc.txt"
+    doc.write_text("a b c")
+    code, out, err = run(capsys, "predict", newer, doc)
+    assert code == EXIT_BAD_MODEL and out == ""
+    one_line_error(err, "'ngram_range'", "upgrade textwin")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_output_that_is_not_a_regular_file(capsys, tmp_path, corpus):
+    # a FIFO (or a device such as /dev/full) used to be replaced by a regular file
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    folder = tmp_path / "models"
+    folder.mkdir()
+    for output in (fifo, folder):
+        code, _, err = run(capsys, "train", "--corpus", corpus, "--category", "spam",
+                           "--output", output, "-q")
+        assert code == EXIT_USAGE
+        one_line_error(err, f"cannot write the model to {output}", "not a regular file")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert list(folder.iterdir()) == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mail.jsonl", "models", "pipe.npz"]
 
 
 def test_non_finite_threshold(capsys, text_model):

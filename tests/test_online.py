@@ -377,3 +377,15 @@ def test_online_sample_weight_errors_and_partial_fit():
     part = Perceptron(eta=0.1, renormalize=False).partial_fit(X, y, classes=[-1, 1],
                                                               sample_weight=s)
     np.testing.assert_array_equal(part.coef_, full.coef_)
+
+
+@pytest.mark.parametrize("make", [lambda: Winnow(eta=1000.0, n_epochs=3),
+                                  lambda: Perceptron(eta=1e308, renormalize=False)])
+def test_overflowing_weights_are_an_error_that_names_eta(make):
+    # Winnow's factors e^(eta x) overflow to inf (then NaN after the rescaling),
+    # and the fit used to end "fine" with NaN scores the metrics then refused
+    X = sp.random(200, 30, density=0.3, random_state=0, format="csr")
+    X.data[:] = 1.0
+    y = (np.asarray(X[:, :3].sum(axis=1)).ravel() > 0).astype(int)
+    with pytest.raises(ValueError, match="overflowed to inf or NaN with eta=.*lower eta"):
+        make().fit(X, y)

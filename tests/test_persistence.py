@@ -1,6 +1,7 @@
 """Model files: exact round trips, and a clear refusal of anything else."""
 import json
 import pickle
+import re
 import zipfile
 
 import numpy as np
@@ -304,4 +305,44 @@ def test_zip_member_checksum_error_is_clear(tmp_path, good_file):
     bad = tmp_path / "crc.npz"
     bad.write_bytes(bytes(raw))
     with pytest.raises(ModelFormatError):
+        load_model(bad)
+
+
+def test_an_unknown_preprocessing_option_asks_for_an_upgrade(tmp_path, good_file):
+    """A newer minor format may add vectorizer options: refused on loading, not with a
+    TypeError from TextVectorizer(**preprocessing) at the first prediction."""
+    preprocessing = load_model(good_file).preprocessing
+    newer = _rewrite(good_file, tmp_path / "v12.npz", meta_update={
+        "format_version": "1.2", "preprocessing": {**preprocessing, "ngram_range": [1, 2]}})
+    with pytest.raises(ModelFormatError, match="'ngram_range'.*upgrade textwin"):
+        load_model(newer)
+    with pytest.raises(ModelFormatError, match="'ngram_range'.*upgrade textwin"):
+        TextModel(np.ones((1, 2)), [0.0], ["a"], vocabulary=["a", "b"],
+                  preprocessing={**preprocessing, "ngram_range": [1, 2]})
+    # a numeric model has no vectorizer to rebuild: its preprocessing is not used
+    TextModel(np.ones((1, 2)), [0.0], ["a"], preprocessing={"ngram_range": [1, 2]})
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"weighting": 5}, "weighting=5"),
+    ({"weighting": "bm25"}, "weighting='bm25'"),
+    ({"lowercase": "yes"}, "lowercase='yes' is not true or false"),
+    ({"stem": "no"}, "stem='no' is not true or false"),  # would have stemmed
+    ({"min_df": "2"}, "min_df"),
+    ({"token_pattern": 5}, "token_pattern=5"),
+    ({"token_pattern": "("}, "not a valid regular expression"),
+    ({"weighting": "tfidf"}, "tf-idf weighting without the idf array"),
+])
+def test_bad_preprocessing_values_are_refused_on_loading(tmp_path, good_file, change,
+                                                         fragment):
+    preprocessing = load_model(good_file).preprocessing
+    bad = _rewrite(good_file, tmp_path / "bad.npz",
+                   meta_update={"preprocessing": {**preprocessing, **change}})
+    with pytest.raises(ModelFormatError, match=re.escape(fragment)):
+        load_model(bad)
+
+
+def test_preprocessing_that_is_not_an_object_is_refused(tmp_path, good_file):
+    bad = _rewrite(good_file, tmp_path / "bad.npz", meta_update={"preprocessing": "binary"})
+    with pytest.raises(ModelFormatError, match="preprocessing is not a JSON object"):
         load_model(bad)

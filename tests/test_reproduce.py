@@ -245,6 +245,9 @@ def test_data_home_that_is_a_file(tmp_path, capsys):
                                                           "pass a writable --output"]),
     (lambda tmp: ["--figures", tmp / "a_file"], ["--figures", "pass --figures a folder"]),
     (lambda tmp: ["--output", tmp], ["is a folder", "pass --output a file name"]),
+    # a FIFO (or a device) would have been replaced by a file after the whole run
+    (lambda tmp: ["--output", (os.mkfifo(tmp / "p.md"), tmp / "p.md")[1]],
+     ["is a named pipe (FIFO), not a regular file"]),
 ])
 def test_unwritable_output_fails_before_the_run(where, fragments, tmp_path, capsys,
                                                 monkeypatch):

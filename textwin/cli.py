@@ -61,8 +61,22 @@ def _out(text=""):
 
 
 def _print_json(obj):
-    json.dump(obj, sys.stdout, indent=2, allow_nan=False, default=_json_default)
-    sys.stdout.write("\n")
+    # the whole document is built before anything is written: an error cannot
+    # leave half a document on stdout
+    text = json.dumps(_finite_json(obj), indent=2, allow_nan=False, default=_json_default)
+    sys.stdout.write(text + "\n")
+
+
+def _finite_json(obj):
+    """``obj`` with +-inf as the strings "inf"/"-inf" (a threshold never/always
+    met) and NaN as null: standard JSON has no such numbers."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite_json(v) for v in obj]
+    return obj
 
 
 def _json_default(obj):
@@ -158,18 +172,29 @@ def _protocol_data(categories, args):
 
 def _overrides(args, method):
     """Settings given on the command line, checked against the method's."""
-    given = {k: getattr(args, k) for k in _SETTING_OPTIONS if getattr(args, k, None) is not None}
+    given = _given_settings(args)
     unknown = sorted(set(given) - set(method.settings))
     if unknown:
         raise CLIError(
             f"method {method.key!r} has no setting {', '.join('--' + u for u in unknown)}; "
             f"its settings: {', '.join('--' + s for s in sorted(method.settings))}")
+    return given
+
+
+def _given_settings(args):
+    """The method settings given on the command line, their values checked."""
+    given = {k: getattr(args, k) for k in _SETTING_OPTIONS if getattr(args, k, None) is not None}
     for key in ("lam", "eta", "tol", "theta", "gamma"):
         if key in given and not math.isfinite(given[key]):
             raise CLIError(f"--{key} must be a finite number, got {given[key]}")
     for key in ("lam", "eta", "tol"):
         if key in given and not given[key] > 0:
             raise CLIError(f"--{key} must be positive, got {given[key]}")
+    if "tol" in given and not given["tol"] < 1:
+        raise CLIError(f"--tol is a relative duality gap: give a value below 1 (e.g. 1e-3), "
+                       f"got {given['tol']}")
+    if "gamma" in given and given["gamma"] < 0:
+        raise CLIError(f"--gamma is a margin: give a value >= 0, got {given['gamma']}")
     if "epochs" in given and given["epochs"] < 1:
         raise CLIError(f"--epochs must be at least 1, got {given['epochs']}")
     return given
@@ -220,12 +245,29 @@ def _tune_thresholds(est, X_train, Y_train, objective):
     from .metrics import breakeven_thresholds, f1_thresholds
     from .thresholds import out_of_fold_scores
 
+    import numpy as np
+
     with warnings.catch_warnings():
         # the folds' fits repeat what the full fit already reported
         warnings.simplefilter("ignore")
         oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
     tune = f1_thresholds if objective == "f1" else breakeven_thresholds
-    return tune(Y_train, oof)
+    thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
+    # With fewer positives than folds, some fold trains without any: its
+    # out-of-fold scores say nothing, and the tuned threshold fell far below 0
+    # (castorseed, one positive: -1, every document labelled). Keep 0 there.
+    positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
+    rare = [j for j in range(thresholds.size)
+            if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
+    if rare:
+        thresholds[rare] = 0.0
+        names = ", ".join(f"{_PROBLEM_NAMES[j] if j < len(_PROBLEM_NAMES) else j} "
+                          f"({positives[j]})" for j in rare)
+        warnings.warn(f"--tune-thresholds: {len(rare)} categor"
+                      f"{'y has' if len(rare) == 1 else 'ies have'} fewer training "
+                      f"documents than the {TUNING_FOLDS} folds and keep"
+                      f"{'s' if len(rare) == 1 else ''} threshold 0: {names}", stacklevel=2)
+    return thresholds
 
 
 def _load_user_corpus(args):
@@ -280,14 +322,14 @@ _PROBLEM_NAMES = []
 
 
 def _name_problems(message):
-    """``(problem 3: label column 3)`` -> ``(problem 3: grain)`` for the categories trained."""
+    """``(problem 3: ...)`` -> ``(problem 3: grain)`` for the categories being trained."""
     names = list(_PROBLEM_NAMES)
 
     def named(match):
         k = int(match.group(1))
         return f"(problem {k}: {names[k]})" if k < len(names) else match.group(0)
 
-    return re.sub(r"\(problem (\d+)(?:: label column \d+)?\)", named, message)
+    return re.sub(r"\(problem (\d+)(?:: [^)]*)?\)", named, message)
 
 
 # The estimators' warning about label columns of one class (by column number).
@@ -390,6 +432,13 @@ def cmd_train(args):
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     overrides = _overrides(args, method)
+    if args.output is not None:  # before the training, not after it
+        from ._io import NotARegularFileError, resolve_destination
+
+        try:
+            resolve_destination(args.output)
+        except NotARegularFileError as exc:
+            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
     d = _training_data(args)
     categories, X_train, X_test = d.categories, d.X_train, d.X_test
     Y_train, Y_test, source = d.Y_train, d.Y_test, d.source
@@ -459,8 +508,11 @@ def cmd_train(args):
     if args.json:
         _print_json(result)
         return EXIT_OK
-    _out(f"{method.paper_name}  [{source}: {result['n_train']} train / {result['n_test']} test "
-         f"documents, {result['n_features']} features]")
+    changed = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in overrides.items() if method.settings.get(k) != v)
+    _out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{source}: "
+         f"{result['n_train']} train / {result['n_test']} test documents, "
+         f"{result['n_features']} features]")
     _out(f"{'category':<16}{'BEP':>7}{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}"
          f"{'epochs':>8}")
     for r in rows:
@@ -511,12 +563,18 @@ def cmd_eval(args):
         methods = resolve_methods(args.methods)
     except UnknownMethodError as exc:
         raise CLIError(str(exc)) from None
+    given = _given_settings(args)
+    unused = sorted(k for k in given if not any(k in m.settings for m in methods))
+    if unused:
+        raise CLIError(
+            f"{', '.join('--' + u for u in unused)} applies to none of the methods "
+            f"({', '.join(m.key for m in methods)}); `textwin eval --help` lists each "
+            "method's settings")
     overrides = {}
     for m in methods:
-        given = {k: getattr(args, k) for k in _SETTING_OPTIONS
-                 if getattr(args, k, None) is not None and k in m.settings}
-        if given:
-            overrides[m.key] = given
+        mine = {k: v for k, v in given.items() if k in m.settings}
+        if mine:
+            overrides[m.key] = mine
     try:
         data = _protocol_data(args.categories, args)
     except UnknownCategoryError as exc:
@@ -524,13 +582,18 @@ def cmd_eval(args):
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
-    _check_trainable(data.categories, data.Y_train, "the ModApte training set", True)
+    # named categories must be learnable; 'all' keeps the unlearnable ones with a warning
+    _check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                     args.categories in (None, "top10", "all"))
     _PROBLEM_NAMES[:] = data.categories
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)  # named just above
-        results = run_micro_breakeven([m.key for m in methods], data=data,
-                                      overrides=overrides, progress=_progress_enabled(args),
-                                      n_jobs=args.n_jobs, verbose=_estimator_verbosity(args))
+        try:
+            results = run_micro_breakeven([m.key for m in methods], data=data,
+                                          overrides=overrides, progress=_progress_enabled(args),
+                                          n_jobs=args.n_jobs, verbose=_estimator_verbosity(args))
+        except ValueError as exc:  # as in train: the estimators' checks name the setting
+            raise CLIError(_first_line(exc)) from None
     dicts = [r.to_dict() for r in results]
     if args.json:
         _print_json(dicts)
@@ -602,6 +665,9 @@ def cmd_predict(args):
 
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
+    if Path(args.model).is_dir():
+        raise CLIError(f"{args.model} is a folder: the first argument is the model file "
+                       "(textwin predict MODEL.npz [INPUT ...])")
     try:
         model = load_model(args.model)
     except FileNotFoundError as exc:
@@ -658,10 +724,17 @@ def _read_svmlight_inputs(inputs, model):
                                       zero_based=False)
         except FileNotFoundError:
             raise CLIError(f"no such file: {item}", EXIT_NO_DATA) from None
+        except IsADirectoryError:
+            raise CLIError(f"{item} is a folder: this model scores svmlight files, give "
+                           "them one by one (e.g. {item}/*.svm)") from None
+        except OSError as exc:
+            raise CLIError(f"cannot read {item}: {exc.strerror or exc}", EXIT_NO_DATA) from None
         except ValueError as exc:
             raise CLIError(f"{item}: not an svmlight file for this model ({exc})") from None
         mats.append(X)
         ids += [f"{item}:{k + 1}" for k in range(X.shape[0])]
+    if not ids:
+        raise CLIError("no document to score: the svmlight files are empty")
     return ids, sp.vstack(mats).tocsr()
 
 
@@ -992,6 +1065,8 @@ def main(argv=None):
         text = str(message).replace(_RESUME_HINT, "")
         text = text.replace(_BUDGET_HINT, "Raise --epochs, loosen --tol,")
         text = text.replace(_LAM_HINT, "a larger --lam also helps")
+        text = text.replace("intercept_solver='converged' runs",
+                            "--method svm-alg2-converged runs")
         logger.warning("warning: %s", _name_problems(text))
 
     try:
@@ -999,6 +1074,8 @@ def main(argv=None):
             warnings.showwarning = show
             if args.quiet:
                 warnings.simplefilter("ignore")
+                # -q silences progress, not a corpus that differs from the published one
+                warnings.filterwarnings("always", message=r".*differ from the published")
             return args.func(args)
     except CLIError as exc:
         return _fail(str(exc), exc.code)

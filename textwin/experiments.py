@@ -68,6 +68,9 @@ def resolve_categories(categories, available):
         names = list(categories)
     if not names:
         raise UnknownCategoryError("no category given")
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise UnknownCategoryError(f"category {twice[0]!r} is listed more than once")
     known = set(available)
     for name in names:
         if name not in known:
@@ -290,13 +293,18 @@ def resolve_methods(methods):
         keys = [m.strip() for m in methods.split(",") if m.strip()]
     else:
         keys = list(methods)
+    choices = f"methods: {', '.join(METHODS)}; or 'paper' (the paper's) or 'all'"
+    if not keys:
+        raise UnknownMethodError(f"no method given; {choices}")
     out = []
     for key in keys:
         if key not in METHODS:
             close = _closest(key, list(METHODS))
             raise UnknownMethodError(
                 f"unknown method {key!r}" + (f" (closest: {', '.join(close)})" if close else "")
-                + f"; methods: {', '.join(METHODS)}")
+                + f"; {choices}")
+        if METHODS[key] in out:
+            raise UnknownMethodError(f"method {key!r} is listed more than once")
         out.append(METHODS[key])
     return out
 

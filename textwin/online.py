@@ -184,6 +184,11 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         self.mistakes_ = [np.concatenate([old, new]) for old, new in zip(self.mistakes_, runs)]
         self.n_iter_ = np.array([m.size for m in self.mistakes_])
         self._set_coef()
+        if not (np.isfinite(self.coef_).all() and np.isfinite(self.intercept_).all()):
+            # Winnow's factors e^(eta x) or the Perceptron's steps overflowed
+            raise ValueError(
+                f"{type(self).__name__}: the weights overflowed to inf or NaN with "
+                f"eta={self.eta:g}; lower eta (or scale the features down).")
 
     def _split(self, w):
         """coef_ and the bias from a weight over the (possibly augmented) features."""

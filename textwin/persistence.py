@@ -189,6 +189,30 @@ class TextModel:
                     f"vocabulary of {width} terms")
             if self.idf is not None and self.idf.shape != (width,):
                 raise ModelFormatError(f"idf has {self.idf.size} values for {width} terms")
+            self._check_preprocessing()
+
+    def _check_preprocessing(self):
+        """Refuse settings this textwin's vectorizer cannot apply now, not with a
+        traceback (or, for a non-boolean flag, silently) at the first prediction."""
+        from .text import TextVectorizer
+
+        unknown = _unknown_options(self.preprocessing)
+        if unknown:
+            raise ModelFormatError(
+                f"preprocessing option(s) {_names(unknown)} unknown to this textwin "
+                f"{__version__}: upgrade textwin or re-train the model")
+        vec = TextVectorizer(**self.preprocessing)
+        for key in ("stem", "lowercase"):
+            # the vectorizer only tests their truth: "no" would mean yes
+            if not isinstance(getattr(vec, key), bool):
+                raise ModelFormatError(
+                    f"preprocessing: {key}={getattr(vec, key)!r} is not true or false")
+        try:
+            vec._validate_params()
+        except (ValueError, TypeError) as exc:
+            raise ModelFormatError(f"preprocessing: {exc}") from None
+        if vec.weighting == "tfidf" and self.idf is None:
+            raise ModelFormatError("preprocessing: tf-idf weighting without the idf array")
 
     # -- scoring --------------------------------------------------------
     @property
@@ -269,6 +293,19 @@ class TextModel:
         n, d = self.coef.shape
         voc = "numeric features" if self.vocabulary is None else f"{self.vocabulary.size} terms"
         return f"TextModel({n} categories, {d} weights each, {voc})"
+
+
+def _unknown_options(preprocessing):
+    """The keys of ``preprocessing`` that are not :class:`textwin.text.TextVectorizer`'s
+    parameters (a model file written by a newer textwin may have some)."""
+    from .text import TextVectorizer
+
+    known = TextVectorizer().get_params()
+    return [key for key in preprocessing if key not in known]
+
+
+def _names(keys):
+    return ", ".join(repr(k) for k in keys)
 
 
 def _qualified_name(obj):
@@ -522,11 +559,20 @@ def load_model(path):
     classes = meta.get("classes")
     if classes is not None and not isinstance(classes, list):
         raise _bad(path, "classes is not a list")
+    preprocessing = meta.get("preprocessing") or {}
+    if not isinstance(preprocessing, dict):
+        raise _bad(path, "preprocessing is not a JSON object")
+    unknown = _unknown_options(preprocessing) if "vocabulary" in arrays else []
+    if unknown:  # a newer minor format may add options: not a damaged file
+        raise ModelFormatError(
+            f"{path} uses preprocessing option(s) {_names(unknown)} (model format "
+            f"{version!r}, written by textwin {meta.get('textwin_version', '?')}) that this "
+            f"textwin {__version__} does not know: upgrade textwin or re-train the model")
     try:
         return TextModel(
             arrays["coef"], arrays["intercept"], meta.get("target_names") or [],
             vocabulary=arrays.get("vocabulary"), selected=arrays.get("selected"),
-            preprocessing=meta.get("preprocessing") or {}, idf=arrays.get("idf"),
+            preprocessing=preprocessing, idf=arrays.get("idf"),
             thresholds=arrays.get("thresholds"),
             metadata=dict(meta.get("metadata") or {},
                           textwin_version=meta.get("textwin_version"),

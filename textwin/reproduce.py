@@ -965,6 +965,13 @@ def _check_writable(path, option, folder):
     if not folder and path.is_dir():
         raise CLIError(f"{option} {path} is a folder; pass {option} a file name, such as "
                        f"{path / 'reproduction.md'}", EXIT_USAGE)
+    if not folder:
+        from ._io import NotARegularFileError, resolve_destination
+
+        try:
+            resolve_destination(path)  # a device or a FIFO would be replaced by a file
+        except NotARegularFileError as exc:
+            raise CLIError(f"{option}: {exc}", EXIT_USAGE) from None
     existing = path if folder else path.parent
     existing = existing.absolute()
     while not existing.exists():

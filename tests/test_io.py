@@ -1,0 +1,112 @@
+"""atomic_write: what it replaces, what it refuses, and the modes it leaves."""
+import os
+import stat
+
+import pytest
+
+from textwin._io import NotARegularFileError, atomic_write
+
+posix_only = pytest.mark.skipif(os.name != "posix", reason="POSIX modes, links and FIFOs")
+
+
+@pytest.fixture
+def umask_022():
+    old = os.umask(0o022)
+    try:
+        yield 0o022
+    finally:
+        os.umask(old)
+
+
+def _mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+@posix_only
+def test_a_symlink_stays_and_its_target_gets_the_content(tmp_path):
+    target = tmp_path / "models" / "v1.npz"
+    target.parent.mkdir()
+    target.write_bytes(b"old")
+    link = tmp_path / "link.npz"
+    link.symlink_to(target)
+    with atomic_write(link) as fh:
+        fh.write(b"new")
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert target.read_bytes() == b"new"
+    # no temporary file left, beside the link or beside the target
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.npz", "models"]
+    assert [p.name for p in target.parent.iterdir()] == ["v1.npz"]
+
+
+@posix_only
+def test_a_dangling_symlink_creates_its_target(tmp_path):
+    link = tmp_path / "link.npz"
+    link.symlink_to(tmp_path / "new.npz")
+    with atomic_write(link, "w") as fh:
+        fh.write("x")
+    assert link.is_symlink() and (tmp_path / "new.npz").read_text() == "x"
+
+
+@posix_only
+def test_a_fifo_is_refused_and_left_in_place(tmp_path):
+    fifo = tmp_path / "pipe.npz"
+    os.mkfifo(fifo)
+    with pytest.raises(NotARegularFileError,
+                       match=r"pipe\.npz is a named pipe \(FIFO\), not a regular file: "
+                             "give the path of a regular file"):
+        with atomic_write(fifo) as fh:
+            fh.write(b"never")
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe.npz"]
+
+
+@posix_only
+def test_a_link_to_a_device_is_refused(tmp_path):
+    link = tmp_path / "full.npz"
+    link.symlink_to("/dev/null")
+    with pytest.raises(NotARegularFileError, match="a link to /dev/null.*character device"):
+        with atomic_write(link) as fh:
+            fh.write(b"never")
+    assert link.is_symlink() and stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_directory_is_refused(tmp_path):
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "keep").write_text("x")
+    with pytest.raises(NotARegularFileError, match="is a directory, not a regular file"):
+        with atomic_write(folder) as fh:
+            fh.write(b"never")
+    assert folder.is_dir() and [p.name for p in folder.iterdir()] == ["keep"]
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]
+    # an OSError: the command line reports it as one line ("cannot write ...")
+    assert issubclass(NotARegularFileError, OSError)
+
+
+@posix_only
+def test_a_new_file_gets_the_umask_mode(tmp_path, umask_022):
+    path = tmp_path / "sub" / "new.md"
+    with atomic_write(path, "w") as fh:
+        fh.write("x")
+    assert _mode(path) == 0o666 & ~umask_022 == 0o644
+
+
+@posix_only
+def test_an_existing_file_keeps_its_mode(tmp_path, umask_022):
+    path = tmp_path / "m.npz"
+    path.write_bytes(b"old")
+    os.chmod(path, 0o640)
+    with atomic_write(path) as fh:
+        fh.write(b"new")
+    assert path.read_bytes() == b"new" and _mode(path) == 0o640
+
+
+def test_a_failed_write_keeps_the_old_file(tmp_path):
+    path = tmp_path / "m.npz"
+    path.write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        with atomic_write(path) as fh:
+            fh.write(b"half")
+            raise RuntimeError
+    assert path.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
