@@ -335,6 +335,26 @@ def test_json_output_holds_infinite_thresholds(capsys):
         {"threshold": "inf"}, {"threshold": "-inf"}, {"breakeven": None}, {"threshold": 0.5}]}
 
 
+def test_predict_reads_a_pipe(capsys, tmp_path, jsonl_corpus):
+    # bash's `textwin predict M <(echo ...)` passes /dev/fd/63, a pipe, not a file
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+               "-o", model, "-q")[0] == 0
+    fifo = tmp_path / "in"
+    os.mkfifo(fifo)
+    import threading
+
+    writer = threading.Thread(target=fifo.write_text, args=("wheat and barley tonnes",),
+                              daemon=True)
+    writer.start()
+    code, out, err = run(capsys, "predict", model, fifo, "--json")
+    if writer.is_alive():  # nobody read the pipe: open it so that the writer ends
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+    writer.join(10)
+    assert code == 0, err
+    assert [g["id"] for g in json.loads(out)] == [str(fifo)]
+
+
 def test_predict_with_a_folder_as_model(capsys, tmp_path):
     code, out, err = run(capsys, "predict", tmp_path, tmp_path / "x.txt")
     assert code == EXIT_USAGE and out == ""

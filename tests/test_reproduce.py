@@ -5,6 +5,7 @@ recomputes some of the document's figures independently (estimators built
 here, not through the registry), then checks the PNGs.
 """
 import os
+import warnings
 import re
 
 import numpy as np
@@ -276,3 +277,18 @@ def test_read_only_output_folder(tmp_path, capsys):
         folder.chmod(0o700)
     assert code == EXIT_USAGE
     _one_line_error(err, f"{folder} is not writable", "pass a writable --output")
+
+
+def test_a_warning_is_one_line_not_a_source_excerpt(tmp_path, capsys, monkeypatch):
+    # e.g. the corpus differs from the published one: the user sees one
+    # "textwin: warning:" line, not Python's file:line and source line
+    def load(*args, **kwargs):
+        warnings.warn("2 SGML file(s) differ from the published distribution", UserWarning)
+        raise FileNotFoundError("no corpus")
+
+    monkeypatch.setattr(reproduce, "load_protocol_data", load)
+    code, _, err = _run(capsys, "--quick", "--data-home", tmp_path, "--output", tmp_path / "r.md")
+    assert code != 0
+    lines = err.splitlines()
+    assert "textwin: warning: 2 SGML file(s) differ from the published distribution" in lines
+    assert not any("warnings.warn" in ln or "UserWarning" in ln for ln in lines), err

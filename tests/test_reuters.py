@@ -262,6 +262,13 @@ def test_get_cache_dir_order(tmp_path, monkeypatch):
         get_cache_dir(tmp_path / "data")
 
 
+def test_an_unusable_cache_dir_setting_is_not_dropped_silently(tmp_path, monkeypatch):
+    (tmp_path / "a_file").write_text("")
+    monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(tmp_path / "a_file"))
+    with pytest.warns(UserWarning, match="TEXTWIN_CACHE_DIR=.*a_file is not a writable folder"):
+        assert get_cache_dir(tmp_path / "data") == tmp_path / "data" / "cache"
+
+
 # ---------------------------------------------------------------------------
 # Parsing: well-formed and malformed SGML
 # ---------------------------------------------------------------------------

@@ -650,7 +650,7 @@ def _read_documents(inputs):
             files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
             if not files:
                 raise CLIError(f"folder {path} holds no files to score")
-        elif path.is_file():
+        elif path.exists():  # a file, or a pipe such as bash's <(...)
             files = [path]
         else:
             raise CLIError(f"no such file or folder: {path}", EXIT_NO_DATA)

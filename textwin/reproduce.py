@@ -1043,8 +1043,20 @@ def main(argv=None, prog="python -m textwin.reproduce"):
 
     0 on success; 2 on an unwritable ``--output`` or ``--figures`` (argparse exits
     with 2 on a bad option); 3 on a missing or damaged corpus. A failure the user
-    can fix prints one line, ``textwin: error: ...``, naming the fix.
+    can fix prints one line, ``textwin: error: ...``, naming the fix; a warning
+    (a corpus that differs from the published one, ...) one ``textwin: warning:`` line.
     """
+    import warnings
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        print(f"textwin: warning: {message}", file=sys.stderr)  # not a source excerpt
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        return _main(argv, prog)
+
+
+def _main(argv, prog):
     import warnings
 
     from sklearn.exceptions import ConvergenceWarning

@@ -12,6 +12,7 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
+import warnings
 import zipfile
 import zlib
 from collections import namedtuple
@@ -119,6 +120,10 @@ def get_cache_dir(data_home=None):
     candidates = _cache_candidates(data_home)
     for path in candidates:
         if _writable_dir(path) is not None:
+            chosen = os.environ.get(CACHE_DIR_ENV)
+            if chosen and path != candidates[0]:  # an explicit choice is not dropped silently
+                warnings.warn(f"{CACHE_DIR_ENV}={chosen} is not a writable folder; the "
+                              f"caches go to {path} instead", UserWarning, stacklevel=2)
             return path
     raise OSError(
         "no writable cache folder among "
