@@ -54,9 +54,22 @@ def test_random_state_may_be_a_generator(problem):
     assert not np.array_equal(a, other)  # the generator is used, not ignored
 
 
-def test_generator_seeds_are_drawn_per_problem():
+def test_one_seed_drawn_for_every_problem():
     from textwin.linear import _problem_seeds
 
     assert_array_equal(_problem_seeds(np.random.default_rng(3), 4),
-                       np.random.default_rng(3).integers(0, np.iinfo(np.int32).max, size=4))
+                       np.full(4, np.random.default_rng(3).integers(0, np.iinfo(np.int32).max)))
     assert_array_equal(_problem_seeds(5, 4), _problem_seeds(np.random.RandomState(5), 4))
+
+
+def test_a_problems_fit_does_not_depend_on_the_others():
+    # as scikit-learn's one-vs-rest: label column k alone, or among others in
+    # any order, is the same fit (it was seeded by its position)
+    X = sp.random(300, 40, density=0.2, random_state=1, format="csr")
+    Y = (X @ np.random.RandomState(2).randn(40, 3) > 0.1).astype(int)
+    together = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    for k in range(3):
+        alone = DualSVM(lam=1e-3, random_state=0).fit(X, Y[:, [k]])
+        assert_array_equal(alone.coef_[0], together.coef_[k])
+    swapped = DualSVM(lam=1e-3, random_state=0).fit(X, Y[:, ::-1])
+    assert_array_equal(swapped.coef_[::-1], together.coef_)

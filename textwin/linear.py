@@ -226,16 +226,19 @@ def _shuffle_block(X):
 
 
 def _problem_seeds(random_state, n_problems):
-    """One seed per binary problem, drawn in problem order from random_state.
+    """The seed of each binary problem: one draw from random_state, shared by all.
 
-    Problem k gets the same seed whatever n_jobs is, so fits are identical for
-    any number of threads.
+    As scikit-learn's one-vs-rest gives every binary estimator the same
+    random_state, a category's model does not depend on which other
+    categories are trained beside it, nor on their order or on n_jobs
+    (``textwin train -c acq`` fits the acq of ``-c top10``).
     """
     if isinstance(random_state, np.random.Generator):
         # drawn from the caller's generator, which advances (as a RandomState does)
-        return random_state.integers(0, _INT32_MAX, size=n_problems)
-    rng = check_random_state(random_state)
-    return rng.randint(0, _INT32_MAX, size=n_problems)
+        seed = random_state.integers(0, _INT32_MAX)
+    else:
+        seed = check_random_state(random_state).randint(0, _INT32_MAX)
+    return np.full(n_problems, seed, dtype=np.int64)
 
 
 class _Labels:
