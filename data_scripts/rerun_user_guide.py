@@ -1,0 +1,89 @@
+"""Re-run the console transcripts of docs/user_guide.md and write their output back.
+
+Every ``console`` block that starts with ``$ `` is re-run command by command
+(``textwin reproduce`` blocks excepted: minutes long, and shown for their
+messages) in a scratch folder holding ``reuters10.jsonl`` (written as the guide
+shows), with the ``textwin`` command first on PATH, and the lines after each
+command are replaced by what it printed (stderr, then stdout, as a terminal
+shows a short run). Times are the run's own; review the diff before committing.
+
+    TEXTWIN_DATA_HOME=/path/holding/reuters21578 \\
+        python data_scripts/rerun_user_guide.py [--guide docs/user_guide.md] [--work DIR]
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_reuters10(path):
+    """The guide's example corpus: Reuters' ten largest categories as JSON Lines."""
+    from textwin.datasets import fetch_reuters21578
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for subset in ("train", "test"):
+            bunch = fetch_reuters21578(subset=subset, categories="top10")
+            for text, row in zip(bunch.data, bunch.target):
+                labels = [c for c, on in zip(bunch.target_names, row) if on]
+                fh.write(json.dumps({"text": text, "labels": labels, "split": subset}) + "\n")
+
+
+def rerun_block(lines, work, env):
+    """The block's lines with each command's output replaced by a fresh run."""
+    out, last_rc = [], 0
+    for line in lines:
+        if not line.startswith("$ "):
+            continue  # an old output line
+        out.append(line)
+        cmd = line[2:]
+        if cmd.strip() == "echo $?":  # the status of the previous command
+            out.append(str(last_rc))
+            continue
+        res = subprocess.run(["bash", "-c", cmd], cwd=work, env=env, capture_output=True,
+                             text=True)
+        last_rc = res.returncode
+        printed = res.stderr + res.stdout
+        if printed.strip():
+            out.extend(printed.rstrip("\n").split("\n"))
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--guide", type=Path, default=ROOT / "docs" / "user_guide.md")
+    ap.add_argument("--work", type=Path, default=None, help="scratch folder (default: a new one)")
+    args = ap.parse_args(argv)
+    work = args.work or Path(tempfile.mkdtemp(prefix="textwin-guide-"))
+    work.mkdir(parents=True, exist_ok=True)
+    bindir = work / "bin"
+    bindir.mkdir(exist_ok=True)
+    wrapper = bindir / "textwin"  # this checkout's textwin, whatever is installed
+    wrapper.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m textwin.cli "$@"\n')
+    wrapper.chmod(0o755)
+    env = dict(os.environ, PATH=f"{bindir}{os.pathsep}{os.environ.get('PATH', '')}",
+               PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    sys.path.insert(0, str(ROOT))
+    write_reuters10(work / "reuters10.jsonl")
+    text = args.guide.read_text(encoding="utf-8")
+    parts, pos = [], 0
+    for m in re.finditer(r"```console\n(.*?)```", text, flags=re.S):
+        lines = m.group(1).rstrip("\n").split("\n")
+        if not lines[0].startswith("$ ") or any("textwin reproduce" in ln for ln in lines):
+            continue
+        print(f"running: {lines[0][2:80]}", file=sys.stderr)
+        parts += [text[pos:m.start(1)], "\n".join(rerun_block(lines, work, env)) + "\n"]
+        pos = m.end(1)
+    parts.append(text[pos:])
+    args.guide.write_text("".join(parts), encoding="utf-8")
+    print(f"rewrote {args.guide}; review `git diff` (scratch folder: {work})", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
