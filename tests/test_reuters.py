@@ -121,6 +121,8 @@ def test_unknown_category_and_subset(reuters_data_home):
         fetch_reuters21578(data_home=reuters_data_home, categories="earn")
     with pytest.raises(ValueError, match=r"must be names \(str\), got \[3\]"):
         fetch_reuters21578(data_home=reuters_data_home, categories=[3])
+    with pytest.raises(ValueError, match=r"categories=5 is not understood"):  # a TypeError
+        fetch_reuters21578(data_home=reuters_data_home, categories=5)
     names = fetch_reuters21578(data_home=reuters_data_home, categories=np.array(["wheat", "corn"]))
     assert names.target_names == ["corn", "wheat"] and type(names.target_names[0]) is str
     with pytest.raises(ValueError, match="empty list"):
@@ -483,6 +485,14 @@ def test_truncated_sgml_file_in_corpus_names_it(tmp_path, reuters_data_home):
     with pytest.warns(UserWarning, match="reut2-005.sgm"):  # digest differs from the release
         with pytest.raises(ReutersFormatError, match=r"reut2-005.sgm, line \d+: .*never closed"):
             fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
+    # cut just after a story: the file still parses, and 353 training stories
+    # went missing with nothing but the digest warning
+    end = payload.index(b"</REUTERS>", len(payload) // 2) + len(b"</REUTERS>")
+    victim.write_bytes(payload[:end] + b"\n")
+    with pytest.warns(UserWarning, match="reut2-005.sgm"):
+        with pytest.raises(ReutersFormatError, match=r"reut2-005.sgm holds \d+ stories, the "
+                                                     r"published file 1000: it is truncated"):
+            fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
     victim.unlink()
     with pytest.raises(OSError, match="holds only 21 of the 22 SGML files"):
         fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
@@ -516,6 +526,27 @@ def test_clear_data_home_removes_the_home_and_only_textwins_caches(tmp_path, mon
     # a shared cache folder keeps other programs' files, and itself
     assert sorted(p.name for p in shared.iterdir()) == ["someone_elses.npz"]
     assert clear_data_home(home) == []          # nothing left: no error
+
+
+def test_clear_data_home_keeps_other_files_and_a_read_only_home(tmp_path, monkeypatch):
+    # with TEXTWIN_DATA_HOME at a shared folder (CI's ../shared), deleting the
+    # whole folder took everything in it, and root ignores r-x permissions
+    from textwin.datasets import clear_data_home
+
+    home, _ = _fake_tree(tmp_path, monkeypatch)
+    (home / "notes").mkdir()
+    (home / "notes" / "mine.txt").write_text("keep")
+    removed = clear_data_home(home)
+    assert home / "reuters21578" in removed and home / "cache" in removed
+    assert sorted(p.name for p in home.iterdir()) == ["notes"]
+    (home / "reuters21578").mkdir()
+    home.chmod(0o555)
+    try:
+        with pytest.raises(PermissionError, match="read-only.*keep_corpus=True"):
+            clear_data_home(home)
+        assert (home / "reuters21578").is_dir() and (home / "notes" / "mine.txt").exists()
+    finally:
+        home.chmod(0o755)
 
 
 def test_clear_data_home_keep_corpus(tmp_path, monkeypatch):

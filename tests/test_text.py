@@ -198,3 +198,22 @@ def test_latin1_fast_path_equals_general_path():
     vec = TextVectorizer(weighting="count")
     np.testing.assert_array_equal(vec.fit_transform(greek).toarray(), X_ref.toarray())
     assert vec.get_feature_names_out().tolist() == names_ref.tolist()
+
+
+def test_transform_after_set_params_is_a_clear_error():
+    # the vocabulary (and idf) were learnt with the fitted settings: tf-idf
+    # without an idf, or stems without a stemmer, crashed deep inside
+    vec = TextVectorizer(weighting="count", stem=False).fit(["a b", "b c"])
+    for change in (dict(weighting="tfidf"), dict(stem=True), dict(lowercase=False)):
+        with pytest.raises(ValueError, match="fitted with .*fit again after set_params"):
+            vec.set_params(**change).transform(["a"])
+        vec.set_params(weighting="count", stem=False, lowercase=True)
+    assert vec.set_params(min_df=2).transform(["a"]).shape == (1, 3)  # filters only
+    assert vec.fit(["a b", "b c"]).transform(["b"]).nnz == 1          # refit: fine again
+
+
+def test_token_pattern_with_several_groups_is_refused():
+    with pytest.raises(ValueError, match="2 capturing groups"):
+        TextVectorizer(token_pattern=r"(\w)(\w+)").fit(["hello world"])
+    vec = TextVectorizer(token_pattern=r"(?:x)?(\w\w+)", stem=False).fit(["hello world"])
+    assert sorted(vec.vocabulary_) == ["hello", "world"]

@@ -249,12 +249,18 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         else:
             raise TypeError(f"min_df must be an int or a float, got {min_df!r}")
         try:
-            return re.compile(self.token_pattern)
+            token_re = re.compile(self.token_pattern)
         except (re.error, TypeError) as exc:
             raise ValueError(
                 f"token_pattern={self.token_pattern!r} is not a valid regular "
                 f"expression: {exc}"
             ) from None
+        if token_re.groups > 1:  # findall would return tuples, not words
+            raise ValueError(
+                f"token_pattern={self.token_pattern!r} has {token_re.groups} capturing "
+                "groups; use at most one (the token), e.g. (?:...) for the others"
+            )
+        return token_re
 
     # -- the shared tokenizing pass ---------------------------------------
     def _tokens(self, docs, token_re):
@@ -326,6 +332,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         # Built sorted and without duplicates by construction.
         X.has_sorted_indices = True
         return X
+
+    def _settings(self):
+        """The parameters the fitted vocabulary depends on (min_df only filters it)."""
+        return {"weighting": self.weighting, "stem": self.stem, "lowercase": self.lowercase,
+                "token_pattern": self.token_pattern}
 
     def _weight(self, X):
         """Apply the weighting to a count matrix, in place."""
@@ -401,6 +412,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             terms = [terms[j] for j in keep]
 
         self.vocabulary_ = {term: j for j, term in enumerate(terms)}
+        self._fitted_settings = self._settings()
         self.document_frequency_ = df
         self.n_empty_ = int(np.count_nonzero(np.diff(X.indptr) == 0))
         if self.weighting == "tfidf":
@@ -424,6 +436,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "vocabulary_")
         token_re = self._validate_params()
+        fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
+        if fitted is not None and fitted != self._settings():
+            changed = [f"{k}={v!r} (fitted with {fitted[k]!r})"
+                       for k, v in self._settings().items() if fitted[k] != v]
+            raise ValueError(
+                f"TextVectorizer: {', '.join(changed)}: the vocabulary and idf were learnt "
+                "with the other setting; fit again after set_params"
+            )
         docs = _check_documents(raw_documents)
         tokens, separator, decode = self._tokens(docs, token_re)
         distinct = set(tokens)

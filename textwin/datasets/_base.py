@@ -139,35 +139,58 @@ _CACHE_PATTERNS = ("reuters21578_*.npz", "reuters21578_*.json")
 
 
 def clear_data_home(data_home=None, *, keep_corpus=False):
-    """Delete the data home and textwin's cached corpora, as scikit-learn's
-    ``clear_data_home`` does.
+    """Delete what textwin keeps in the data home (the corpus, its archives, the
+    caches) and textwin's cache files elsewhere, as scikit-learn's
+    ``clear_data_home`` does; the data home folder goes too if nothing else is
+    left in it.
 
     Parameters
     ----------
     data_home : str or path-like, default=None
         As for :func:`get_data_home`.
     keep_corpus : bool, default=False
-        ``False``: remove the whole data home folder, the Reuters-21578 files
-        in it included (a later ``fetch_reuters21578`` downloads them again).
-        ``True``: keep the corpus and remove only the derived caches, which
-        the next load rebuilds (a few seconds).
+        ``False``: remove the Reuters-21578 files too (a later
+        ``fetch_reuters21578`` downloads them again). ``True``: keep the
+        corpus and remove only the derived caches, which the next load
+        rebuilds (a few seconds).
 
     Returns
     -------
     removed : list of pathlib.Path
         What was deleted.
 
+    Raises
+    ------
+    PermissionError
+        ``keep_corpus=False`` and the data home is read-only for everyone
+        (``r-x``, a shared corpus): it is not deleted, even by root.
+
     Notes
     -----
-    Caches outside the data home (``$TEXTWIN_CACHE_DIR``, ``~/.cache/textwin``)
-    may sit in folders shared with other programs: there only textwin's own
-    cache files are removed, never the folder.
+    Only textwin's own files are removed: other files in the data home, and
+    caches outside it (``$TEXTWIN_CACHE_DIR``, ``~/.cache/textwin``) that may
+    sit in folders shared with other programs, stay.
     """
+    from ._reuters import ARCHIVES, CORPUS_DIR
+
     home = _data_home_path(data_home)
     removed = []
-    if not keep_corpus and home.exists():
-        shutil.rmtree(home)  # its cache/ with it
-        removed.append(home)
+    if not keep_corpus and home.is_dir():
+        if not home.stat().st_mode & 0o222:  # as _writable_dir: shared, read-only
+            raise PermissionError(
+                f"the data home {home} is read-only (a shared corpus?): not deleting it; "
+                "clear_data_home(keep_corpus=True) removes only textwin's caches")
+        for path in [home / CORPUS_DIR, home / "cache", *(home / a.filename for a in ARCHIVES)]:
+            if path.is_dir() and not path.is_symlink():
+                shutil.rmtree(path)
+            elif path.exists() or path.is_symlink():
+                path.unlink()
+            else:
+                continue
+            removed.append(path)
+        if not any(home.iterdir()):
+            home.rmdir()
+            removed.append(home)
     for folder in _cache_candidates(data_home):
         if not folder.is_dir():
             continue

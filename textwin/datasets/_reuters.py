@@ -489,10 +489,21 @@ def _documents(corpus_dir, digest):
     return _PARSED[key]
 
 
+#: Stories per file of the published collection (21,578 in all).
+STORIES_PER_FILE = {name: 578 if name == "reut2-021.sgm" else 1000 for name in SGML_FILES}
+
+
 def _parse_corpus(corpus_dir):
     docs = []
     for name in SGML_FILES:
-        docs.extend(parse_sgml_file(corpus_dir / name))
+        stories = parse_sgml_file(corpus_dir / name)
+        if len(stories) != STORIES_PER_FILE[name]:
+            # cut between two stories, a file still parses: never a silently smaller corpus
+            raise ReutersFormatError(
+                f"{name} holds {len(stories)} stories, the published file "
+                f"{STORIES_PER_FILE[name]}: it is truncated or altered; restore it, or "
+                "download the corpus again (`textwin data --fetch`)")
+        docs.extend(stories)
     seen = set()
     for doc in docs:
         if doc.newid in seen:
@@ -535,7 +546,12 @@ def _resolve_categories(categories, train_counts, test_counts):
             f"{len(occurring)} ModApte categories), 'apte90', 'top10' or a list of "
             f"category names{hint}"
         )
-    names = list(categories)
+    try:
+        names = list(categories)
+    except TypeError:
+        raise ValueError(
+            f"categories={categories!r} is not understood: pass None, 'apte90', 'top10' or "
+            "a list of category names") from None
     if not all(isinstance(name, str) for name in names):
         raise ValueError(f"categories must be names (str), got {names!r}")
     names = [str(name) for name in names]  # plain str, also from a numpy array
