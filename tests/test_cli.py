@@ -297,7 +297,8 @@ def test_unknown_category_in_custom_corpus(capsys, jsonl_corpus):
     (["--method", "svn"], ["unknown method 'svn'", "closest: svm"]),
     (["--eta", "0.1"], ["method 'svm' has no setting --eta"]),
     (["--lam", "-1"], ["--lam must be positive"]),
-    (["--epochs", "0"], ["--epochs must be at least 1"]),
+    (["--epochs", "0"], ["--epochs must be an integer from 1 to 2147483647"]),
+    (["--epochs", "99999999999999999999"], ["--epochs must be an integer from 1"]),
     (["--tol", "5"], ["--tol is a relative duality gap", "below 1"]),
     (["--method", "rwinnow", "--gamma", "-1"], ["--gamma is a margin", ">= 0"]),
     (["--category", "crude,crude"], ["'crude' is listed more than once"]),
@@ -312,7 +313,7 @@ def test_bad_settings(capsys, jsonl_corpus, argv, fragments):
     # checked before any data is read, as train checks them
     (["--methods", "svm", "--lam", "-1"], ["--lam must be positive"]),
     (["--methods", "svm", "--lam", "nan"], ["--lam must be a finite number"]),
-    (["--methods", "svm", "--epochs", "0"], ["--epochs must be at least 1"]),
+    (["--methods", "svm", "--epochs", "0"], ["--epochs must be an integer from 1"]),
     (["--methods", ""], ["no method given", "'paper'", "'all'"]),
     (["--methods", "svm,svm"], ["'svm' is listed more than once"]),
     (["--methods", "svm", "--eta", "0.1"], ["--eta applies to none of the methods (svm)"]),

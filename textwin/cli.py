@@ -195,8 +195,9 @@ def _given_settings(args):
                        f"got {given['tol']}")
     if "gamma" in given and given["gamma"] < 0:
         raise CLIError(f"--gamma is a margin: give a value >= 0, got {given['gamma']}")
-    if "epochs" in given and given["epochs"] < 1:
-        raise CLIError(f"--epochs must be at least 1, got {given['epochs']}")
+    if "epochs" in given and not 1 <= given["epochs"] < 2 ** 31:
+        raise CLIError(f"--epochs must be an integer from 1 to {2 ** 31 - 1}, got "
+                       f"{given['epochs']}")
     return given
 
 

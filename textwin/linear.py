@@ -531,6 +531,7 @@ _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
 # "paper" is the Reuters experiment's 4 x 50 (math.md section 8).
 _PAPER_ROUNDS, _PAPER_EPOCHS = 4, 50
 _CONVERGED_ROUNDS = 100
+_MAX_EPOCHS = 2 ** 31 - 1
 _RHO_MIN = 1e-12  # Algorithm 2 never stiffens its penalty beyond this
 
 
@@ -744,8 +745,10 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         _check_positive(name, "rho0", p["rho0"])
         _check_positive(name, "intercept_tol", p["intercept_tol"])
         _check_positive(name, "exp_cap", p["exp_cap"])
-        if not isinstance(p["max_epochs"], Integral) or p["max_epochs"] < 1:
-            raise ValueError(f"{name}: max_epochs must be an integer >= 1, got {p['max_epochs']!r}.")
+        if (not isinstance(p["max_epochs"], Integral)
+                or not 1 <= p["max_epochs"] <= _MAX_EPOCHS):  # the kernel counts in a C int
+            raise ValueError(f"{name}: max_epochs must be an integer in [1, {_MAX_EPOCHS}], "
+                             f"got {p['max_epochs']!r}.")
         if not (isinstance(p["step_fraction"], Real) and 0 < p["step_fraction"] <= 1):
             raise ValueError(f"{name}: step_fraction must be in (0, 1], got {p['step_fraction']!r}.")
         if p["step"] not in ("auto", "newton", "gradient"):

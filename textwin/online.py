@@ -42,8 +42,9 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         name = type(self).__name__
         _check_positive(name, "eta", self.eta)
-        if not isinstance(self.n_epochs, (int, np.integer)) or self.n_epochs < 1:
-            raise ValueError(f"{name}: n_epochs must be an integer >= 1, got {self.n_epochs!r}.")
+        if not isinstance(self.n_epochs, (int, np.integer)) or not 1 <= self.n_epochs < 2 ** 31:
+            raise ValueError(f"{name}: n_epochs must be an integer in [1, {2 ** 31 - 1}], "
+                             f"got {self.n_epochs!r}.")
         # before any data is read or weight allocated, as DualGaussSeidelClassifier.fit
         try:
             _effective_n_jobs(self.n_jobs)
