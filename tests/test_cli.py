@@ -124,6 +124,14 @@ def test_no_command_is_a_usage_error(capsys):
     assert code == EXIT_USAGE and "usage:" in err
 
 
+def test_predict_without_a_model_names_only_the_model(capsys):
+    # INPUT is optional (stdin): argparse listed it as required too
+    with pytest.raises(SystemExit) as exc:
+        main(["predict"])
+    assert exc.value.code == EXIT_USAGE
+    assert capsys.readouterr().err.strip().endswith("the following arguments are required: MODEL")
+
+
 # -- custom corpus, end to end -----------------------------------------------------
 
 def _test_split(path):

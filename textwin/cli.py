@@ -988,7 +988,7 @@ examples:
   textwin predict acq.npz - --json < headlines.txt
 """)
     p.add_argument("model", metavar="MODEL", help="model file (.npz)")
-    p.add_argument("inputs", nargs="*", metavar="INPUT",
+    p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
                    help="files or folders; '-' or nothing: stdin, one document per line")
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0)")
