@@ -15,6 +15,7 @@ Nothing here is timed itself: it gives the scripts one way to
 Run the scripts from the repository root (``python benchmarks/<name>.py``):
 they import this module from their own folder.
 """
+import argparse
 import json
 import os
 import platform
@@ -33,7 +34,7 @@ except ImportError:
 __all__ = [
     "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
     "zipf_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
-    "reuters_tfidf", "emit_json", "add_common_args", "kernel_fit",
+    "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json", "add_common_args", "kernel_fit",
 ]
 
 
@@ -174,6 +175,35 @@ def zipf_corpus(n, d, mean_nnz=80, exponent=1.1, seed=0, positive_rate=0.3):
     return X, y
 
 
+def corpus_or_exit(load, *args, **kwargs):
+    """``load(*args, **kwargs)``; a missing or damaged corpus ends the script in one line.
+
+    A benchmark never downloads the corpus (callers pass ``download_if_missing=False``).
+    """
+    from textwin.datasets import ReutersFormatError
+
+    try:
+        return load(*args, **kwargs)
+    except (OSError, ReutersFormatError) as exc:
+        first = str(exc).strip().splitlines()[0]
+        raise SystemExit(f"error: Reuters-21578 is needed: {first} (set TEXTWIN_DATA_HOME to "
+                         "the folder holding reuters21578/, or run `textwin data --fetch`)")
+
+
+def require_corpus(data_home=None):
+    """End the script in one line unless the 22 SGML files are in the data home
+    (for scripts that time the parsing itself, and so must not parse to check)."""
+    from textwin.datasets import get_data_home
+    from textwin.datasets._reuters import CORPUS_DIR, SGML_FILES
+
+    folder = get_data_home(data_home) / CORPUS_DIR
+    missing = [f for f in SGML_FILES if not (folder / f).is_file()]
+    if missing:
+        raise SystemExit(f"error: Reuters-21578 is needed: {len(missing)} of the 22 SGML files "
+                         f"are missing from {folder} (set TEXTWIN_DATA_HOME to the folder "
+                         "holding reuters21578/, or run `textwin data --fetch`)")
+
+
 def reuters_binary_ig(n_features=1000, data_home=None):
     """The paper's features: ModApte training, binary, the 1,000 IG words, top ten.
 
@@ -182,7 +212,8 @@ def reuters_binary_ig(n_features=1000, data_home=None):
     """
     from textwin.experiments import load_protocol_data
 
-    data = load_protocol_data("top10", data_home=data_home, n_features=n_features)
+    data = corpus_or_exit(load_protocol_data, "top10", data_home=data_home,
+                          n_features=n_features, download_if_missing=False)
     return as_kernel_csr(data.X_train), np.asarray(data.Y_train), data.categories, data
 
 
@@ -190,8 +221,8 @@ def reuters_tfidf(data_home=None):
     """ModApte training on every stemmed word, tf-idf (rows unit length), top ten."""
     from textwin.datasets import load_reuters_vectorized
 
-    data = load_reuters_vectorized(data_home=data_home, weighting="tfidf", categories="top10",
-                                   download_if_missing=False)
+    data = corpus_or_exit(load_reuters_vectorized, data_home=data_home, weighting="tfidf",
+                          categories="top10", download_if_missing=False)
     Y = data.Y_train
     Y = np.asarray(Y.toarray() if hasattr(Y, "toarray") else Y)
     return as_kernel_csr(data.X_train), Y, list(data.target_names)
@@ -257,8 +288,9 @@ def memory_bandwidth(n_bytes=256 * 2 ** 20, repeats=5):
 def add_common_args(parser, repeats=3):
     parser.add_argument("--repeats", type=int, default=repeats,
                         help=f"runs per measurement; the median is reported (default {repeats})")
-    parser.add_argument("--json", metavar="PATH", default=None,
-                        help="also write the results as JSON to PATH ('-' for stdout)")
+    parser.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
+                        help="also write the results as JSON to PATH ('-': the JSON alone "
+                             "on stdout, the tables on stderr)")
     return parser
 
 
@@ -276,13 +308,26 @@ def _plain(obj):
     return obj
 
 
+# With ``--json -`` the JSON document is all that goes to stdout: the tables go
+# to stderr (set when the option is parsed), the document to the real stdout.
+_JSON_STDOUT = []
+
+
+class JsonPath(argparse.Action):
+    def __call__(self, parser, namespace, value, option_string=None):
+        if value == "-" and not _JSON_STDOUT:
+            _JSON_STDOUT.append(sys.stdout)
+            sys.stdout = sys.stderr
+        setattr(namespace, self.dest, value)
+
+
 def emit_json(path, payload):
     """Write ``payload`` as JSON to ``path`` ('-' is stdout; None does nothing)."""
     if path is None:
         return
     text = json.dumps(_plain(payload), indent=2) + "\n"
     if path == "-":
-        sys.stdout.write(text)
+        (_JSON_STDOUT[0] if _JSON_STDOUT else sys.stdout).write(text)
         return
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "w") as fh:

@@ -212,20 +212,27 @@ def main(argv=None):
                     choices=("random", "label", "date"))
     ap.add_argument("--d", type=int, default=50000, help="vocabulary size (default 50,000)")
     ap.add_argument("--mean-nnz", type=int, default=50, help="words per document (default 50)")
-    ap.add_argument("--losses", nargs="+", default=["hinge", "squared_hinge"])
-    ap.add_argument("--lams", type=float, nargs="+", default=[1e-4, 1e-5])
+    ap.add_argument("--losses", nargs="+", default=["hinge", "squared_hinge"],
+                    help="losses of the square-regularized cases (default hinge squared_hinge)")
+    ap.add_argument("--lams", type=float, nargs="+", default=[1e-4, 1e-5],
+                    help="lam values (default 1e-4 1e-5)")
     ap.add_argument("--blocks", type=int, nargs="+", default=[16, 64, 256],
                     help="block sizes compared with B = 1 (default 16 64 256)")
-    ap.add_argument("--tol", type=float, default=1e-3)
-    ap.add_argument("--max-epochs", type=int, default=500)
+    ap.add_argument("--tol", type=float, default=1e-3,
+                    help="relative duality gap each fit runs to (default 1e-3)")
+    ap.add_argument("--max-epochs", type=int, default=500,
+                    help="epochs at most per fit (default 500)")
     ap.add_argument("--reuters", action="store_true",
                     help="also Reuters tf-idf, ten categories, date order (needs TEXTWIN_DATA_HOME)")
     ap.add_argument("--entropy-nnz", type=float, default=0,
                     help="nonzeros of one synthetic corpus solved with the normalized entropy "
                          "(hinge, --entropy-lam, orders --orders); 0 skips (default)")
     ap.add_argument("--entropy-lam", type=float, default=1e-4)
-    ap.add_argument("--rule-block", type=int, default=64)
-    ap.add_argument("--rule-min-blocks", type=int, default=1000)
+    ap.add_argument("--rule-block", type=int, default=4,
+                    help="the rule's rows per block (default 4, the estimators' rule)")
+    ap.add_argument("--rule-min-blocks", type=int, default=30000,
+                    help="the rule blocks when n / rule-block is at least this (default "
+                         "30000: the estimators' 120,000 rows at blocks of 4)")
     ap.add_argument("--rule-min-bytes", type=float, default=L3_BYTES,
                     help="CSR bytes from which the rule blocks (default 32 MiB, this L3)")
     ap.add_argument("--from-json", metavar="PATH", nargs="+", default=None,

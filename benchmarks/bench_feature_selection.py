@@ -19,13 +19,17 @@ Run from the repository root (after ``pip install .``, or with ``PYTHONPATH=.`` 
 in-place build): ``python benchmarks/bench_feature_selection.py [--reuters] [--repeat 5]``.
 """
 import argparse
+import os
+import sys
 import time
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.feature_selection import chi2, mutual_info_classif
 
-from textwin.feature_selection import InformationGain
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import corpus_or_exit  # noqa: E402  (also finds an uninstalled textwin)
+from textwin.feature_selection import InformationGain  # noqa: E402
 
 
 def synthetic_corpus(n_docs=9603, n_words=20000, n_cat=118, words_per_doc=60, seed=0):
@@ -53,7 +57,7 @@ def reuters_corpus():
     from textwin.datasets import fetch_reuters21578
     from textwin.text import TextVectorizer
 
-    train = fetch_reuters21578(subset="train")
+    train = corpus_or_exit(fetch_reuters21578, subset="train", download_if_missing=False)
     X = TextVectorizer(weighting="binary").fit_transform(train.data)
     return sp.csr_matrix(X), np.asarray(train.target)
 

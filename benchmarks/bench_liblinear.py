@@ -31,7 +31,8 @@ import argparse
 import warnings
 
 import numpy as np
-from _common import (add_common_args, interleaved_times, print_machine, reuters_binary_ig,
+from _common import (add_common_args, emit_json, interleaved_times, load_average,
+                     print_machine, reuters_binary_ig,
                      reuters_tfidf, zipf_corpus)
 
 from textwin._kernels._dual_gs import dual_gauss_seidel
@@ -102,20 +103,19 @@ def compare(name, X, y, lam, repeats=3, **kw):
 
 
 def reuters_problems(data_home=None):
-    """The ten categories on 1,000 IG features (math.md §11), if the corpus is there."""
-    try:
-        X, Y, categories, _ = reuters_binary_ig(data_home=data_home)
-    except Exception as exc:  # the corpus is optional for this benchmark
-        print(f"Reuters skipped: {exc}")
-        return []
+    """The ten categories on 1,000 IG features (math.md §11); no corpus: one-line exit."""
+    X, Y, categories, _ = reuters_binary_ig(data_home=data_home)
     return [(c, X, np.where(Y[:, k] > 0, 1.0, -1.0)) for k, c in enumerate(categories)]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--n", type=int, default=20000)
-    ap.add_argument("--d", type=int, default=50000)
-    ap.add_argument("--lam", type=float, nargs="*", default=[1e-4, 1e-5])
+    ap.add_argument("--n", type=int, default=20000,
+                    help="documents of the synthetic Zipf corpus (default 20000)")
+    ap.add_argument("--d", type=int, default=50000,
+                    help="features of the synthetic Zipf corpus (default 50000)")
+    ap.add_argument("--lam", type=float, nargs="*", default=[1e-4, 1e-5],
+                    help="lam values for the Zipf corpus (C = 1/(lam n); default 1e-4 1e-5)")
     ap.add_argument("--reuters", action="store_true",
                     help="also the ten Reuters categories on the paper's 1,000 binary IG features")
     ap.add_argument("--tfidf", action="store_true",
@@ -123,22 +123,30 @@ def main():
     ap.add_argument("--no-zipf", action="store_true", help="skip the synthetic Zipf corpus")
     add_common_args(ap)
     args = ap.parse_args()
-    print_machine()
-    ratios = []
+    info = print_machine()
+    ratios, names = [], []
+    if args.no_zipf and not (args.reuters or args.tfidf):
+        ap.error("nothing to compare: drop --no-zipf or add --reuters / --tfidf")
     if not args.no_zipf:
         X, y = zipf_corpus(args.n, args.d)
-        ratios += [compare("zipf", X, y, lam, args.repeats) for lam in args.lam]
+        for lam in args.lam:
+            ratios.append(compare("zipf", X, y, lam, args.repeats))
+            names.append(f"zipf lam={lam:g}")
     if args.reuters:
         for cat, Xr, yr in reuters_problems():
             ratios.append(compare(f"reuters/{cat}", Xr, yr, 1e-3, args.repeats))
+            names.append(f"reuters/{cat}")
     if args.tfidf:
         Xt, Yt, cats = reuters_tfidf()
         for k, cat in enumerate(cats):
             ratios.append(compare(f"reuters-tfidf/{cat}", Xt, np.where(Yt[:, k] > 0, 1.0, -1.0),
                                   1e-3, args.repeats))
-    if not ratios:
-        ap.error("nothing to compare: drop --no-zipf or add --reuters / --tfidf")
+            names.append(f"reuters-tfidf/{cat}")
     print(f"median ratio textwin / liblinear over {len(ratios)} problems: {np.median(ratios):.2f}")
+    print(f"load average at the end: {load_average()}")
+    emit_json(args.json, {"benchmark": "liblinear", "machine": info,
+                          "ratios": dict(zip(names, ratios)),
+                          "median_ratio": float(np.median(ratios))})
 
 
 if __name__ == "__main__":

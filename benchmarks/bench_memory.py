@@ -1,4 +1,4 @@
-"""Peak memory of training 1 and 100 categories at once, against CSR + O(n + d) each.
+"""Peak memory of 1 and 100 categories at once vs CSR + O(n + d); peer: OvR(LinearSVC).
 
 A synthetic multi-label problem (``_common.zipf_corpus`` rows, ``--n``
 documents over ``--d`` words, 100 label columns with about 5 % positives

@@ -1,4 +1,4 @@
-"""Speed-up of ``n_jobs=2`` over one thread on the ten Reuters categories.
+"""Speed-up of n_jobs=2 over one thread, ten Reuters categories; peer: OvR(LinearSVC).
 
 textwin trains one binary problem per category; with ``n_jobs > 1`` the
 problems run in threads over one shared CSR matrix (the kernel releases the

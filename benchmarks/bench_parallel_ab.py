@@ -33,6 +33,7 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import JsonPath  # noqa: E402
 from _common import emit_json, print_machine, reuters_binary_ig  # noqa: E402
 from bench_parallel import _machine_cpu as machine_cpu, quiet_moment  # noqa: E402
 
@@ -61,7 +62,9 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=600, help="how long to collect pairs")
     ap.add_argument("--max-other", type=float, default=0.2,
                     help="leave out pairs where other processes used more cores than this")
-    ap.add_argument("--json", metavar="PATH", default=None)
+    ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
+                    help="also write the results as JSON to PATH ('-': the JSON alone on "
+                         "stdout, the tables on stderr)")
     args = ap.parse_args(argv)
     info = print_machine()
     versions = {"old": load_old(args.old), "current": current}
@@ -77,7 +80,9 @@ def main(argv=None):
             coef = make(M, 2).fit(X, Y).coef_  # warm-up, and the weights must agree
             reference.setdefault(name, coef)
             if not np.array_equal(coef, reference[name]):
-                print(f"ERROR: {name}: the two versions' weights differ", file=sys.stderr)
+                print(f"ERROR: {name}: the two versions' weights differ (a revision before "
+                      "dfd865d seeds the binary problems differently: give a later --old)",
+                      file=sys.stderr)
                 return 1
     pairs = {name: [] for name in makers}
     seen = 0

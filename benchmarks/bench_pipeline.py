@@ -31,11 +31,14 @@ import tempfile
 import time
 
 import numpy as np
-from nltk.stem.porter import PorterStemmer as NLTKPorter
-from sklearn.feature_extraction.text import CountVectorizer
 
-from textwin.datasets import _reuters, fetch_reuters21578, load_reuters_vectorized
-from textwin.text import TOKEN_PATTERN
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import require_corpus  # noqa: E402  (also finds an uninstalled textwin)
+from nltk.stem.porter import PorterStemmer as NLTKPorter  # noqa: E402
+from sklearn.feature_extraction.text import CountVectorizer  # noqa: E402
+
+from textwin.datasets import _reuters, fetch_reuters21578, load_reuters_vectorized  # noqa: E402,E501
+from textwin.text import TOKEN_PATTERN  # noqa: E402
 
 try:
     from textwin.feature_selection import InformationGain
@@ -104,6 +107,7 @@ def main(argv=None):
     parser.add_argument("--data-home", default=None, help="folder holding reuters21578/")
     args = parser.parse_args(argv)
     data_home = args.data_home or os.environ.get("TEXTWIN_DATA_HOME")
+    require_corpus(data_home)
     saved_cache_env = os.environ.get("TEXTWIN_CACHE_DIR")
 
     print(f"selector: {SELECTOR}", file=sys.stderr)

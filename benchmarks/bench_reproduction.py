@@ -34,7 +34,8 @@ import time
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import add_common_args, emit_json, load_average, print_machine  # noqa: E402
+from _common import (add_common_args, corpus_or_exit, emit_json, load_average,  # noqa: E402
+                     print_machine)
 
 TARGET_SECONDS = 5.0
 PAPER_SECONDS = {"winnow": 23, "rwinnow": 26, "perceptron": 13, "svm-alg2": 33, "mls": 19,
@@ -75,7 +76,7 @@ def main(argv=None):
     info = print_machine()
 
     t0 = time.perf_counter()
-    data = load_protocol_data("top10")
+    data = corpus_or_exit(load_protocol_data, "top10", download_if_missing=False)
     load_s = time.perf_counter() - t0
     X = data.X_train
     print(f"features: {X.shape[0]} training documents x {X.shape[1]} IG features, nnz {X.nnz}, "

@@ -1,4 +1,4 @@
-"""Training time against the number of nonzeros (10^5 to 10^7), and the memory limit.
+"""Training time against nonzeros (10^5 to 10^7) and the memory limit; peer: liblinear.
 
 Synthetic text-like corpora (``_common.zipf_corpus``: Zipf word frequencies
 over ``d = 50,000`` words, about 50 words per document, tf-idf-like values,
@@ -73,9 +73,12 @@ def fit_slope(nnz, seconds):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--epochs", type=int, default=10)
-    ap.add_argument("--min-nnz", type=float, default=1e5)
-    ap.add_argument("--max-nnz", type=float, default=1e7)
+    ap.add_argument("--epochs", type=int, default=10,
+                    help="epochs (liblinear: outer iterations) per timed fit (default 10)")
+    ap.add_argument("--min-nnz", type=float, default=1e5,
+                    help="nonzeros of the smallest corpus (default 1e5)")
+    ap.add_argument("--max-nnz", type=float, default=1e7,
+                    help="nonzeros of the largest corpus (default 1e7)")
     ap.add_argument("--points", type=int, default=5, help="sizes, log-spaced (default 5)")
     ap.add_argument("--d", type=int, default=50000, help="vocabulary size (default 50,000)")
     ap.add_argument("--mean-nnz", type=int, default=50, help="words per document (default 50)")
@@ -84,8 +87,9 @@ def main(argv=None):
                          "(default; robust on a busy machine); wall: elapsed time")
     ap.add_argument("--shuffle-block", type=int, default=64,
                     help="also time block order with blocks of this many rows (default 64; 0: skip)")
-    ap.add_argument("--plot", default=os.path.join(os.path.dirname(os.path.dirname(
-        os.path.abspath(__file__))), "docs", "figures", "scaling.png"))
+    ap.add_argument("--plot", metavar="PNG", default=None,
+                    help="draw the curves to this file (docs/figures/scaling.png is the "
+                         "documented one; default: no plot)")
     add_common_args(ap)
     args = ap.parse_args(argv)
     info = print_machine()
@@ -170,6 +174,8 @@ def main(argv=None):
 
     plot_path = None
     try:
+        if args.plot is None:
+            raise ImportError  # no plot asked for
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
@@ -197,7 +203,8 @@ def main(argv=None):
         plot_path = args.plot
         print(f"plot: {plot_path}")
     except ImportError:
-        print("matplotlib missing: no plot")
+        if args.plot is not None:
+            print("matplotlib missing: no plot")
 
     end_load = load_average()
     print(f"load average at the end: {end_load}")

@@ -46,3 +46,33 @@ def test_parallel_quartiles_and_greedy_makespan():
     # the pool hands problems out in order: 3 | 3, then 2 to each, the last 2 to the first
     assert par.greedy_makespan([3.0, 3.0, 2.0, 2.0, 2.0], 2) == 7.0
     assert par.greedy_makespan([1.0] * 4, 1) == 4.0
+
+
+def test_json_to_stdout_is_the_document_alone(capsys):
+    # `--json -` printed the JSON after the tables: not a JSON stream
+    import argparse
+    import json
+    import sys
+
+    common = _load("_common")
+    ap = common.add_common_args(argparse.ArgumentParser())
+    real = sys.stdout
+    try:
+        args = ap.parse_args(["--json", "-"])
+        print("a table line")
+        common.emit_json(args.json, {"ratio": 0.5})
+    finally:
+        sys.stdout = real
+        common._JSON_STDOUT.clear()
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"ratio": 0.5} and "a table line" in err
+
+
+def test_a_missing_corpus_is_one_line():
+    common = _load("_common")
+
+    def load():
+        raise OSError("Reuters-21578 was not found in /nowhere\nand more lines")
+
+    with pytest.raises(SystemExit, match="Reuters-21578 is needed: .*/nowhere .*TEXTWIN_DATA_HOME"):
+        common.corpus_or_exit(load)
