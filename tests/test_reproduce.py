@@ -142,6 +142,9 @@ def test_quick_document_header_and_figures(quick_run):
     assert "Command: `textwin reproduce --quick --offline --output" in doc
     assert " -q" not in doc.split("Command: ")[1].split("\n")[0]
     assert "Quick mode" in doc and "Total run time:" in doc
+    # the text describes the methods that ran (no theta = 0.3 rows, no smo here)
+    assert "regularized Winnow (update (28)), theta = 0.1\n" in doc
+    assert "`smo` is libsvm's SMO" not in doc and "`linearsvc` (liblinear" in doc
     for name in ("regularized_winnow_lambda.png", "precision_recall.png"):
         path = fig_dir / name
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
