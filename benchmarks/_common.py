@@ -34,7 +34,8 @@ except ImportError:
 __all__ = [
     "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
     "zipf_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
-    "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json", "add_common_args", "kernel_fit",
+    "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json",
+    "add_common_args", "kernel_fit",
 ]
 
 
@@ -175,6 +176,10 @@ def zipf_corpus(n, d, mean_nnz=80, exponent=1.1, seed=0, positive_rate=0.3):
     return X, y
 
 
+_CORPUS_HINT = ("(set TEXTWIN_DATA_HOME to the folder holding reuters21578/, or run "
+                "`textwin data --fetch`)")
+
+
 def corpus_or_exit(load, *args, **kwargs):
     """``load(*args, **kwargs)``; a missing or damaged corpus ends the script in one line.
 
@@ -186,8 +191,7 @@ def corpus_or_exit(load, *args, **kwargs):
         return load(*args, **kwargs)
     except (OSError, ReutersFormatError) as exc:
         first = str(exc).strip().splitlines()[0]
-        raise SystemExit(f"error: Reuters-21578 is needed: {first} (set TEXTWIN_DATA_HOME to "
-                         "the folder holding reuters21578/, or run `textwin data --fetch`)")
+        raise SystemExit(f"error: Reuters-21578 is needed: {first} {_CORPUS_HINT}")
 
 
 def require_corpus(data_home=None):
@@ -200,8 +204,7 @@ def require_corpus(data_home=None):
     missing = [f for f in SGML_FILES if not (folder / f).is_file()]
     if missing:
         raise SystemExit(f"error: Reuters-21578 is needed: {len(missing)} of the 22 SGML files "
-                         f"are missing from {folder} (set TEXTWIN_DATA_HOME to the folder "
-                         "holding reuters21578/, or run `textwin data --fetch`)")
+                         f"are missing from {folder} {_CORPUS_HINT}")
 
 
 def reuters_binary_ig(n_features=1000, data_home=None):

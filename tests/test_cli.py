@@ -385,6 +385,7 @@ def test_predict_svmlight_model_errors(capsys, tmp_path):
         code, out, err = run(capsys, "predict", model, *inputs)
         assert code != 0 and out == ""
         assert_one_line_error(err, fragment)
+    assert f"(e.g. {tmp_path}/*.svm)" in run(capsys, "predict", model, tmp_path)[2]
 
 
 def test_malformed_and_missing_corpus(capsys, tmp_path):

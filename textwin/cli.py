@@ -195,8 +195,10 @@ def _given_settings(args):
                        f"got {given['tol']}")
     if "gamma" in given and given["gamma"] < 0:
         raise CLIError(f"--gamma is a margin: give a value >= 0, got {given['gamma']}")
-    if "epochs" in given and not 1 <= given["epochs"] < 2 ** 31:
-        raise CLIError(f"--epochs must be an integer from 1 to {2 ** 31 - 1}, got "
+    from .linear import _MAX_EPOCHS  # the kernels count epochs in a C int
+
+    if "epochs" in given and not 1 <= given["epochs"] <= _MAX_EPOCHS:
+        raise CLIError(f"--epochs must be an integer from 1 to {_MAX_EPOCHS}, got "
                        f"{given['epochs']}")
     return given
 
@@ -727,7 +729,7 @@ def _read_svmlight_inputs(inputs, model):
             raise CLIError(f"no such file: {item}", EXIT_NO_DATA) from None
         except IsADirectoryError:
             raise CLIError(f"{item} is a folder: this model scores svmlight files, give "
-                           "them one by one (e.g. {item}/*.svm)") from None
+                           f"them one by one (e.g. {item}/*.svm)") from None
         except OSError as exc:
             raise CLIError(f"cannot read {item}: {exc.strerror or exc}", EXIT_NO_DATA) from None
         except ValueError as exc:

@@ -998,7 +998,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         if self._label_mode == "multilabel":
             return f"label column {k}"
         label = self.classes_[-1] if self._label_mode == "binary" else self.classes_[k]
-        return f"class {getattr(label, 'item', lambda: label)()!r}"  # 'cat', not np.str_('cat')
+        if isinstance(label, np.generic):
+            label = label.item()  # 'cat', not np.str_('cat')
+        return f"class {label!r}"
 
     def _predict_proba_available(self):
         return self._all_params()["loss"] == "logistic"

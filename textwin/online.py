@@ -24,6 +24,7 @@ from sklearn.utils.multiclass import type_of_target
 
 from textwin._kernels import _online
 from textwin.linear import (
+    _MAX_EPOCHS,
     _OneVsRestLinearMixin,
     _append_constant,
     _check_positive,
@@ -42,8 +43,9 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     def _check_params(self):
         name = type(self).__name__
         _check_positive(name, "eta", self.eta)
-        if not isinstance(self.n_epochs, (int, np.integer)) or not 1 <= self.n_epochs < 2 ** 31:
-            raise ValueError(f"{name}: n_epochs must be an integer in [1, {2 ** 31 - 1}], "
+        if (not isinstance(self.n_epochs, (int, np.integer))
+                or not 1 <= self.n_epochs <= _MAX_EPOCHS):  # the kernel counts in a C int
+            raise ValueError(f"{name}: n_epochs must be an integer in [1, {_MAX_EPOCHS}], "
                              f"got {self.n_epochs!r}.")
         # before any data is read or weight allocated, as DualGaussSeidelClassifier.fit
         try:

@@ -437,9 +437,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "vocabulary_")
         token_re = self._validate_params()
         fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
-        if fitted is not None and fitted != self._settings():
+        now = self._settings()
+        if fitted is not None and fitted != now:
             changed = [f"{k}={v!r} (fitted with {fitted[k]!r})"
-                       for k, v in self._settings().items() if fitted[k] != v]
+                       for k, v in now.items() if fitted[k] != v]
             raise ValueError(
                 f"TextVectorizer: {', '.join(changed)}: the vocabulary and idf were learnt "
                 "with the other setting; fit again after set_params"

@@ -73,17 +73,22 @@ def _cache_candidates(data_home):
     return candidates
 
 
+def _read_only(path):
+    """Whether the permission bits of ``path`` deny writing to everyone (``r-x``):
+    read-only even for root, who could write there anyway (a shared corpus)."""
+    return not path.stat().st_mode & 0o222
+
+
 def _writable_dir(path):
     """Create ``path`` if needed and return it if files can be written there.
 
-    A folder whose permission bits deny writing to everyone (``r-x``) counts
-    as read-only even for root, who could write there anyway: a shared,
+    A :func:`_read_only` folder counts as read-only even for root: a shared,
     read-only corpus must not collect caches.
     """
     existing = path
     while not existing.exists() and existing.parent != existing:
         existing = existing.parent
-    if existing.exists() and not existing.stat().st_mode & 0o222:
+    if existing.exists() and _read_only(existing):
         return None
     try:
         path.mkdir(parents=True, exist_ok=True)
@@ -176,7 +181,7 @@ def clear_data_home(data_home=None, *, keep_corpus=False):
     home = _data_home_path(data_home)
     removed = []
     if not keep_corpus and home.is_dir():
-        if not home.stat().st_mode & 0o222:  # as _writable_dir: shared, read-only
+        if _read_only(home):
             raise PermissionError(
                 f"the data home {home} is read-only (a shared corpus?): not deleting it; "
                 "clear_data_home(keep_corpus=True) removes only textwin's caches")
