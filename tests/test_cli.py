@@ -430,7 +430,9 @@ def test_console_script_runs(tmp_path):
     """Through a real process: the installed script if there is one, else -m."""
     script = shutil.which("textwin")
     cmd = [script] if script else [sys.executable, "-m", "textwin.cli"]
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    # the repository on the path only for -m: in front of an installed script it
+    # would shadow the installed package with a tree whose kernels are not built
+    env = dict(os.environ) if script else dict(os.environ, PYTHONPATH=str(REPO))
     proc = subprocess.run([*cmd, "--version"], capture_output=True, text=True, env=env,
                           timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == f"textwin {__version__}"
