@@ -103,7 +103,7 @@ def compare(name, X, y, lam, repeats=3, **kw):
 
 
 def reuters_problems(data_home=None):
-    """The ten categories on 1,000 IG features (math.md §11); no corpus: one-line exit."""
+    """The ten categories on 1,000 IG features (docs/mathematics.md §11); no corpus: one-line exit."""
     X, Y, categories, _ = reuters_binary_ig(data_home=data_home)
     return [(c, X, np.where(Y[:, k] > 0, 1.0, -1.0)) for k, c in enumerate(categories)]
 

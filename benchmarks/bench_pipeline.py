@@ -2,7 +2,7 @@
 
 Both sides start from the 22 SGML files and end with the two CSR matrices of the
 ModApte split restricted to the 1,000 words of highest information gain
-(math.md section 11), measured in the same run:
+(docs/mathematics.md §11), measured in the same run:
 
 * textwin: ``load_reuters_vectorized`` with an empty cache (parse, tokenize over
   the corpus, stem each distinct token once, CSR built with numpy), then

@@ -1,13 +1,13 @@
 """Pure-NumPy/SciPy references for the dual Gauss-Seidel kernel tests.
 
-Written from math.md directly, dense and slow, with no cache: ``w = grad h(v)``
+Written from docs/mathematics.md directly, dense and slow, with no cache: ``w = grad h(v)``
 is recomputed from ``v`` at every step.  They share no code with the kernel.
 """
 import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import expit, log_expit, logsumexp
 
-# --- losses: f(u), K(alpha) = s k(-alpha/s), K', K'', domain (math.md §4) -----
+# --- losses: f(u), K(alpha) = s k(-alpha/s), K', K'', domain (docs/mathematics.md §4) -----
 
 
 def loss_value(loss, u, t):
@@ -50,7 +50,7 @@ def domain(loss, s):
             "least_squares": (-np.inf, np.inf), "logistic": (0, s)}[loss]
 
 
-# --- regularizers: h(v), w = grad h(v), hess h(v) (math.md §5) -------------------
+# --- regularizers: h(v), w = grad h(v), hess h(v) (docs/mathematics.md §5) -------------------
 
 
 def normalized_mu(reg, mu):
@@ -118,7 +118,7 @@ def g(reg, w, mu, A=1.0):
     raise ValueError("use the (w+, w-) parametrisation for the normalized rows")
 
 
-# --- Algorithm 1, one step at a time (math.md §3, §6) ---------------------------
+# --- Algorithm 1, one step at a time (docs/mathematics.md §3, §6) ---------------------------
 
 
 def reference_gauss_seidel(X, y, t, s, alpha, loss, reg, lam, mu=None, A=1.0,

@@ -1,4 +1,4 @@
-"""Algorithm 2 (math.md section 8): an unregularized bias by augmented Lagrangian."""
+"""Algorithm 2 (docs/mathematics.md §8): an unregularized bias by augmented Lagrangian."""
 import warnings
 
 import numpy as np
@@ -41,14 +41,14 @@ def test_converged_algorithm2_matches_libsvm(seed, lam):
     assert est.intercept_residual_[0] == pytest.approx(residual, rel=1e-6, abs=1e-12)
     assert est.duality_gap_[0] <= 1e-12
     assert est.n_rounds_[0] >= 2  # the bias needed multiplier steps
-    # libsvm's dual variables are alpha / (lam n) in math.md's scaling (section 10)
+    # libsvm's dual variables are alpha / (lam n) in docs/mathematics.md's scaling (§10)
     sv_alpha = np.zeros(n)
     sv_alpha[svc.support_] = np.abs(svc.dual_coef_.toarray().ravel()) * lam * n
     assert_allclose(est.dual_coef_[0], sv_alpha, atol=1e-4)
 
 
 def test_paper_budget_can_stop_far_from_the_optimum():
-    # math.md section 8: 4 rounds x 50 epochs left relative objective errors up to
+    # docs/mathematics.md §8: 4 rounds x 50 epochs left relative objective errors up to
     # 6e-2 on test problems; here it stays about 1e-3 off while the converged mode
     # reaches the optimum. The fit says so with one ConvergenceWarning.
     X, y = _problem(1)
@@ -70,7 +70,7 @@ def test_paper_budget_can_stop_far_from_the_optimum():
 def test_rho_and_sigma_follow_section_8():
     # Whatever the starting penalty, the multiplier steps (sigma) and the
     # stiffening (rho / 4) must end at the same optimum. (A tiny rho0 such as
-    # 1e-3 makes every inner solve ill-conditioned: math.md warns it hurts.)
+    # 1e-3 makes every inner solve ill-conditioned: docs/mathematics.md warns it hurts.)
     X, y = _problem(2)
     lam = 1e-2
     ref = DualSVM(lam=lam, fit_intercept=True, tol=1e-12, random_state=0).fit(X, y)

@@ -161,7 +161,7 @@ def test_warm_start_down_a_lam_path_stays_finite(loss, regularizer):
 
 
 def test_threshold_targets_satisfy_the_optimality_condition():
-    # math.md section 7: squared hinge with t_i = gamma + y_i theta. At the optimum
+    # docs/mathematics.md §7: squared hinge with t_i = gamma + y_i theta. At the optimum
     # alpha_i = -f'(u_i) = 2 (t_i - u_i)_+ with u_i = y_i w x_i.
     X, y = _binary(seed=4)
     X = (X > 0).astype(np.float64)  # binary features as in the Reuters experiment
@@ -627,8 +627,8 @@ def test_top_level_exports():
 
 
 def test_gradient_step_is_in_the_regularized_winnow_papers_scaling():
-    # math.md section 10: the paper's step eta on alpha / (lam n) is eta * lam * n
-    # on math.md's alpha. Three epochs in data order against the kernel itself.
+    # docs/mathematics.md §10: the paper's step eta on alpha / (lam n) is eta * lam * n
+    # on docs/mathematics.md's alpha. Three epochs in data order against the kernel itself.
     from textwin._kernels._dual_gs import dual_gauss_seidel
 
     X, y = _binary(n=200, d=12, seed=11)

@@ -18,7 +18,7 @@ from textwin.experiments import (
 )
 from textwin.metrics import breakeven_points, micro_breakeven_point
 
-# math.md section 12, transcribed once more by hand: a typo in the registry fails here.
+# docs/mathematics.md §12, transcribed once more by hand: a typo in the registry fails here.
 PAPER_TABLES = {
     "winnow": (83.0, "acq 82.8 money-fx 58.7 grain 78.4 crude 78.1 trade 65.3 interest 61.7 "
                      "ship 63.7 wheat 76.4 corn 65.5"),

@@ -1,4 +1,4 @@
-"""InformationGain against an independent brute force (math.md §11)."""
+"""InformationGain against an independent brute force (docs/mathematics.md §11)."""
 import math
 import tracemalloc
 import warnings
@@ -20,7 +20,7 @@ def brute_force_ig(Xd, events):
     """IG of every column of dense ``Xd`` from an explicit list of events.
 
     ``events`` is a list of (document, class) pairs; every probability is an
-    explicit ratio of event counts, summed with loops, as written in math.md §11.
+    explicit ratio of event counts, summed with loops, as written in docs/mathematics.md §11.
     """
     N = len(events)
     classes = sorted({c for _, c in events}, key=str)

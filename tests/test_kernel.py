@@ -1,4 +1,4 @@
-"""Tests of the dual Gauss-Seidel kernel (textwin._kernels._dual_gs) against math.md.
+"""Tests of the dual Gauss-Seidel kernel (textwin._kernels._dual_gs) against docs/mathematics.md.
 
 Each test checks mathematics a wrong kernel gets wrong: objective values
 against scikit-learn / scipy, duality gaps, monotone dual descent, the
@@ -216,7 +216,7 @@ def test_dual_never_rises_on_reuters_like_data(loss, regularizer, lam):
 
 
 def test_uncapped_newton_raises_the_dual():
-    """math.md §6: without the exponent cap a Newton step on an entropy row can raise D."""
+    """docs/mathematics.md §6: without the exponent cap a Newton step on an entropy row can raise D."""
     X, y = reuters_like()
     n, d = X.shape
     kw = dict(loss="squared_hinge", regularizer="normalized_entropy", lam=1e-4,
@@ -297,7 +297,7 @@ def test_matches_numpy_reference_step_for_step(loss, regularizer):
 
 @pytest.mark.parametrize("loss", ["squared_hinge", "least_squares", "logistic"])
 def test_bias_coordinate_solves_augmented_problem(loss):
-    """Fixed sigma, rho: the kernel minimizes P(w) + lam rho/2 (b - sigma)^2 (math.md §8)."""
+    """Fixed sigma, rho: the kernel minimizes P(w) + lam rho/2 (b - sigma)^2 (docs/mathematics.md §8)."""
     X, y = make_csr(n=100, d=10, density=0.4, seed=21)
     y = np.where(np.asarray(X.sum(axis=1)).ravel() + 0.8 > 0, 1.0, -1.0)   # needs a bias
     n, d = X.shape
@@ -524,12 +524,12 @@ def reuters_earn(reuters_data_home):
 @pytest.mark.parametrize("lam", [1e-3, 1e-4, 1e-5])
 @pytest.mark.parametrize("regularizer", ENTROPIES)
 def test_reuters_dual_never_rises(reuters_earn, regularizer, lam):
-    """math.md §6 on the real data: binary rows, 1,000 IG features, plain and Winnow targets."""
+    """docs/mathematics.md §6 on the real data: binary rows, 1,000 IG features, plain and Winnow targets."""
     X, y = reuters_earn
     n, d = X.shape
     kw = dict(loss="squared_hinge", regularizer=regularizer, lam=lam, mu=np.full(d, 1.0 / d),
               max_epochs=1)
-    winnow = np.where(y > 0, 0.2, 0.0)       # theta = gamma = 0.1 (math.md §7)
+    winnow = np.where(y > 0, 0.2, 0.0)       # theta = gamma = 0.1 (docs/mathematics.md §7)
     for t in (winnow, np.ones(n)):
         args = (X.data, X.indices, X.indptr, y, t, np.ones(n))
         capped = K.dual_trace(*args, np.zeros(n), d, **kw)
@@ -779,7 +779,7 @@ ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_norm
 
 
 def _grad_h(regularizer, v, mu, mass):
-    """w = grad h(v), math.md §5, from v alone."""
+    """w = grad h(v), docs/mathematics.md §5, from v alone."""
     if regularizer == "entropy":
         return mu * np.exp(v)
     if regularizer == "balanced_entropy":

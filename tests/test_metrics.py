@@ -1,4 +1,4 @@
-"""Break-even point, its thresholds, and precision/recall/F1 (math.md §11)."""
+"""Break-even point, its thresholds, and precision/recall/F1 (docs/mathematics.md §11)."""
 import itertools
 import warnings
 

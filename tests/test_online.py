@@ -1,4 +1,4 @@
-"""Perceptron and Winnows (math.md section 9): NumPy references and mistake bounds."""
+"""Perceptron and Winnows (docs/mathematics.md §9): NumPy references and mistake bounds."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -8,7 +8,7 @@ from textwin.datasets._synthetic import make_winnow_data
 from textwin.online import BalancedWinnow, Perceptron, Winnow
 
 # ---------------------------------------------------------------------------
-# Ten-line NumPy versions of math.md section 9, the reference for the kernels
+# Ten-line NumPy versions of docs/mathematics.md §9, the reference for the kernels
 # ---------------------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 :data:`METHODS` is a registry: each :class:`Method` carries the paper's name
 for it, the paper's settings (epochs, ``lam``, learning rate, threshold,
 Algorithm 2's 4 x 50 budget), the break-even points the paper published
-(math.md section 12: copied here as data, they are the targets, never
+(docs/mathematics.md §12: copied here as data, they are the targets, never
 results) and a factory that builds the textwin (or scikit-learn) estimator
 with those settings. :func:`run_micro_breakeven` runs any of them on the
 ModApte split with the paper's features (1,000 information-gain features,
@@ -365,7 +365,7 @@ def load_protocol_data(categories="top10", data_home=None, *, n_features=1000,
     """ModApte, binary features, the ``n_features`` words of highest information gain.
 
     Information gain is computed on the training set over all categories
-    (math.md section 11); the targets are then restricted to ``categories``.
+    (docs/mathematics.md §11); the targets are then restricted to ``categories``.
     A missing corpus is downloaded (and verified) unless ``download_if_missing``
     is false, as in :func:`textwin.datasets.fetch_reuters21578`.
     """

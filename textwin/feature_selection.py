@@ -1,4 +1,4 @@
-"""Information-gain feature selection for sparse, multi-label text (math.md §11).
+"""Information-gain feature selection for sparse, multi-label text (docs/mathematics.md §11).
 
 The information gain of a word ``t`` over classes ``c`` is (natural log)::
 
@@ -135,7 +135,7 @@ def _information_gain(sum_class_terms, n_t, N):
 
     With ``N`` events, ``n_k`` of class ``k``, ``n_t`` of them in documents holding
     ``t``, ``A_k`` of class ``k`` and holding ``t``, ``B_k = n_k - A_k``, the
-    probabilities of math.md §11 are ``P(k) = n_k/N``, ``P(t) = n_t/N``,
+    probabilities of docs/mathematics.md §11 are ``P(k) = n_k/N``, ``P(t) = n_t/N``,
     ``P(k|t) = A_k/n_t``, ``P(k|not t) = B_k/(N - n_t)``, and (using
     ``sum n_k = N``, ``sum A_k = n_t``, ``sum B_k = N - n_t``)::
 
@@ -152,7 +152,7 @@ def _information_gain(sum_class_terms, n_t, N):
 
 
 def information_gain(X, Y, *, scope="global"):
-    """Information gain of every feature (math.md §11), as a plain function.
+    """Information gain of every feature (docs/mathematics.md §11), as a plain function.
 
     Parameters
     ----------
@@ -177,7 +177,7 @@ def information_gain(X, Y, *, scope="global"):
 class InformationGain(SelectorMixin, BaseEstimator):
     """Keep the ``k`` features of highest information gain (Yang & Pedersen 1997).
 
-    Information gain of word ``t`` over classes ``c`` (natural log, math.md §11)::
+    Information gain of word ``t`` over classes ``c`` (natural log, docs/mathematics.md §11)::
 
         IG(t) = -sum_c P(c) ln P(c) + P(t) sum_c P(c|t) ln P(c|t)
                 + P(not t) sum_c P(c|not t) ln P(c|not t)

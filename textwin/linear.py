@@ -1,7 +1,7 @@
-"""Linear classifiers trained by dual Gauss-Seidel (math.md sections 1-8, 10).
+"""Linear classifiers trained by dual Gauss-Seidel (docs/mathematics.md §1-§8, §10).
 
 :class:`DualGaussSeidelClassifier` is the general estimator: any loss of
-math.md section 4 with any regularizer of section 5, an optional threshold and
+docs/mathematics.md §4 with any regularizer of section 5, an optional threshold and
 margin (section 7), and an optional bias (Algorithm 2 of section 8, or a
 regularized constant feature). The presets below it fix the loss and the
 regularizer and carry the papers' defaults:
@@ -518,9 +518,9 @@ def _convergence_warning(name, failures, tol, extra="", describe=None):
 # Dual Gauss-Seidel
 # ---------------------------------------------------------------------------
 
-# The kernel owns the names of the losses and regularizers (math.md sections 4, 5).
+# The kernel owns the names of the losses and regularizers (docs/mathematics.md §4, §5).
 _LOSSES = tuple(_KERNEL_LOSSES)
-# Every loss works with every regularizer (the kernel picks the step, math.md
+# Every loss works with every regularizer (the kernel picks the step, docs/mathematics.md
 # section 6); this list is what the error for a bad pair quotes.
 _VALID_PAIRS = [(loss, reg) for loss in _LOSSES for reg in _REGULARIZERS]
 _NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
@@ -528,7 +528,7 @@ _BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
 # Algorithm 2 budgets: (outer rounds, epochs per inner solve). "converged" runs
 # up to 100 rounds of max_epochs each and stops on the gap and the residual;
-# "paper" is the Reuters experiment's 4 x 50 (math.md section 8).
+# "paper" is the Reuters experiment's 4 x 50 (docs/mathematics.md §8).
 _PAPER_ROUNDS, _PAPER_EPOCHS = 4, 50
 _CONVERGED_ROUNDS = 100
 _MAX_EPOCHS = 2 ** 31 - 1
@@ -545,12 +545,12 @@ def _store_params(estimator, params):
 class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     """Linear classifier by dual Gauss-Seidel: a loss of the margin plus a regularizer.
 
-    Solves, for each binary problem (math.md section 1, ``z_i = y_i x_i``,
+    Solves, for each binary problem (docs/mathematics.md §1, ``z_i = y_i x_i``,
     ``u_i = w @ z_i``)::
 
         minimize_w  (1/N) sum_i s_i f(u_i; t_i) + lam g(w),   N = sum_i sample_weight_i
 
-    by coordinate descent on the dual (Algorithm 1, math.md section 3), and stops
+    by coordinate descent on the dual (Algorithm 1, docs/mathematics.md §3), and stops
     when the relative duality gap ``gap / max(P(w), eps)`` is at most ``tol``
     (checked every epoch). ``s_i`` is ``sample_weight`` times the class weight;
     ``N`` is ``n`` without sample weights, so that a weight ``k`` is exactly
@@ -561,11 +561,11 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     Parameters
     ----------
     loss : {"hinge", "squared_hinge", "least_squares", "logistic"}, default="hinge"
-        ``f`` of math.md section 4. ``"squared_hinge"`` is the paper's modified
+        ``f`` of docs/mathematics.md §4. ``"squared_hinge"`` is the paper's modified
         least squares.
     regularizer : {"square", "entropy", "normalized_entropy", "balanced_entropy", \
             "balanced_normalized_entropy"}, default="square"
-        ``g`` of math.md section 5. The entropies keep positive weights
+        ``g`` of docs/mathematics.md §5. The entropies keep positive weights
         (``"balanced_*"``: ``w = w+ - w-``); the normalized ones keep
         ``||w||_1 = mass`` (``||w+||_1 + ||w-||_1`` when balanced).
     lam : float > 0, default=1e-3
@@ -579,7 +579,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     fit_intercept : bool, default=False
         Fit a bias. How is chosen by ``intercept_solver``.
     intercept_solver : {"auto", "converged", "paper", "constant_feature"}, default="auto"
-        ``"converged"``: Algorithm 2 (math.md section 8), an unregularized bias by
+        ``"converged"``: Algorithm 2 (docs/mathematics.md §8), an unregularized bias by
         augmented Lagrangian, run until the inner relative gap is at most ``tol``
         and the residual ``|sum_i alpha_i y_i| / (lam n)`` at most
         ``intercept_tol`` (at most 100 rounds). ``"paper"``: Algorithm 2 with the
@@ -600,7 +600,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     intercept_tol : float > 0, default=1e-6
         Algorithm 2's bound on the residual ``|sum_i alpha_i y_i| / (lam n)``.
     theta : float, default=0.0
-        Decision threshold: score ``w @ x - theta`` (math.md section 7).
+        Decision threshold: score ``w @ x - theta`` (docs/mathematics.md §7).
     gamma : float or None, default=None
         Margin around the threshold: the per-example target is
         ``t_i = gamma + y_i theta`` (in class: ``theta + gamma``, out of class:
@@ -633,17 +633,17 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         -2 for all but one (joblib's convention; 0 is an error). The CSR
         matrix is shared, never copied per problem.
     step : {"auto", "newton", "gradient"}, default="auto"
-        The coordinate step (math.md section 6): exact where a closed form
+        The coordinate step (docs/mathematics.md §6): exact where a closed form
         exists, else a safeguarded Newton step; ``"gradient"`` is a fixed step
         ``gradient_step``.
     step_fraction : float in (0, 1], default=1.0
         Take this fraction of each step.
     gradient_step : float or None, default=None
         The fixed step of ``step="gradient"``, in the *Regularized Winnow*
-        paper's scaling: the kernel takes ``gradient_step * lam * n`` (math.md
+        paper's scaling: the kernel takes ``gradient_step * lam * n`` (docs/mathematics.md
         section 10). None means 0.01, the paper's value.
     exp_cap : float > 0, default=ln(2)/2
-        The entropy rows' exponent cap ``kappa`` (math.md section 6).
+        The entropy rows' exponent cap ``kappa`` (docs/mathematics.md §6).
     warm_start : bool, default=False
         Start from the previous fit's dual variables (same data shape and
         classes), e.g. along a decreasing ``lam`` path.
@@ -665,7 +665,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
     intercept_ : ndarray of shape (n_problems,)
         Bias minus ``theta``: ``decision_function = X @ coef_.T + intercept_``.
     dual_coef_ : ndarray of shape (n_problems, n_samples)
-        The dual variables ``alpha`` in math.md's scaling (the *Regularized
+        The dual variables ``alpha`` in docs/mathematics.md's scaling (the *Regularized
         Winnow* paper's are ``alpha / (lam n)``), for the kernel's loss weights
         ``s_i n / N``.
     duality_gap_ : ndarray of shape (n_problems,)
@@ -779,7 +779,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             raise ValueError(f"{name}: {exc}") from None
 
     def _prior_and_mass(self, p, d):
-        """mu (d,) and A in the kernel's conventions (math.md section 5)."""
+        """mu (d,) and A in the kernel's conventions (docs/mathematics.md §5)."""
         reg = p["regularizer"]
         if reg == "square":
             return None, 1.0
@@ -1046,7 +1046,7 @@ def _check_positive(name, key, value, allow_zero=False):
 def _initial_alpha(loss):
     # Zero for every loss: the kernel moves a logistic alpha that lies outside the
     # open domain (0, s) to a small interior start scaled by lam / max|x_ij|
-    # (math.md section 4); a fixed 1e-3 overflows e^v at lam = 1e-8.
+    # (docs/mathematics.md §4); a fixed 1e-3 overflows e^v at lam = 1e-8.
     return 0.0
 
 
@@ -1057,7 +1057,7 @@ def _constant_bias(yk, weight):
 
 
 def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
-    """Algorithm 2 (math.md section 8): an unregularized bias by augmented Lagrangian.
+    """Algorithm 2 (docs/mathematics.md §8): an unregularized bias by augmented Lagrangian.
 
     ``sigma`` starts at ``sigma0`` (0, or the previous bias on a warm start).
 
@@ -1115,7 +1115,7 @@ class DualSVM(DualGaussSeidelClassifier):
     Paper names: *SVM by Algorithm 1*, the dual coordinate update (29), when
     ``fit_intercept=False``; *SVM by Algorithm 2*, update (30), with
     ``fit_intercept=True``: an unregularized bias by augmented Lagrangian
-    (math.md section 8). ``intercept_solver="paper"`` runs the Reuters
+    (docs/mathematics.md §8). ``intercept_solver="paper"`` runs the Reuters
     experiment's budget of 4 rounds x 50 epochs; the default ``"converged"``
     runs to the duality-gap and residual tolerances. Same problem as
     ``sklearn.svm.LinearSVC(loss="hinge", C=1/(lam n))`` without intercept and
@@ -1169,7 +1169,7 @@ class RegularizedWinnow(DualGaussSeidelClassifier):
     Paper name: *regularized Winnow, update (28)* (Reuters Table 1). Positive
     weights with ``||w||_1 = mass``, score ``w @ x - theta``, trained towards
     ``w @ x >= theta + gamma`` in class and ``w @ x <= theta - gamma`` out of
-    class (math.md section 7): the modified least squares loss with targets
+    class (docs/mathematics.md §7): the modified least squares loss with targets
     ``t_i = gamma + y_i theta`` and the normalized positive entropy with a
     uniform prior. Paper settings: ``gamma = 0.1``, ``lam = 1e-4``,
     ``theta`` in {0.1, 0.3}, 100 epochs; ``mass = 1`` is reconstructed (the

@@ -1,4 +1,4 @@
-"""Text-categorization metrics: break-even point, precision, recall and F1 (math.md §11).
+"""Text-categorization metrics: break-even point, precision, recall and F1 (docs/mathematics.md §11).
 
 Break-even point (BEP) of one category with ``P`` positive test documents: rank the
 documents by decreasing score and call the top ``P`` positive. Then there are as many
@@ -193,7 +193,7 @@ def _validate_pair(y_true, y_score, zero_division):
 
 
 def breakeven_points(Y_true, Y_score, *, zero_division="warn"):
-    """Break-even point of every category (math.md §11).
+    """Break-even point of every category (docs/mathematics.md §11).
 
     Parameters
     ----------
@@ -218,7 +218,7 @@ def breakeven_points(Y_true, Y_score, *, zero_division="warn"):
 
 
 def breakeven_point(y_true, y_score, *, zero_division="warn"):
-    """Break-even point of one category (math.md §11).
+    """Break-even point of one category (docs/mathematics.md §11).
 
     Rank the documents by decreasing ``y_score`` and call the top ``P`` positive,
     ``P`` being the number of positive documents; precision and recall are then

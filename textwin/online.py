@@ -1,4 +1,4 @@
-"""Mistake-driven online baselines: Perceptron and Winnows (math.md section 9).
+"""Mistake-driven online baselines: Perceptron and Winnows (docs/mathematics.md §9).
 
 =================  =============================================================
 class              paper name
@@ -201,7 +201,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
 
 
 class Perceptron(_OnlineBase):
-    """The Perceptron, mistake-driven, in data order (math.md section 9).
+    """The Perceptron, mistake-driven, in data order (docs/mathematics.md §9).
 
     Start from ``w = 0``; predict "in class" iff ``w @ x > 0``; on a mistake
     ``w += eta * y * x``. With ``renormalize=True`` the weight is rescaled to
@@ -251,7 +251,7 @@ class Perceptron(_OnlineBase):
 
 
 class Winnow(_OnlineBase):
-    """Winnow, mistake-driven, in data order (math.md section 9).
+    """Winnow, mistake-driven, in data order (docs/mathematics.md §9).
 
     Positive weights start at the prior ``mu`` (uniform: ``mass / d``); the
     score is ``w @ x`` (``(w+ - w-) @ x`` when ``balanced``) and the prediction

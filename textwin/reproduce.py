@@ -571,7 +571,7 @@ _WHY = {
         "Winnow with a threshold, A only rescales theta (A = 2 at theta = 0.1 is theta = "
         "0.05 at A = 1), so the alternatives below cover it. The paper calls eta = 0.001 "
         "'approximately optimal'; if another eta does better here, the paper's Winnow "
-        "differs from math.md section 9's in a detail the text does not keep (when the "
+        "differs from docs/mathematics.md §9's in a detail the text does not keep (when the "
         "weights are renormalized, or the initial weights)."),
     "rwinnow": (
         "A (the norm of the weights) was lost and reconstructed as 1. With A = 1 and binary "
@@ -781,7 +781,7 @@ def _write_document(path, *, command, plan, started, seconds, data, results, ext
     w("## 1. Reuters-21578: the dual-formulation paper's tables\n")
     w(f"ModApte split: {data.X_train.shape[0]} training and {data.X_test.shape[0]} test "
       f"documents; {data.X_train.shape[1]} features of highest information gain on the "
-      "training set (over all categories, math.md section 11), binary values; one binary "
+      "training set (over all categories, docs/mathematics.md §11), binary values; one binary "
       f"problem per category; break-even points in percent. Feature selection took "
       f"{data.selection_seconds:.1f} s and is shared by every method (not in the times). "
       "The paper's extracted tables lost the earn row, so earn has no paper figure; the "
@@ -896,7 +896,7 @@ def _write_document(path, *, command, plan, started, seconds, data, results, ext
     w("## What is not reproduced here\n")
     w("* The paper's exact pipeline constants (tokenizer, stemmer version, information-gain "
       "details) are not recoverable from the text; the per-category IG alternative is one "
-      "reading, the tables use the global one (math.md section 11).")
+      "reading, the tables use the global one (docs/mathematics.md §11).")
     w("* The paper's timings come from a 400 MHz machine; ours are wall-clock seconds on a "
       "shared machine and compare only with each other.")
     text = "\n".join(doc).rstrip() + "\n"

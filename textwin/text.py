@@ -1,4 +1,4 @@
-"""Tokenizing, Porter stemming and vectorizing raw text (math.md section 11).
+"""Tokenizing, Porter stemming and vectorizing raw text (docs/mathematics.md §11).
 
 The Reuters-21578 protocol turns a document into the set of Porter stems of its
 words: lower case, no stop-word removal. Three pieces do that here:
@@ -165,7 +165,7 @@ def _check_documents(raw_documents):
 class TextVectorizer(TransformerMixin, BaseEstimator):
     """Raw texts to a CSR matrix over a (stemmed) vocabulary.
 
-    The pipeline of math.md section 11: lower case, :func:`tokenize`, Porter
+    The pipeline of docs/mathematics.md §11: lower case, :func:`tokenize`, Porter
     stem (:class:`PorterStemmer`), no stop-word removal. The vocabulary is
     fitted on the training texts; words never seen in ``fit`` are ignored by
     ``transform``. An empty document (or one with no letters) is a valid,

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Dual Gauss-Seidel kernel: Algorithm 1 of Zhang's dual formulation (math.md §3).
+"""Dual Gauss-Seidel kernel: Algorithm 1 of Zhang's dual formulation (docs/mathematics.md §3).
 
 We minimize the dual
 
@@ -7,17 +7,17 @@ We minimize the dual
 
 with ``z_i = y_i x_i`` (labels are folded on the fly, the CSR matrix is never
 copied), ``K_i(alpha) = s_i k(-alpha/s_i)`` the conjugate of the weighted loss
-``s_i f(u)`` (math.md §4, with a per-example weight ``s_i >= 0`` and target
-``t_i``) and ``h`` the conjugate of the regularizer ``g`` (math.md §5).  The
+``s_i f(u)`` (docs/mathematics.md §4, with a per-example weight ``s_i >= 0`` and target
+``t_i``) and ``h`` the conjugate of the regularizer ``g`` (docs/mathematics.md §5).  The
 primal is ``P(w) = (1/n) sum_i s_i f(w.z_i) + lam g(w)`` with ``w = grad h(v)``;
-``P + D`` is the duality gap (math.md §2), a sum of non-negative per-example
+``P + D`` is the duality gap (docs/mathematics.md §2), a sum of non-negative per-example
 terms, and the solver stops on ``gap / max(P, tiny) <= tol``.
 
 The pieces:
 
-- ``Loss`` subclasses (math.md §4): the conjugate ``K``, its derivatives, the
+- ``Loss`` subclasses (docs/mathematics.md §4): the conjugate ``K``, its derivatives, the
   domain of ``alpha``, the per-example gap term and the one-dimensional step.
-- ``Regularizer`` subclasses (math.md §5): own ``v`` and whatever cache gives
+- ``Regularizer`` subclasses (docs/mathematics.md §5): own ``v`` and whatever cache gives
   ``w = grad h(v)`` cheaply (``w = v``; ``mu e^v``; the exponentials ``E`` and
   their sum ``Z`` of the normalized rows), the margin ``b_i = w.x_i`` and the
   curvature ``c_i = x_i' hess h(v) x_i`` of a row, the update along a row,
@@ -25,7 +25,7 @@ The pieces:
   rows update only their cache along a row (``lazy_v``): ``v`` itself is
   rebuilt from ``alpha`` (one scatter pass) when it is needed, before an
   exact gap, which also refreshes the cache against rounding drift.
-- ``_epoch``: one short loop that combines them (math.md §3 and §6), with
+- ``_epoch``: one short loop that combines them (docs/mathematics.md §3 and §6), with
   liblinear's shrinking as a switch.
 - stopping, cheap-then-exact (as scikit-learn's ``_cd_fast``): each epoch
   sums the per-example gap terms seen at each example's last visit; only
@@ -704,7 +704,7 @@ cdef inline double _xlogx(double x) noexcept nogil:
 
 
 # ---------------------------------------------------------------------------
-# Losses (math.md §4), weighted: K(alpha) = s k(-alpha/s), domain scaled by s.
+# Losses (docs/mathematics.md §4), weighted: K(alpha) = s k(-alpha/s), domain scaled by s.
 # ---------------------------------------------------------------------------
 
 cdef class Loss:
@@ -923,7 +923,7 @@ cdef class Logistic(Loss):
 
 
 # ---------------------------------------------------------------------------
-# Regularizers (math.md §5): own v and the cache that gives w = grad h(v).
+# Regularizers (docs/mathematics.md §5): own v and the cache that gives w = grad h(v).
 # Rows arrive as raw pointers (values x, columns j, nnz) plus ``x0``, the value
 # every entry of the row shares (binary features), or NaN when they differ.
 # A row with one value needs no per-entry multiply and one factor per step
@@ -940,7 +940,7 @@ cdef void _exp_pm_row_libm(const double* x, int nnz, double dv, double* f,
     """f[k] = e^(dv x_k) and fi[k] = e^(-dv x_k) from libm: the factors of an
     entropy update when the caller raised the exponent cap beyond EXP_POLY_T.
 
-    Within the cap (math.md §6, kappa = ln(2)/2, so |dv x_k| <= 0.347) the
+    Within the cap (docs/mathematics.md §6, kappa = ln(2)/2, so |dv x_k| <= 0.347) the
     updates take the Taylor polynomials of the even and odd parts of e^t
     instead (tw_exp_pm_poly, tw_exp_pm4 in C above): e^t = E + O,
     e^-t = E - O, exact to rounding, without libm and without a division.
@@ -960,7 +960,7 @@ cdef class Regularizer:
     cdef Py_ssize_t d
     cdef double[::1] v
     cdef double growth2          # bound on the curvature growth across a step is growth2 ** kappa
-    cdef bint entropy            # cap the exponent of a step (math.md §6)
+    cdef bint entropy            # cap the exponent of a step (docs/mathematics.md §6)
     # largest |v_j| a warm start may bring: the unnormalized rows store mu e^(+-v)
     # unscaled, so a warm start from a much larger lam would overflow them;
     # with ``v_limit_above_only`` only v_j > v_limit counts (mu e^v alone:
@@ -1332,7 +1332,7 @@ cdef class NormalizedEntropy(Regularizer):
 
     ``w`` is never stored (every w_j depends on Z): we keep
     ``E_j = mu_j e^(v_j - c)`` and ``Zs = sum_j E_j = Z e^(-c)`` with one common
-    scale ``c`` that keeps them finite (math.md §5).  ``mu`` is normalized to
+    scale ``c`` that keeps them finite (docs/mathematics.md §5).  ``mu`` is normalized to
     sum 1, which makes ``g >= 0`` and changes no ``w``.  ``h = A (c + ln Zs)``
     costs nothing; ``Zs`` is kept along the steps and re-summed once per epoch.
     """
@@ -1656,7 +1656,7 @@ cdef double _dual(Problem* P, Loss loss, Regularizer reg) noexcept nogil:
 
 cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
                  double* trace, Py_ssize_t* n_trace) noexcept nogil:
-    """One pass of Algorithm 1 (math.md §3) over the active examples order[:P.active].
+    """One pass of Algorithm 1 (docs/mathematics.md §3) over the active examples order[:P.active].
 
     Records for each visited example its gap term and loss at the margin seen
     before its step (gap_seen: the cheap gap estimate).  With
@@ -1783,7 +1783,7 @@ cdef void _unshrink(Problem* P) noexcept nogil:
 
 cdef void _exact_gap(Problem* P, Loss loss, Regularizer reg, double* out_terms,
                      double* gap, double* primal) noexcept nogil:
-    """gap = (1/n) sum_i [s_i f(u_i) + K_i(alpha_i) + alpha_i u_i]; P(w) (math.md §2)."""
+    """gap = (1/n) sum_i [s_i f(u_i) + K_i(alpha_i) + alpha_i u_i]; P(w) (docs/mathematics.md §2)."""
     cdef Py_ssize_t i
     cdef Example* e
     cdef double u, term, gap_sum = 0.0, loss_sum = 0.0, wb = 0.0
@@ -2013,7 +2013,7 @@ def dual_gauss_seidel(
     exact_gap_every=100, shrinking=True, return_gap_terms=False, trace_dual=False,
     shuffle_block=1, X_checked=None,
 ):
-    """Minimize the dual (math.md §2) by Gauss-Seidel over the examples.
+    """Minimize the dual (docs/mathematics.md §2) by Gauss-Seidel over the examples.
 
     We minimize ``D(alpha) = (1/n) sum_i s_i k(-alpha_i/s_i) + lam h(v)`` with
     ``v = (1/(lam n)) sum_i alpha_i y_i x_i``; the primal weight is
@@ -2030,7 +2030,7 @@ def dual_gauss_seidel(
     weight : ndarray of shape (n,)
         Loss weights ``s_i >= 0``; ``s_i = 0`` pins ``alpha_i = 0``.
     alpha : ndarray of shape (n,), float64, writable
-        Dual variables, math.md scaling; the warm start on entry (projected
+        Dual variables, docs/mathematics.md scaling; the warm start on entry (projected
         into the domain of the loss first), the solution on exit.
     n_features : int
         ``d``.
@@ -2046,7 +2046,7 @@ def dual_gauss_seidel(
         ``A``, the 1-norm of ``w`` in the normalized rows.
     bias_sigma, bias_rho : float
         ``bias_rho > 0`` adds the augmented bias coordinate of Algorithm 2
-        (math.md §8) with multiplier ``bias_sigma``; ``b = sigma + v_b / rho``.
+        (docs/mathematics.md §8) with multiplier ``bias_sigma``; ``b = sigma + v_b / rho``.
     tol : float
         Stop when the exact relative duality gap ``gap / max(P, tiny) <= tol``.
     max_epochs : int
@@ -2063,14 +2063,14 @@ def dual_gauss_seidel(
         ``data`` etc.): skips checking and scanning X again, for many calls
         on one matrix.
     step : {"auto", "newton", "gradient"}
-        "auto": exact where math.md §6 has a closed form (square regularizer
+        "auto": exact where docs/mathematics.md §6 has a closed form (square regularizer
         with the quadratic losses), the logistic 1-D problem solved on a
         majorizer, else one capped Newton step. "newton": one Newton step
         everywhere. "gradient": ``delta = -gradient_step * Phi'(0)``.
     step_fraction : float in (0, 1]
         ``eta``: take ``eta * delta``.
     gradient_step : float, optional
-        Step of the gradient mode; default ``0.01 * lam * n`` (math.md §6).
+        Step of the gradient mode; default ``0.01 * lam * n`` (docs/mathematics.md §6).
     exp_cap : float > 0
         ``kappa``: ``|delta| max_j |x_ij| / (lam n) <= kappa`` on entropy rows
         (``np.inf`` switches the cap off, and with it the guarantee).
@@ -2216,7 +2216,7 @@ def dual_gauss_seidel(
     lower = lo1 * weight if np.isfinite(lo1) else np.full(n, lo1)
     upper = hi1 * weight if np.isfinite(hi1) else np.full(n, hi1)
     if loss_obj.smooth_solve:
-        # start inside (0, s) and small (math.md §4): a0 = s * min(1e-3, lam / max|x|)
+        # start inside (0, s) and small (docs/mathematics.md §4): a0 = s * min(1e-3, lam / max|x|)
         # keeps |v_j| = |sum_i a0_i z_ij| / (lam n) <= max s, so e^v stays finite
         x_top = max(float(np.max(np.abs(X_data))), 1e-300)
         frac = min(1e-3, lam / x_top)

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True, initializedcheck=False
-"""Mistake-driven online learners over a shared CSR matrix (math.md section 9).
+"""Mistake-driven online learners over a shared CSR matrix (docs/mathematics.md §9).
 
 One call trains one binary problem, in data order, for ``n_epochs`` passes,
 entirely without the GIL, so the estimators in :mod:`textwin.online` can run one
@@ -35,7 +35,7 @@ def perceptron(const double[::1] X_data, const int[::1] X_indices,
     Predict "in class" iff ``w @ x > 0``; on a mistake ``w += eta * s_i * y_i * x_i``
     (``s_i`` the example's weight, 1 without ``weight``; a zero weight skips it).
     With ``renormalize`` the weight is rescaled to ``||w||_2 = 1`` after every
-    epoch (math.md section 9; the paper's constant was lost, so this is a
+    epoch (docs/mathematics.md §9; the paper's constant was lost, so this is a
     switch).
 
     Parameters
@@ -88,7 +88,7 @@ def winnow(const double[::1] X_data, const int[::1] X_indices,
            double[::1] w_pos, double[::1] w_neg, bint balanced, bint normalized,
            double mass, double eta, double theta, int n_epochs, int[::1] mistakes,
            const double[::1] weight=None):
-    """Train a Winnow (math.md section 9) in place.
+    """Train a Winnow (docs/mathematics.md §9) in place.
 
     The score is ``s = (w_pos - w_neg) @ x`` (``w_pos @ x`` when not
     ``balanced``); predict "in class" iff ``s >= theta``. On a mistake, for

@@ -3,7 +3,7 @@
 Reuters-21578 (David D. Lewis; Reuters Ltd. and Carnegie Group) is 21,578
 newswire stories of 1987 in 22 SGML files, ``reut2-000.sgm`` to
 ``reut2-021.sgm``. The ModApte split (the collection's README, section VIII.B;
-math.md section 11) keeps the stories with ``TOPICS="YES"``: those with
+docs/mathematics.md §11) keeps the stories with ``TOPICS="YES"``: those with
 ``LEWISSPLIT="TRAIN"`` for training, those with ``LEWISSPLIT="TEST"`` for
 testing. The categories are the ``<D>`` entries inside ``<TOPICS>``; a story
 may have none, one or several, and a story with none stays in the split (a
@@ -794,7 +794,7 @@ def load_reuters_vectorized(
     """The ModApte split as sparse matrices over the stemmed vocabulary.
 
     Title and body, lower-cased, split into words (:data:`textwin.text.TOKEN_PATTERN`),
-    Porter-stemmed, no stop-word removal (math.md section 11); the vocabulary
+    Porter-stemmed, no stop-word removal (docs/mathematics.md §11); the vocabulary
     is every stem of the training stories. The processed corpus is cached in
     :func:`get_cache_dir` (numpy ``.npz`` plus JSON, never pickle), keyed by
     the corpus digest, the preprocessing settings and the cache format, so a
