@@ -22,8 +22,8 @@ from textwin.linear import (
     LargeMarginUWinnow,
     ModifiedLeastSquares,
     RegularizedWinnow,
-    _check_csr,
 )
+from textwin._ovr import as_canonical_csr
 
 LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
 REGULARIZERS = ["square", "entropy", "normalized_entropy", "balanced_entropy",
@@ -305,7 +305,7 @@ def test_thread_pool_returns_in_problem_order_and_the_caller_works_too():
     import threading
     import time
 
-    from textwin.linear import _map_problems
+    from textwin._ovr import map_problems
 
     caller, seen = threading.get_ident(), []
 
@@ -314,19 +314,19 @@ def test_thread_pool_returns_in_problem_order_and_the_caller_works_too():
         seen.append((k, threading.get_ident()))
         return k * k
 
-    assert _map_problems(fn, 9, 3) == [k * k for k in range(9)]
+    assert map_problems(fn, 9, 3) == [k * k for k in range(9)]
     threads = {t for _, t in seen}
     assert sorted(k for k, _ in seen) == list(range(9)) and caller in threads
     assert len(threads) <= 3
-    assert _map_problems(fn, 2, 8) == [0, 1]  # no more threads than problems
-    assert _map_problems(fn, 0, 2) == []
+    assert map_problems(fn, 2, 8) == [0, 1]  # no more threads than problems
+    assert map_problems(fn, 0, 2) == []
 
 
 def test_thread_pool_raises_the_first_failed_problem_and_starts_no_new_one():
     import threading
     import time
 
-    from textwin.linear import _map_problems
+    from textwin._ovr import map_problems
 
     started, gate = [], threading.Event()
 
@@ -341,7 +341,7 @@ def test_thread_pool_raises_the_first_failed_problem_and_starts_no_new_one():
         return k
 
     with pytest.raises(ValueError, match="problem 1"):
-        _map_problems(one_failure, 50, 2)
+        map_problems(one_failure, 50, 2)
     assert sorted(started) == [0, 1]  # nothing began after the failure
 
     started.clear()
@@ -357,7 +357,7 @@ def test_thread_pool_raises_the_first_failed_problem_and_starts_no_new_one():
         raise ValueError("problem 1")
 
     with pytest.raises(KeyError, match="problem 0"):  # the first in problem order
-        _map_problems(two_failures, 50, 2)
+        map_problems(two_failures, 50, 2)
     assert sorted(started) == [0, 1]
 
 
@@ -373,12 +373,12 @@ def test_thread_pool_raises_the_first_failed_problem_and_starts_no_new_one():
 def test_labels_shortcut_agrees_with_type_of_target(Y):
     from sklearn.utils.multiclass import type_of_target
 
-    from textwin.linear import _is_dense_indicator
+    from textwin._ovr import is_dense_indicator
 
     expected = type_of_target(Y) == "multilabel-indicator"
-    assert not _is_dense_indicator(Y) or expected  # never says yes where sklearn says no
+    assert not is_dense_indicator(Y) or expected  # never says yes where sklearn says no
     if Y.dtype.kind in "biu" and Y.ndim == 2 and Y.shape[1] > 1:
-        assert _is_dense_indicator(Y) == expected
+        assert is_dense_indicator(Y) == expected
     X = sp.random(3, 4, density=0.9, random_state=0, format="csr")
     if expected or type_of_target(Y) in ("binary", "multiclass"):
         with warnings.catch_warnings():
@@ -432,10 +432,10 @@ def test_n_jobs_zero_or_not_an_integer_is_refused(n_jobs, fragment):
 
 def test_negative_n_jobs_counts_back_from_the_cores(monkeypatch):
     # joblib's convention: -1 all cores, -2 all but one, never fewer than one
-    from textwin import linear
+    from textwin import _ovr
 
-    monkeypatch.setattr(linear.os, "cpu_count", lambda: 4)
-    assert [linear._effective_n_jobs(j) for j in (None, 1, 3, -1, -2, -4, -9)] == \
+    monkeypatch.setattr(_ovr.os, "cpu_count", lambda: 4)
+    assert [_ovr.effective_n_jobs(j) for j in (None, 1, 3, -1, -2, -4, -9)] == \
         [1, 1, 3, 4, 3, 1, 1]
     X, Y = _multilabel(k=3)
     assert_array_equal(DualSVM(n_jobs=-9, random_state=0).fit(X, Y).coef_,
@@ -561,13 +561,13 @@ def test_csr_conversion_downcasts_and_rejects_huge_indices():
     Xd = sp.csr_matrix((np.array([1.0, 2.0, 3.0]), np.array([2, 0, 2]), np.array([0, 3])),
                        shape=(1, 3))
     Xd.has_canonical_format = False
-    C = _check_csr(Xd)
+    C = as_canonical_csr(Xd)
     assert_array_equal(C.toarray(), [[2.0, 0.0, 4.0]])
     assert C.indices.dtype == np.int32 and Xd.nnz == 3
     big = sp.csr_matrix((np.array([1.0]), np.array([2**31 + 1], dtype=np.int64),
                          np.array([0, 1], dtype=np.int64)), shape=(1, 2**31 + 2))
     with pytest.raises(ValueError, match="32-bit"):
-        _check_csr(big)
+        as_canonical_csr(big)
 
 
 # ---------------------------------------------------------------------------
@@ -699,19 +699,19 @@ def test_each_problem_is_logged_at_debug_level(caplog):
 def test_block_order_only_for_large_matrices_beyond_the_cache(monkeypatch):
     # docs/performance.md, "Block order: when it pays": blocks of 4 rows from
     # 120,000 rows when the CSR matrix exceeds the last-level cache, else none
-    from textwin import linear
+    from textwin import _ovr
 
     big = sp.random(120_000, 50, density=0.02, format="csr", random_state=0)
     small = big[:119_999]
-    monkeypatch.setattr(linear, "_last_level_cache_bytes", lambda: 1024)
-    assert linear._shuffle_block(big) == 4
-    assert linear._shuffle_block(small) == 1
-    monkeypatch.setattr(linear, "_last_level_cache_bytes", lambda: 2 ** 40)
-    assert linear._shuffle_block(big) == 1
+    monkeypatch.setattr(_ovr, "last_level_cache_bytes", lambda: 1024)
+    assert _ovr.shuffle_block(big) == 4
+    assert _ovr.shuffle_block(small) == 1
+    monkeypatch.setattr(_ovr, "last_level_cache_bytes", lambda: 2 ** 40)
+    assert _ovr.shuffle_block(big) == 1
 
 
 def test_last_level_cache_is_read_or_defaults():
-    from textwin.linear import _last_level_cache_bytes
+    from textwin._ovr import last_level_cache_bytes
 
-    size = _last_level_cache_bytes()
+    size = last_level_cache_bytes()
     assert isinstance(size, int) and 2 ** 16 <= size <= 2 ** 34

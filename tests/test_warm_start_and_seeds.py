@@ -55,11 +55,11 @@ def test_random_state_may_be_a_generator(problem):
 
 
 def test_one_seed_drawn_for_every_problem():
-    from textwin.linear import _problem_seeds
+    from textwin._ovr import problem_seeds
 
-    assert_array_equal(_problem_seeds(np.random.default_rng(3), 4),
+    assert_array_equal(problem_seeds(np.random.default_rng(3), 4),
                        np.full(4, np.random.default_rng(3).integers(0, np.iinfo(np.int32).max)))
-    assert_array_equal(_problem_seeds(5, 4), _problem_seeds(np.random.RandomState(5), 4))
+    assert_array_equal(problem_seeds(5, 4), problem_seeds(np.random.RandomState(5), 4))
 
 
 def test_a_problems_fit_does_not_depend_on_the_others():

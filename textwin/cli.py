@@ -12,7 +12,6 @@ import argparse
 import json
 import logging
 import math
-import re
 import sys
 import textwrap
 import time
@@ -20,35 +19,27 @@ import warnings
 from pathlib import Path
 
 from ._version import __version__
-
-#: Exit status of each kind of failure.
-EXIT_OK = 0
-EXIT_INTERNAL = 1   # a bug: please report it (the traceback is printed)
-EXIT_USAGE = 2      # bad command line or bad input (argparse uses 2 as well)
-EXIT_NO_DATA = 3    # the Reuters-21578 corpus (or a user file) is missing or damaged
-EXIT_BAD_MODEL = 4  # a model file is corrupted, truncated, foreign or too new
-EXIT_INTERRUPTED = 130
-EXIT_CODES = {
-    "ok": EXIT_OK,
-    "usage or bad input": EXIT_USAGE,
-    "missing or damaged data": EXIT_NO_DATA,
-    "unusable model file": EXIT_BAD_MODEL,
-    "internal error (please report it)": EXIT_INTERNAL,
-    "interrupted": EXIT_INTERRUPTED,
-}
+from ._cli_common import (  # noqa: F401 (the exit codes are part of this module's API)
+    EXIT_BAD_MODEL,
+    EXIT_CODES,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NO_DATA,
+    EXIT_OK,
+    EXIT_USAGE,
+    CLIError,
+    HelpFormatter,
+    damaged_corpus,
+    fail,
+    first_line,
+    missing_data,
+    n_jobs_error,
+)
 
 logger = logging.getLogger("textwin")
 
 # Method settings that may be given on the command line: option -> setting name.
 _SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma")
-
-
-class CLIError(Exception):
-    """A failure the user can fix: one line on stderr and an exit code."""
-
-    def __init__(self, message, code=EXIT_USAGE):
-        super().__init__(message)
-        self.code = code
 
 
 # ---------------------------------------------------------------------------
@@ -123,36 +114,6 @@ def _progress_enabled(args):
 # Data
 # ---------------------------------------------------------------------------
 
-def _first_line(exc):
-    """The first line of a library error, without the API-only advice."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
-    text = lines[0]
-    if text.endswith(":") and len(lines) > 1:  # "could not download ...:" then the reason
-        text = f"{text} {lines[1]}"
-    return text.replace(" and download_if_missing=False", "").rstrip(".")
-
-
-def _missing_data(exc, data_home):
-    from .datasets import get_data_home
-
-    where = get_data_home(data_home) / "reuters21578"
-    reason = _first_line(exc)
-    return CLIError(
-        f"the Reuters-21578 corpus is not available ({reason}); put the 22 reut2-*.sgm files in "
-        f"{where}, or run `textwin data --fetch`, or point --data-home / TEXTWIN_DATA_HOME at "
-        "a folder that holds reuters21578/", EXIT_NO_DATA)
-
-
-def _damaged_corpus(exc, data_home):
-    from .datasets import get_data_home
-
-    where = get_data_home(data_home) / "reuters21578"
-    return CLIError(
-        f"the Reuters-21578 corpus in {where} is damaged ({_first_line(exc)}); replace that "
-        "file from reuters21578.tar.gz, or run `textwin data --fetch` into an empty data home",
-        EXIT_NO_DATA)
-
-
 def _protocol_data(categories, args):
     from .datasets import ReutersFormatError
     from .experiments import load_protocol_data
@@ -161,9 +122,9 @@ def _protocol_data(categories, args):
         return load_protocol_data(categories, args.data_home, n_features=args.features,
                                   download_if_missing=not args.offline)
     except ReutersFormatError as exc:
-        raise _damaged_corpus(exc, args.data_home) from None
+        raise damaged_corpus(exc, args.data_home) from None
     except (FileNotFoundError, OSError) as exc:
-        raise _missing_data(exc, args.data_home) from None
+        raise missing_data(exc, args.data_home) from None
 
 
 # ---------------------------------------------------------------------------
@@ -195,10 +156,10 @@ def _given_settings(args):
                        f"got {given['tol']}")
     if "gamma" in given and given["gamma"] < 0:
         raise CLIError(f"--gamma is a margin: give a value >= 0, got {given['gamma']}")
-    from .linear import _MAX_EPOCHS  # the kernels count epochs in a C int
+    from ._ovr import MAX_EPOCHS  # the kernels count epochs in a C int
 
-    if "epochs" in given and not 1 <= given["epochs"] <= _MAX_EPOCHS:
-        raise CLIError(f"--epochs must be an integer from 1 to {_MAX_EPOCHS}, got "
+    if "epochs" in given and not 1 <= given["epochs"] <= MAX_EPOCHS:
+        raise CLIError(f"--epochs must be an integer from 1 to {MAX_EPOCHS}, got "
                        f"{given['epochs']}")
     return given
 
@@ -223,7 +184,7 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0):
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
-        raise CLIError(_first_line(exc)) from None
+        raise CLIError(first_line(exc)) from None
     return est, time.perf_counter() - t0
 
 
@@ -324,15 +285,14 @@ def _prepare_user_corpus(args, corpus):
 _PROBLEM_NAMES = []
 
 
-def _name_problems(message):
-    """``(problem 3: ...)`` -> ``(problem 3: grain)`` for the categories being trained."""
-    names = list(_PROBLEM_NAMES)
-
-    def named(match):
-        k = int(match.group(1))
-        return f"(problem {k}: {names[k]})" if k < len(names) else match.group(0)
-
-    return re.sub(r"\(problem (\d+)(?:: [^)]*)?\)", named, message)
+# The solvers' parameters by the flags of this command line (a convergence
+# warning's advice; Algorithm 2 to convergence is a method of its own here).
+_CLI_NAMES = {
+    "max_epochs": "--epochs",
+    "tol": "--tol",
+    "lam": "--lam",
+    "converged": "--method svm-alg2-converged",
+}
 
 
 # The estimators' warning about label columns of one class (by column number).
@@ -461,7 +421,7 @@ def cmd_train(args):
         try:
             thresholds = _tune_thresholds(est, X_train, Y_train, args.tune_thresholds)
         except ValueError as exc:  # e.g. a category with too few documents for the folds
-            raise CLIError(f"--tune-thresholds: {_first_line(exc)}") from None
+            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
     beps, prf = _evaluate(Y_test, scores, 0.0 if thresholds is None else thresholds)
 
     gap = getattr(est, "duality_gap_", None)
@@ -596,7 +556,7 @@ def cmd_eval(args):
                                           overrides=overrides, progress=_progress_enabled(args),
                                           n_jobs=args.n_jobs, verbose=_estimator_verbosity(args))
         except ValueError as exc:  # as in train: the estimators' checks name the setting
-            raise CLIError(_first_line(exc)) from None
+            raise CLIError(first_line(exc)) from None
     dicts = [r.to_dict() for r in results]
     if args.json:
         _print_json(dicts)
@@ -764,10 +724,10 @@ def cmd_data(args):
             fetch_reuters21578(data_home=args.data_home, subset="all",
                                download_if_missing=args.fetch)
         except ReutersFormatError as exc:
-            raise _damaged_corpus(exc, args.data_home) from None
+            raise damaged_corpus(exc, args.data_home) from None
         except OSError as exc:
             raise CLIError(
-                f"{_first_line(exc)}; download reuters21578.tar.gz by hand (see "
+                f"{first_line(exc)}; download reuters21578.tar.gz by hand (see "
                 f"`textwin data --help`) and put it in {home}", EXIT_NO_DATA) from None
         report["sgm_files"] = count_sgm()
     report["present"] = report["sgm_files"] == 22
@@ -780,9 +740,9 @@ def cmd_data(args):
                 data = load_reuters_vectorized(data_home=args.data_home,
                                                download_if_missing=False)
             except ReutersFormatError as exc:
-                raise _damaged_corpus(exc, args.data_home) from None
+                raise damaged_corpus(exc, args.data_home) from None
             except (FileNotFoundError, OSError) as exc:
-                raise _missing_data(exc, args.data_home) from None
+                raise missing_data(exc, args.data_home) from None
         problems = [str(w.message) for w in caught if "differ" in str(w.message)]
         counts = {"train": int(data.X_train.shape[0]), "test": int(data.X_test.shape[0]),
                   "categories": len(data.target_names)}
@@ -818,15 +778,6 @@ def cmd_data(args):
 # ---------------------------------------------------------------------------
 # The parser
 # ---------------------------------------------------------------------------
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    """Keeps the epilog's examples as written; wraps the description."""
-
-    def _fill_text(self, text, width, indent):
-        if "\n" in text:  # an epilog laid out by hand
-            return super()._fill_text(text, width, indent)
-        return argparse.HelpFormatter._fill_text(self, text, width, indent)
-
 
 MAIN_EPILOG = """\
 examples:
@@ -893,7 +844,7 @@ def build_parser():
     from .experiments import METHODS, PAPER_METHODS
 
     parser = argparse.ArgumentParser(
-        prog="textwin", formatter_class=_Formatter,
+        prog="textwin", formatter_class=HelpFormatter,
         description="Sparse text categorization by the dual Gauss-Seidel method: SVMs, "
                     "regularized Winnows and their baselines on Reuters-21578 or your corpus.",
         epilog=MAIN_EPILOG.format(exit_codes=textwrap.fill("exit codes: " + ", ".join(
@@ -909,7 +860,7 @@ def build_parser():
         for k, m in METHODS.items())
 
     p = sub.add_parser(
-        "train", formatter_class=_Formatter,
+        "train", formatter_class=HelpFormatter,
         help="train one category (or several) and report its test break-even point",
         description="Train on the ModApte training set (or your corpus) and report, on the "
                     "test set, the break-even point, precision, recall and F1 (at score > 0), "
@@ -952,7 +903,7 @@ examples:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser(
-        "eval", formatter_class=_Formatter,
+        "eval", formatter_class=HelpFormatter,
         help="the paper's micro-averaged break-even experiment",
         description="Train every method on every category with the paper's own settings "
                     "(1,000 information-gain features, binary values, ModApte) and print "
@@ -977,7 +928,7 @@ examples:
     p.set_defaults(func=cmd_eval)
 
     p = sub.add_parser(
-        "predict", formatter_class=_Formatter,
+        "predict", formatter_class=HelpFormatter,
         help="score new documents with a saved model",
         description="Score documents with a model saved by `textwin train --output`. Prints "
                     "one line per document: the score, the label (the category when the "
@@ -998,7 +949,7 @@ examples:
     p.set_defaults(func=cmd_predict)
 
     p = sub.add_parser(
-        "data", formatter_class=_Formatter,
+        "data", formatter_class=HelpFormatter,
         help="where the corpus is; fetch and verify it",
         description="Report the data home and whether the 22 Reuters-21578 SGML files are "
                     "there; --fetch downloads them, --verify parses them and checks the "
@@ -1056,21 +1007,23 @@ def main(argv=None):
     args.verbose = getattr(args, "verbose", False)
     _setup_logging(args)
     if getattr(args, "features", 1) < 1:
-        return _fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
+        return fail(f"--features must be at least 1, got {args.features}", EXIT_USAGE)
     if n_jobs_error(getattr(args, "n_jobs", None)):
-        return _fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
+        return fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
 
     def show(message, category, filename, lineno, file=None, line=None):
         # Library warnings (ConvergenceWarning, ...) as one log line each, not a
-        # source excerpt; silenced by -q.
-        from .linear import _BUDGET_HINT, _LAM_HINT, _RESUME_HINT
+        # source excerpt; silenced by -q. The solvers' convergence warning is
+        # worded with the flags and categories of this command line.
+        from ._ovr import SolverConvergenceWarning
 
-        text = str(message).replace(_RESUME_HINT, "")
-        text = text.replace(_BUDGET_HINT, "Raise --epochs, loosen --tol,")
-        text = text.replace(_LAM_HINT, "a larger --lam also helps")
-        text = text.replace("intercept_solver='converged' runs",
-                            "--method svm-alg2-converged runs")
-        logger.warning("warning: %s", _name_problems(text))
+        if isinstance(message, SolverConvergenceWarning):
+            names = list(_PROBLEM_NAMES)
+            text = message.render(_CLI_NAMES, resume=False,
+                                  describe=lambda k: names[k] if k < len(names) else None)
+        else:
+            text = str(message)
+        logger.warning("warning: %s", text)
 
     try:
         with warnings.catch_warnings():
@@ -1081,9 +1034,9 @@ def main(argv=None):
                 warnings.filterwarnings("always", message=r".*differ from the published")
             return args.func(args)
     except CLIError as exc:
-        return _fail(str(exc), exc.code)
+        return fail(str(exc), exc.code)
     except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
+        return fail("interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
         # `textwin ... | head`: the reader went away; nothing more to say.
         return EXIT_OK
@@ -1095,14 +1048,14 @@ def cmd_reproduce(argv):
     try:
         from . import reproduce
     except ImportError as exc:
-        return _fail(f"`textwin reproduce` is not available in this installation ({exc}); "
+        return fail(f"`textwin reproduce` is not available in this installation ({exc}); "
                      "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
     if not {"-h", "--help"} & set(argv):
         import importlib.util
 
         # Checked first: the figures come at the end of a long run.
         if importlib.util.find_spec("matplotlib") is None:
-            return _fail("`textwin reproduce` draws its figures with matplotlib, which is not "
+            return fail("`textwin reproduce` draws its figures with matplotlib, which is not "
                          "installed: pip install 'textwin[plot]' (or pip install matplotlib)",
                          EXIT_NO_DATA)
     try:
@@ -1110,23 +1063,11 @@ def cmd_reproduce(argv):
     except SystemExit as exc:  # its argparse: --help (0) or a bad option (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except (FileNotFoundError, OSError) as exc:
-        return _fail(f"{_first_line(exc)}; the reproduction needs the Reuters-21578 corpus "
+        return fail(f"{first_line(exc)}; the reproduction needs the Reuters-21578 corpus "
                      "(see `textwin data --help`) and a writable --output folder",
                      EXIT_NO_DATA)
     except KeyboardInterrupt:
-        return _fail("interrupted", EXIT_INTERRUPTED)
-
-
-def n_jobs_error(n_jobs):
-    """The one-line complaint about ``--n-jobs`` (shared with `textwin reproduce`), or None."""
-    if n_jobs is not None and n_jobs < 1 and n_jobs != -1:
-        return f"--n-jobs must be a positive number of threads or -1, got {n_jobs}"
-    return None
-
-
-def _fail(message, code):
-    print(f"textwin: error: {message}", file=sys.stderr)
-    return code
+        return fail("interrupted", EXIT_INTERRUPTED)
 
 
 def console_main():  # pragma: no cover - thin wrapper for `python -m textwin.cli`

@@ -22,27 +22,37 @@ All of them share one CSR matrix across the binary problems of a multi-class
 (one-vs-rest) or multi-label fit and train the problems in threads (the
 kernel releases the GIL).
 """
+import inspect
 import logging
 import math
-import os
 import sys
-import threading
 import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning, DataConversionWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm import tqdm
 
+from textwin._binary import SolverSettings, solve_binary_problem
 from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
-from textwin._kernels._dual_gs import _REGULARIZERS, check_csr, dual_gauss_seidel
+from textwin._kernels._dual_gs import _REGULARIZERS, check_csr
+from textwin._ovr import (
+    MAX_EPOCHS,
+    OneVsRestLinearMixin,
+    append_constant,
+    check_class_weight,
+    check_positive,
+    check_sample_weight,
+    convergence_warning,
+    effective_n_jobs,
+    map_problems,
+    problem_seeds,
+    problem_weight,
+    shuffle_block,
+    store_params,
+)
 
 # one DEBUG record per binary problem (epochs, gap, seconds): applications see
 # them through logging; ``verbose=2`` prints them on stderr instead
@@ -58,491 +68,21 @@ __all__ = [
     "LargeMarginNWinnow",
 ]
 
-_INT32_MAX = np.iinfo(np.int32).max
-
-# ---------------------------------------------------------------------------
-# Shared plumbing (also used by textwin.online)
-# ---------------------------------------------------------------------------
-
-
-def _check_csr(X):
-    """Return X as canonical CSR: float64 data, int32 indices, sorted, no duplicates.
-
-    X has already been through ``validate_data`` (2-D, float64). The result
-    may share memory with the input; it is never modified in place.
-    """
-    if not sp.issparse(X):
-        X = sp.csr_matrix(X)
-    elif X.format != "csr":
-        X = X.tocsr()
-    if X.dtype != np.float64:
-        X = X.astype(np.float64)
-    if not X.has_canonical_format:
-        X = X.copy()
-        X.sum_duplicates()  # also sorts the indices
-    if X.indices.dtype != np.int32 or X.indptr.dtype != np.int32:
-        if X.nnz > _INT32_MAX or X.shape[1] > _INT32_MAX:
-            raise ValueError(
-                f"X has {X.nnz} stored values and {X.shape[1]} columns; the "
-                f"kernels take 32-bit indices (at most {_INT32_MAX}). Split the "
-                f"data or select fewer features."
-            )
-        X = sp.csr_matrix(
-            (X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
-            shape=X.shape,
-        )
-    return X
-
-
-def _check_finite(X):
-    """Refuse NaN and inf in a canonical CSR X, naming the first one (row-major)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        # one pass without a temporary; a finite sum means every value is finite
-        # (an overflowing sum of finite values falls through to the exact test)
-        if np.isfinite(X.data.sum()):
-            return
-    bad = ~np.isfinite(X.data)
-    if not bad.any():
-        return
-    pos = int(np.argmax(bad))
-    row = int(np.searchsorted(X.indptr, pos, side="right")) - 1
-    raise ValueError(
-        f"X contains NaN or infinite values (the first: X[{row}, {X.indices[pos]}] = "
-        f"{X.data[pos]}); textwin's solvers need finite features: drop those rows "
-        f"or impute the values first."
-    )
-
-
-def _append_constant(X, value=1.0):
-    """[X, value] as canonical CSR (the constant feature of a regularized bias)."""
-    ones = sp.csr_matrix(np.full((X.shape[0], 1), value))
-    return _check_csr(sp.hstack([X, ones], format="csr"))
-
-
-def _effective_n_jobs(n_jobs):
-    """Threads for ``n_jobs`` in joblib's convention (None: 1, -1: all cores, -2: all but one)."""
-    if n_jobs is None:
-        return 1
-    if not isinstance(n_jobs, Integral):
-        raise ValueError(f"n_jobs must be None or an integer, got {n_jobs!r}.")
-    if n_jobs == 0:
-        raise ValueError(
-            "n_jobs == 0 has no meaning; use None or 1 for one thread, -1 for all cores."
-        )
-    if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
-    return int(n_jobs)
-
-
-def _map_problems(fn, n_problems, n_jobs, desc=None, verbose=0):
-    """[fn(k) for k in range(n_problems)], in threads when n_jobs > 1.
-
-    The calling thread solves problems too, next to ``n_workers - 1`` helper
-    threads, each taking the next problem in order as it gets free (a greedy
-    pool). Fits of ten problems take a tenth of a second: a pool executor's
-    start-up, its futures and an idle calling thread cost a visible part of
-    that (issue #5). After a failure no new problem starts; the exception of
-    the first failed problem (in problem order) is raised.
-
-    With ``verbose``, a progress bar over the problems goes to stderr (only
-    when stderr is a terminal).
-    """
-    n_workers = min(_effective_n_jobs(n_jobs), n_problems)
-    bar = tqdm(total=n_problems, desc=desc, unit="problem", file=sys.stderr, leave=False,
-               disable=not verbose or n_problems < 2 or not sys.stderr.isatty())
-
-    def run(k):
-        out = fn(k)
-        bar.update(1)
-        return out
-
-    try:
-        if n_workers <= 1:
-            return [run(k) for k in range(n_problems)]
-        results = [None] * n_problems
-        failed = {}
-        lock = threading.Lock()
-        todo = iter(range(n_problems))
-
-        def work():
-            while True:
-                with lock:
-                    k = None if failed else next(todo, None)
-                if k is None:
-                    return
-                try:
-                    results[k] = run(k)
-                except BaseException as exc:  # also KeyboardInterrupt in the caller
-                    with lock:
-                        failed[k] = exc
-                    return
-
-        helpers = [threading.Thread(target=work, daemon=True) for _ in range(n_workers - 1)]
-        for t in helpers:
-            t.start()
-        try:
-            work()
-        finally:
-            for t in helpers:
-                t.join()
-        if failed:
-            raise failed[min(failed)]
-        return results
-    finally:
-        bar.close()
-
-
-def _last_level_cache_bytes():
-    """Size of the largest CPU cache, from Linux's sysfs (32 MiB if it cannot be read)."""
-    sizes = []
-    base = "/sys/devices/system/cpu/cpu0/cache"
-    try:
-        for entry in os.listdir(base):
-            with open(os.path.join(base, entry, "size")) as fh:
-                text = fh.read().strip().upper()
-            unit = {"K": 2 ** 10, "M": 2 ** 20}.get(text[-1:], 1)
-            sizes.append(int(text.rstrip("KM")) * unit)
-    except (OSError, ValueError):
-        pass
-    return max(sizes) if sizes else 32 * 2 ** 20
-
-
-_BLOCK_MIN_ROWS = 120_000
-
-
-def _shuffle_block(X):
-    """Rows per block of the solver's visiting order: 4 for a matrix beyond the
-    last-level cache with at least 120,000 rows, else 1 (a plain permutation).
-
-    Blocks of consecutive rows let the hardware prefetcher stream the CSR
-    arrays but cost epochs; docs/performance.md ("Block order: when it pays")
-    measured blocks of 4 under this rule at 0.77 of the time (worst 1.06 in 80
-    cases) and larger blocks or smaller matrices losing up to 5.5x.
-    """
-    nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
-    if X.shape[0] >= _BLOCK_MIN_ROWS and nbytes > _last_level_cache_bytes():
-        return 4
-    return 1
-
-
-def _problem_seeds(random_state, n_problems):
-    """The seed of each binary problem: one draw from random_state, shared by all.
-
-    As scikit-learn's one-vs-rest gives every binary estimator the same
-    random_state, a category's model does not depend on which other
-    categories are trained beside it, nor on their order or on n_jobs
-    (``textwin train -c acq`` fits the acq of ``-c top10``).
-    """
-    if isinstance(random_state, np.random.Generator):
-        # drawn from the caller's generator, which advances (as a RandomState does)
-        seed = random_state.integers(0, _INT32_MAX)
-    else:
-        seed = check_random_state(random_state).randint(0, _INT32_MAX)
-    return np.full(n_problems, seed, dtype=np.int64)
-
-
-class _Labels:
-    """The {-1, +1} labels of each binary problem, one column at a time.
-
-    Holds the class index of each sample (binary, multi-class) or the given
-    indicator matrix (multi-label) instead of an n x n_problems float table,
-    so that a fit over many problems keeps O(n) per problem in flight, not
-    O(n) per problem for the whole fit.
-    """
-
-    def __init__(self, mode, codes, n_problems):
-        self.mode = mode
-        self.n_problems = n_problems
-        self._codes = codes
-
-    def column(self, k):
-        """Labels of problem k: +1 in the class (label column) k, else -1."""
-        if self.mode == "multilabel":
-            # dense: a strided view, not a copy of the column
-            col = self._codes[:, [k]].toarray() if sp.issparse(self._codes) else self._codes[:, k]
-            return np.where(np.ravel(col) > 0, 1.0, -1.0)
-        return np.where(self._codes == (1 if self.mode == "binary" else k), 1.0, -1.0)
-
-    def dense(self):
-        """All columns as one (n, n_problems) array (for the online learners)."""
-        return np.column_stack([self.column(k) for k in range(self.n_problems)])
-
-
-def _is_dense_indicator(y):
-    """True for an integer or boolean array of shape (n, L >= 2) with at most two values.
-
-    Exactly where scikit-learn's ``type_of_target`` answers
-    "multilabel-indicator" for such an array, found with a few passes instead
-    of its ``np.unique`` (a millisecond on Reuters' 9,603 x 10 labels, spent
-    before the threads start); anything else goes to ``type_of_target``.
-    """
-    if not (isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] > 1 and y.size
-            and y.dtype.kind in "biu"):
-        return False
-    lo, hi = y.min(), y.max()
-    return bool(np.all((y == lo) | (y == hi)))
-
-
-class _OneVsRestLinearMixin:
-    """Target encoding, shared CSR validation and prediction for textwin's linear models.
-
-    Subclasses set ``coef_`` (n_problems, n_features), ``intercept_``
-    (n_problems,) and call :meth:`_encode_targets` in ``fit``. A positive
-    decision value always means "in the class" (for a binary y, in
-    ``classes_[1]``).
-    """
-
-    def _validate_X(self, X, reset):
-        # NaN and inf are refused below, not here: scikit-learn's message points
-        # to estimators that handle missing values, not what a text model needs.
-        X = validate_data(
-            self,
-            X,
-            accept_sparse=["csr", "csc", "coo"],
-            accept_large_sparse=True,
-            dtype=np.float64,
-            reset=reset,
-            ensure_all_finite=False,
-        )
-        X = _check_csr(X)
-        _check_finite(X)
-        return X
-
-    def _encode_targets(self, y, n_samples):
-        """Set classes_ and the label mode; return Y of shape (n, n_problems) in {-1, +1}."""
-        return self._encode_labels(y, n_samples, stacklevel=4).dense()
-
-    def _encode_labels(self, y, n_samples, stacklevel=3):
-        """Set classes_ and the label mode; return the problems' labels as :class:`_Labels`."""
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None."
-            )
-        kind = "multilabel-indicator" if _is_dense_indicator(y) else type_of_target(y, input_name="y")
-        if kind == "multilabel-indicator":
-            # kept as given (sparse: by column), read one column per problem
-            Y = y.tocsc() if sp.issparse(y) else np.asarray(y)
-            if Y.shape[0] != n_samples:
-                raise ValueError(
-                    f"y has {Y.shape[0]} rows but X has {n_samples} samples."
-                )
-            self.classes_ = np.arange(Y.shape[1])
-            self._label_mode = "multilabel"
-            self._sparse_labels = sp.issparse(y)
-            return _Labels("multilabel", Y, Y.shape[1])
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(
-                f"Unknown label type {kind!r}: {type(self).__name__} takes binary or "
-                f"multi-class labels (one per sample) or a multi-label indicator "
-                f"matrix (n_samples, n_labels) of 0/1."
-            )
-        y = np.asarray(y)
-        if y.ndim == 2 and y.shape[1] == 1:
-            warnings.warn(
-                "A column-vector y was passed when a 1d array was expected; it is "
-                "raveled to shape (n_samples,).",
-                DataConversionWarning,
-                stacklevel=stacklevel,
-            )
-            y = y.ravel()
-        if y.shape[0] != n_samples:
-            raise ValueError(f"y has {y.shape[0]} entries but X has {n_samples} samples.")
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        self._sparse_labels = False
-        if self.classes_.size < 2:
-            raise ValueError(
-                f"The training labels contain only one class ({self.classes_[0]!r}); "
-                f"a classifier needs at least two. For a label that is sometimes "
-                f"absent, pass a multi-label indicator matrix instead."
-            )
-        if self.classes_.size == 2:
-            self._label_mode = "binary"
-            return _Labels("binary", y_idx, 1)
-        self._label_mode = "multiclass"
-        return _Labels("multiclass", y_idx, self.classes_.size)
-
-    def decision_function(self, X):
-        """Signed scores; positive means "in the class".
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        scores : ndarray of shape (n_samples,) for a binary problem (the score
-            of ``classes_[1]``), else (n_samples, n_classes)
-        """
-        check_is_fitted(self, "coef_")
-        X = self._validate_X(X, reset=False)
-        scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        if self._label_mode == "binary":
-            return scores.ravel()
-        return scores
-
-    def _in_class(self, scores):
-        return scores > 0
-
-    def predict(self, X):
-        """Predict labels: a class per sample, or an indicator row (multi-label).
-
-        In multi-label mode a row of zeros (no score positive) is the empty set.
-        In multi-class mode the class of largest score wins (ties: the first in
-        ``classes_``).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        y : ndarray of shape (n_samples,), or (n_samples, n_labels) indicator
-        """
-        scores = self.decision_function(X)
-        if self._label_mode == "binary":
-            return self.classes_[self._in_class(scores).astype(int)]
-        if self._label_mode == "multiclass":
-            return self.classes_[np.argmax(scores, axis=1)]
-        Y = self._in_class(scores).astype(int)
-        return sp.csr_matrix(Y) if self._sparse_labels else Y
-
-    def __sklearn_tags__(self):
-        return _sparse_multilabel_tags(super().__sklearn_tags__())
-
-
-def _sparse_multilabel_tags(tags):
-    """scikit-learn tags of a classifier taking sparse X and a multi-label y."""
-    tags.input_tags.sparse = True
-    tags.classifier_tags.multi_label = True
-    return tags
-
-
-def _check_sample_weight(sample_weight, n_samples):
-    if sample_weight is None:
-        return np.ones(n_samples)
-    sw = np.asarray(sample_weight, dtype=np.float64)
-    if sw.ndim == 0:
-        sw = np.full(n_samples, float(sw))
-    if sw.shape != (n_samples,):
-        raise ValueError(
-            f"sample_weight has shape {sw.shape}; expected ({n_samples},), one weight per sample."
-        )
-    if not np.all(np.isfinite(sw)) or np.any(sw < 0):
-        raise ValueError("sample_weight must be finite and non-negative.")
-    if not np.any(sw > 0):
-        raise ValueError(
-            "Every sample weight is zero: at least one sample needs a positive weight."
-        )
-    return sw
-
-
-def _check_class_weight(class_weight, classes):
-    if class_weight is None:
-        return
-    if isinstance(class_weight, str):
-        if class_weight != "balanced":
-            raise ValueError(
-                f"class_weight={class_weight!r} is not valid: use None, 'balanced' or a dict."
-            )
-        return
-    if not isinstance(class_weight, dict):
-        raise ValueError(
-            f"class_weight must be None, 'balanced' or a dict, got {type(class_weight).__name__}."
-        )
-    unknown = [c for c in class_weight if c not in set(classes.tolist())]
-    if unknown:
-        raise ValueError(
-            f"class_weight has labels {unknown} that are not in classes_ {classes.tolist()}."
-        )
-
-
-def _problem_weight(class_weight, yk, k, sample_weight, classes, label_mode):
-    """Per-example loss weights s_i (n,) of problem k: sample weight times class weight.
-
-    ``class_weight`` has passed :func:`_check_class_weight`. A dict maps a
-    class label to the weight of that class's examples; in a one-vs-rest or
-    multi-label problem it weights the positives of that class only (the
-    negatives, everything else, keep weight 1). ``'balanced'`` weights the
-    problem's two sides so that each carries half the total sample weight:
-    ``s_i = S / (2 S_side)`` (``S`` the sum of sample weights), the formula of
-    scikit-learn PR #30057.
-    """
-    w = sample_weight.copy()
-    if class_weight is None:
-        return w
-    if isinstance(class_weight, str):
-        total = sample_weight.sum()
-        pos = yk > 0
-        for side in (pos, ~pos):
-            s = sample_weight[side].sum()
-            if s > 0:
-                w[side] *= total / (2.0 * s)
-        return w
-    if label_mode == "binary":
-        for idx, c in enumerate(classes):
-            side = yk > 0 if idx == 1 else yk < 0
-            w[side] *= class_weight.get(c, 1.0)
-        return w
-    w[yk > 0] *= class_weight.get(classes[k], 1.0)
-    return w
-
-
-# the Python API's way on; the command line, which has no warm start, leaves it out
-_RESUME_HINT = " With warm_start=True, calling fit again continues from where this fit stopped."
-# the parameters to change, by their names in the API (the command line names its flags)
-_BUDGET_HINT = "Increase max_epochs, loosen tol,"
-_LAM_HINT = "a larger lam also helps"
-
-
-def _convergence_warning(name, failures, tol, extra="", describe=None):
-    """One ConvergenceWarning for the whole fit, quoting the worst problem.
-
-    ``describe(k)``, if given, says what problem ``k`` is (its class or label column).
-    """
-    worst_k, worst_gap, epochs = max(failures, key=lambda f: f[1])
-    what = f"problem {worst_k}" + (f": {describe(worst_k)}" if describe is not None else "")
-    # Algorithm 2 can meet the gap's tol and still miss its residual's (extra says)
-    gap = (f"at relative duality gap {worst_gap:.3g} (tol={tol:g})" if worst_gap > tol
-           else f"with its relative duality gap {worst_gap:.3g} within tol={tol:g}")
-    warnings.warn(
-        f"{name} did not converge on {len(failures)} binary problem(s): the worst "
-        f"({what}) stopped after {epochs} epochs {gap}{extra}. {_BUDGET_HINT} "
-        f"or scale the features (e.g. unit-length rows); with an entropy "
-        f"regularizer {_LAM_HINT}.{_RESUME_HINT}",
-        ConvergenceWarning,
-        stacklevel=3,
-    )
-
-
 # ---------------------------------------------------------------------------
 # Dual Gauss-Seidel
 # ---------------------------------------------------------------------------
 
 # The kernel owns the names of the losses and regularizers (docs/mathematics.md §4, §5).
 _LOSSES = tuple(_KERNEL_LOSSES)
-# Every loss works with every regularizer (the kernel picks the step, docs/mathematics.md
-# section 6); this list is what the error for a bad pair quotes.
+# Every loss works with every regularizer (the kernel picks the step,
+# docs/mathematics.md §6); this list is what the error for a bad pair quotes.
 _VALID_PAIRS = [(loss, reg) for loss in _LOSSES for reg in _REGULARIZERS]
 _NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
 _BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
-# Algorithm 2 budgets: (outer rounds, epochs per inner solve). "converged" runs
-# up to 100 rounds of max_epochs each and stops on the gap and the residual;
-# "paper" is the Reuters experiment's 4 x 50 (docs/mathematics.md §8).
-_PAPER_ROUNDS, _PAPER_EPOCHS = 4, 50
-_CONVERGED_ROUNDS = 100
-_MAX_EPOCHS = 2 ** 31 - 1
-_RHO_MIN = 1e-12  # Algorithm 2 never stiffens its penalty beyond this
 
 
-def _store_params(estimator, params):
-    """Store a preset's __init__ arguments unchanged (scikit-learn's rule), one line per preset."""
-    for key, value in params.items():
-        if key not in ("self", "__class__"):
-            setattr(estimator, key, value)
-
-
-class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
+class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     """Linear classifier by dual Gauss-Seidel: a loss of the margin plus a regularizer.
 
     Solves, for each binary problem (docs/mathematics.md §1, ``z_i = y_i x_i``,
@@ -718,7 +258,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         class_weight=None,
         verbose=0,
     ):
-        _store_params(self, locals())
+        store_params(self, locals())
 
     # The presets fix some of these; everything reads parameters through here.
     _fixed_params = {}
@@ -740,14 +280,14 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                 f"{p['regularizer']!r} is not supported. Valid (loss, regularizer) "
                 f"pairs: {valid}."
             )
-        _check_positive(name, "lam", p["lam"])
-        _check_positive(name, "tol", p["tol"], allow_zero=True)
-        _check_positive(name, "rho0", p["rho0"])
-        _check_positive(name, "intercept_tol", p["intercept_tol"])
-        _check_positive(name, "exp_cap", p["exp_cap"])
+        check_positive(name, "lam", p["lam"])
+        check_positive(name, "tol", p["tol"], allow_zero=True)
+        check_positive(name, "rho0", p["rho0"])
+        check_positive(name, "intercept_tol", p["intercept_tol"])
+        check_positive(name, "exp_cap", p["exp_cap"])
         if (not isinstance(p["max_epochs"], Integral)
-                or not 1 <= p["max_epochs"] <= _MAX_EPOCHS):  # the kernel counts in a C int
-            raise ValueError(f"{name}: max_epochs must be an integer in [1, {_MAX_EPOCHS}], "
+                or not 1 <= p["max_epochs"] <= MAX_EPOCHS):  # the kernel counts in a C int
+            raise ValueError(f"{name}: max_epochs must be an integer in [1, {MAX_EPOCHS}], "
                              f"got {p['max_epochs']!r}.")
         if not (isinstance(p["step_fraction"], Real) and 0 < p["step_fraction"] <= 1):
             raise ValueError(f"{name}: step_fraction must be in (0, 1], got {p['step_fraction']!r}.")
@@ -756,7 +296,7 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                 f"{name}: step={p['step']!r} is not valid; use 'auto', 'newton' or 'gradient'."
             )
         if p["gradient_step"] is not None:
-            _check_positive(name, "gradient_step", p["gradient_step"])
+            check_positive(name, "gradient_step", p["gradient_step"])
         if p["intercept_solver"] not in _INTERCEPT_SOLVERS:
             raise ValueError(
                 f"{name}: intercept_solver={p['intercept_solver']!r} is not valid; use one "
@@ -772,9 +312,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
                 f"regularizer='square'."
             )
         if not (isinstance(p["mass"], str) and p["mass"] == "prior"):
-            _check_positive(name, "mass", p["mass"])
+            check_positive(name, "mass", p["mass"])
         try:
-            _effective_n_jobs(p["n_jobs"])
+            effective_n_jobs(p["n_jobs"])
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
 
@@ -835,17 +375,49 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
         """
         p = self._all_params()
         self._check_params(p)
-        name = type(self).__name__
-        X = self._validate_X(X, reset=True)
+        X, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
         n, d_user = X.shape
-        labels = self._encode_labels(y, n)
-        sw = _check_sample_weight(sample_weight, n)
-        _check_class_weight(p["class_weight"], self.classes_)
-        # The kernel averages over the n rows; averaging over the total sample
-        # weight instead makes weight k the same problem as k copies of the row.
-        weight_scale = n / sw.sum()
         K = labels.n_problems
+        X = self._choose_intercept(X, p)
+        settings = self._solver_settings(X, p)
+        Xc = check_csr(X.data, X.indices, X.indptr, X.shape[1], p["regularizer"] != "square")
+        problem = self._problem_arguments(labels, sw, p, n, X.shape[1])
 
+        # The fitted arrays are filled in place, row k by problem k: a fit over
+        # K problems holds the CSR matrix, these and O(n + d) per thread, not a
+        # list of K solutions stacked into copies at the end.
+        coef, dual, bias = np.empty((K, d_user)), np.empty((K, n)), np.empty(K)
+
+        def solve(k):
+            started = time.perf_counter()
+            args = problem(k, dual[k])  # dual[k]: the contiguous row the kernel updates
+            out = solve_binary_problem(Xc, settings=settings, **args)
+            coef[k] = out["w"][:d_user]
+            own_bias = settings.intercept == "constant_feature" and not out["constant"]
+            bias[k] = out["w"][-1] if own_bias else out["bias"]
+            self._log_problem(k, out, time.perf_counter() - started, p["verbose"])
+            del out["w"]
+            return out
+
+        results = map_problems(solve, K, p["n_jobs"], desc=type(self).__name__,
+                               verbose=p["verbose"])
+        self._collect(results, coef, dual, bias, settings)
+        self._fit_dimension = X.shape[1]
+        self._warn_after_fit(results, settings, p)
+        return self
+
+    # -- the steps of fit -----------------------------------------------------
+
+    def _validate_fit_data(self, X, y, sample_weight, p):
+        """Canonical CSR X, the problems' labels (sets classes_) and the sample weights."""
+        X = self._validate_X(X, reset=True)
+        labels = self._encode_labels(y, X.shape[0], stacklevel=4)
+        sw = check_sample_weight(sample_weight, X.shape[0])
+        check_class_weight(p["class_weight"], self.classes_)
+        return X, labels, sw
+
+    def _choose_intercept(self, X, p):
+        """Set ``intercept_solver_``; return X, with the constant feature if it is the bias."""
         if not p["fit_intercept"]:
             mode = "none"
         elif p["intercept_solver"] == "auto":
@@ -855,143 +427,119 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
             if mode == "constant_feature" and p["regularizer"] in ("entropy",
                                                                    "normalized_entropy"):
                 warnings.warn(
-                    f"{name}: under regularizer={p['regularizer']!r} the constant "
-                    f"feature's weight is >= 0, so intercept_solver='constant_feature' "
-                    f"gives a bias that can only raise the scores. Use "
+                    f"{type(self).__name__}: under regularizer={p['regularizer']!r} the "
+                    f"constant feature's weight is >= 0, so intercept_solver="
+                    f"'constant_feature' gives a bias that can only raise the scores. Use "
                     f"intercept_solver='converged' for a bias of either sign, or theta "
-                    f"for a fixed threshold.", UserWarning, stacklevel=2)
+                    f"for a fixed threshold.", UserWarning, stacklevel=3)
         self.intercept_solver_ = mode
-        if mode == "constant_feature":
-            X = _append_constant(X)
-        d = X.shape[1]
-        mu, mass = self._prior_and_mass(p, d)
+        return append_constant(X) if mode == "constant_feature" else X
 
+    def _solver_settings(self, X, p):
+        """The :class:`SolverSettings` shared by every binary problem of this fit."""
+        mu, mass = self._prior_and_mass(p, X.shape[1])
         gamma = p["gamma"]
         if gamma is None:
             gamma = 0.0 if p["loss"] == "logistic" else 1.0
-        theta = float(p["theta"])
-        lam_n = p["lam"] * n
+        gradient_step = None
+        if p["step"] == "gradient":  # the paper's scaling to the kernel's (docs/mathematics.md §10)
+            step = 0.01 if p["gradient_step"] is None else float(p["gradient_step"])
+            gradient_step = step * (p["lam"] * X.shape[0])
+        return SolverSettings(
+            loss=p["loss"], regularizer=p["regularizer"], lam=float(p["lam"]), mu=mu,
+            mass=mass, theta=float(p["theta"]), gamma=float(gamma), tol=float(p["tol"]),
+            max_epochs=int(p["max_epochs"]), intercept=self.intercept_solver_,
+            rho0=float(p["rho0"]), intercept_tol=float(p["intercept_tol"]),
+            shuffle=bool(p["shuffle"]), shuffle_block=shuffle_block(X), step=p["step"],
+            step_fraction=float(p["step_fraction"]), gradient_step=gradient_step,
+            exp_cap=float(p["exp_cap"]))
 
+    def _problem_arguments(self, labels, sample_weight, p, n, d):
+        """``problem(k, alpha)``: the per-problem arguments of :func:`solve_binary_problem`.
+
+        ``alpha`` receives the start: the previous fit's dual variables on a
+        warm start (same data shape and classes), else 0 -- for every loss: the
+        kernel moves a logistic alpha outside the open domain (0, s) to a small
+        interior start scaled by lam / max|x_ij| (docs/mathematics.md §4).
+        """
+        K = labels.n_problems
+        # The kernel averages over the n rows; averaging over the total sample
+        # weight instead makes weight k the same problem as k copies of the row.
+        weight_scale = n / sample_weight.sum()
         alpha0, sigma0 = None, np.zeros(K)
-        if (
-            p["warm_start"]
-            and getattr(self, "dual_coef_", None) is not None
-            and self.dual_coef_.shape == (K, n)
-            and getattr(self, "_fit_dimension", None) == d
-        ):
+        if (p["warm_start"] and getattr(self, "dual_coef_", None) is not None
+                and self.dual_coef_.shape == (K, n)
+                and getattr(self, "_fit_dimension", None) == d):
             alpha0 = self.dual_coef_
             # Algorithm 2 restarts its multiplier at the previous bias (sigma = b
             # at convergence, where v_b = 0)
-            sigma0 = self.intercept_ + theta
-        seeds = _problem_seeds(p["random_state"], K)
-        # checked and scanned once here, not once per problem inside the kernel
-        Xc = check_csr(X.data, X.indices, X.indptr, d, p["regularizer"] != "square")
+            sigma0 = self.intercept_ + float(p["theta"])
+        seeds = problem_seeds(p["random_state"], K)
+        classes, mode, class_weight = self.classes_, self._label_mode, p["class_weight"]
 
-        kernel_kwargs = dict(
-            X_checked=Xc,
-            loss=p["loss"],
-            regularizer=p["regularizer"],
-            lam=float(p["lam"]),
-            mu=mu,
-            mass=mass,
-            shuffle=bool(p["shuffle"]),
-            shuffle_block=_shuffle_block(X),
-            step=p["step"],
-            step_fraction=float(p["step_fraction"]),
-            gradient_step=(
-                (0.01 if p["gradient_step"] is None else float(p["gradient_step"])) * lam_n
-                if p["step"] == "gradient"
-                else None
-            ),
-            exp_cap=float(p["exp_cap"]),
-        )
-        kernel = dual_gauss_seidel
-        constant = []  # multi-label columns with a single class
-        # The fitted arrays are filled in place, row k by problem k: a fit over
-        # K problems then holds the CSR matrix, these and O(n + d) per thread
-        # (issue #5), not a list of K solutions stacked into copies at the end.
-        coef = np.empty((K, d_user))
-        dual = np.empty((K, n))
-        bias = np.empty(K)
+        def problem(k, alpha):
+            y = labels.column(k)
+            weight = problem_weight(class_weight, y, k, sample_weight, classes, mode)
+            weight *= weight_scale
+            alpha[:] = alpha0[k] if alpha0 is not None else 0.0
+            return dict(y=y, weight=weight, alpha=alpha, seed=int(seeds[k]),
+                        sigma0=float(sigma0[k]))
 
-        def solve(k):
-            started = time.perf_counter()
-            yk = labels.column(k)
-            wk = _problem_weight(p["class_weight"], yk, k, sw, self.classes_, self._label_mode)
-            wk *= weight_scale
-            alpha = dual[k]  # a contiguous row: the kernel updates it in place
-            # a constant model unless both sides hold an example of nonzero weight
-            # (a single class leaves one side empty)
-            pos, nonzero = yk > 0, wk != 0
-            if not (np.any(nonzero & pos) and np.any(nonzero & ~pos)):
-                constant.append(k)
-                coef[k] = 0.0
-                alpha[:] = 0.0
-                bias[k] = _constant_bias(yk, wk)
-                return dict(n_epochs=0, gaps=np.zeros(0), gap=0.0, residual=0.0, rounds=0,
-                            converged=True)
-            target = gamma + yk * theta
-            alpha[:] = alpha0[k] if alpha0 is not None else _initial_alpha(p["loss"])
-            args = (Xc.data, Xc.indices, Xc.indptr, yk, target, wk, alpha, d)
-            if mode in ("converged", "paper"):
-                out = _algorithm2(kernel, args, kernel_kwargs, p, seeds[k], mode, sigma0[k])
-            else:
-                res = kernel(*args, tol=float(p["tol"]), max_epochs=int(p["max_epochs"]),
-                             seed=int(seeds[k]), **kernel_kwargs)
-                out = dict(w=res["w"], bias=0.0, n_epochs=int(res["n_epochs"]),
-                           gaps=np.asarray(res["gaps"]), gap=float(res["gap"]),
-                           residual=np.nan, rounds=0, converged=float(res["gap"]) <= p["tol"])
-            w = out.pop("w")
-            coef[k] = w[:d_user]
-            bias[k] = w[-1] if mode == "constant_feature" else out["bias"]
-            if p["verbose"] >= 2 or logger.isEnabledFor(logging.DEBUG):
-                label = self.classes_[-1] if K == 1 else self.classes_[k]  # binary: the positive
-                line = (f"[{name}] problem {k} ({label}): "
-                        f"{out['n_epochs']} epochs, relative gap {out['gap']:.3g}, "
-                        f"{time.perf_counter() - started:.3f} s")
-                if p["verbose"] >= 2:
-                    tqdm.write(line, file=sys.stderr)
-                else:  # printed already: not twice where the logger has a handler too
-                    logger.debug(line)
-            return out
+        return problem
 
-        results = _map_problems(solve, K, p["n_jobs"], desc=name, verbose=p["verbose"])
+    def _log_problem(self, k, out, seconds, verbose):
+        """One line per problem: on stderr with ``verbose >= 2``, else a DEBUG record."""
+        if verbose < 2 and not logger.isEnabledFor(logging.DEBUG):
+            return
+        label = self.classes_[-1] if self._label_mode == "binary" else self.classes_[k]
+        line = (f"[{type(self).__name__}] problem {k} ({label}): {out['n_epochs']} epochs, "
+                f"relative gap {out['gap']:.3g}, {seconds:.3f} s")
+        if verbose >= 2:
+            tqdm.write(line, file=sys.stderr)
+        else:  # printed already: not twice where the logger has a handler too
+            logger.debug(line)
 
+    def _collect(self, results, coef, dual, bias, settings):
+        """Set the fitted attributes from the per-problem solutions."""
         self.coef_ = coef
-        self.intercept_ = bias - theta
+        self.intercept_ = bias - settings.theta
         self.dual_coef_ = dual
         self.duality_gap_ = np.array([r["gap"] for r in results])
         self.gap_history_ = [r["gaps"] for r in results]
         self.n_iter_ = np.array([r["n_epochs"] for r in results])
-        if mode in ("converged", "paper"):
+        if settings.intercept in ("converged", "paper"):
             self.intercept_residual_ = np.array([r["residual"] for r in results])
             self.n_rounds_ = np.array([r["rounds"] for r in results])
         else:  # an earlier fit's Algorithm 2 figures do not describe this one
             for attr in ("intercept_residual_", "n_rounds_"):
                 self.__dict__.pop(attr, None)
-        self._fit_dimension = d
 
+    def _warn_after_fit(self, results, settings, p):
+        """Say which problems got a constant model and which missed the tolerances."""
+        name = type(self).__name__
+        constant = [k for k, r in enumerate(results) if r["constant"]]
         if constant:
             warnings.warn(
-                f"{name}: label column(s) {sorted(constant)} have examples of a single "
+                f"{name}: label column(s) {constant} have examples of a single "
                 f"class (or zero weight on one side); they get a constant model "
                 f"(coefficients 0, intercept +-1).",
                 UserWarning,
-                stacklevel=2,
+                stacklevel=3,
             )
-        failures = [(k, r["gap"], r["n_epochs"]) for k, r in enumerate(results) if not r["converged"]]
-        if failures:
-            extra = ""
-            if mode in ("converged", "paper"):
-                worst = max(failures, key=lambda f: f[1])[0]
-                extra = (f", Algorithm 2 after {results[worst]['rounds']} rounds with "
-                         f"residual |sum alpha_i y_i|/(lam n) = "
-                         f"{results[worst]['residual']:.3g} (intercept_tol="
-                         f"{p['intercept_tol']:g})")
-                if mode == "paper":
-                    extra += "; intercept_solver='converged' runs to the tolerances"
-            _convergence_warning(name, failures, p["tol"], extra, self._describe_problem)
-        return self
+        failures = [(k, r["gap"], r["n_epochs"]) for k, r in enumerate(results)
+                    if not r["converged"]]
+        if not failures:
+            return
+        detail = ""
+        if settings.intercept in ("converged", "paper"):
+            worst = results[max(failures, key=lambda f: f[1])[0]]
+            detail = (f", Algorithm 2 after {worst['rounds']} rounds with residual "
+                      f"|sum alpha_i y_i|/(lam n) = {worst['residual']:.3g} "
+                      f"(intercept_tol={p['intercept_tol']:g})")
+            if settings.intercept == "paper":
+                detail += "; {converged} runs to the tolerances"
+        convergence_warning(name, failures, p["tol"], detail, self._describe_problem,
+                            stacklevel=4)
 
     def _describe_problem(self, k):
         """What binary problem k is: its class (one-vs-rest) or its label column."""
@@ -1031,77 +579,9 @@ class DualGaussSeidelClassifier(_OneVsRestLinearMixin, ClassifierMixin, BaseEsti
 
 _GENERAL_DEFAULTS = {
     k: v.default
-    for k, v in __import__("inspect").signature(DualGaussSeidelClassifier.__init__).parameters.items()
+    for k, v in inspect.signature(DualGaussSeidelClassifier.__init__).parameters.items()
     if k != "self"
 }
-
-
-def _check_positive(name, key, value, allow_zero=False):
-    ok = isinstance(value, Real) and np.isfinite(value) and (value >= 0 if allow_zero else value > 0)
-    if not ok:
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name}: {key} must be a finite number {bound}, got {value!r}.")
-
-
-def _initial_alpha(loss):
-    # Zero for every loss: the kernel moves a logistic alpha that lies outside the
-    # open domain (0, s) to a small interior start scaled by lam / max|x_ij|
-    # (docs/mathematics.md §4); a fixed 1e-3 overflows e^v at lam = 1e-8.
-    return 0.0
-
-
-def _constant_bias(yk, weight):
-    """The bias of a column without both classes (w = 0): the only label present."""
-    present = yk[weight > 0] if np.any(weight > 0) else yk
-    return 1.0 if np.all(present > 0) else -1.0
-
-
-def _algorithm2(kernel, args, kernel_kwargs, p, seed, mode, sigma0=0.0):
-    """Algorithm 2 (docs/mathematics.md §8): an unregularized bias by augmented Lagrangian.
-
-    ``sigma`` starts at ``sigma0`` (0, or the previous bias on a warm start).
-
-    The kernel treats the bias coordinate with the conjugate
-    ``sigma v_b + v_b^2 / (2 rho)`` (``b = sigma + v_b / rho``); this loop
-    updates ``sigma`` and ``rho`` between warm-started inner solves:
-    a multiplier step when the residual ``r = |v_b| = |sum alpha_i y_i|/(lam n)``
-    at least halved, else ``rho /= 4``.
-
-    Two guards that change nothing while the residual is above
-    ``intercept_tol``: once it is below, the round only continues the inner
-    solve (multiplier step, no stiffening), and ``rho`` never falls below
-    ``_RHO_MIN``. Without them a residual at rounding level (which cannot halve
-    any more) keeps dividing ``rho`` until ``v_b / rho`` -- rounding noise over
-    a vanishing ``rho`` -- throws the bias off by orders of magnitude.
-    """
-    if mode == "paper":
-        rounds, epochs = _PAPER_ROUNDS, _PAPER_EPOCHS
-    else:
-        rounds, epochs = _CONVERGED_ROUNDS, int(p["max_epochs"])
-    sigma, rho, r_prev = float(sigma0), float(p["rho0"]), np.inf
-    n_epochs, gaps = 0, []
-    res = None
-    for rnd in range(1, rounds + 1):
-        round_seed = (int(seed) + rnd - 1) % _INT32_MAX
-        res = kernel(*args, tol=float(p["tol"]), max_epochs=epochs, seed=round_seed,
-                     bias_sigma=sigma, bias_rho=rho, **kernel_kwargs)
-        n_epochs += int(res["n_epochs"])
-        gaps.append(np.asarray(res["gaps"]))
-        v_b = float(res["v_bias"])
-        r = abs(v_b)
-        bias = float(res["bias"])
-        gap = float(res["gap"])
-        if gap <= p["tol"] and r <= p["intercept_tol"]:
-            break
-        if r <= r_prev / 2 or r <= p["intercept_tol"] or rho / 4.0 < _RHO_MIN:
-            sigma += v_b / rho  # multiplier step
-        else:
-            rho /= 4.0  # stiffen the penalty
-        r_prev = r
-    converged = gap <= p["tol"] and r <= p["intercept_tol"]
-    return dict(w=res["w"], bias=bias, n_epochs=n_epochs,
-                gaps=np.concatenate(gaps), gap=gap, residual=r, rounds=rnd,
-                converged=converged)
 
 
 # ---------------------------------------------------------------------------
@@ -1134,7 +614,7 @@ shuffle, random_state, n_jobs, step_fraction, warm_start, class_weight, verbose
                  intercept_solver="auto", rho0=1.0, intercept_tol=1e-6, shuffle=True,
                  random_state=None, n_jobs=None, step_fraction=1.0, warm_start=False,
                  class_weight=None, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 class ModifiedLeastSquares(DualGaussSeidelClassifier):
@@ -1160,7 +640,7 @@ n_jobs, warm_start, class_weight, verbose
     def __init__(self, lam=1e-3, tol=1e-3, max_epochs=100, fit_intercept=True,
                  intercept_solver="constant_feature", shuffle=True, random_state=None,
                  n_jobs=None, warm_start=False, class_weight=None, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 class RegularizedWinnow(DualGaussSeidelClassifier):
@@ -1189,7 +669,7 @@ step, step_fraction, gradient_step, exp_cap, warm_start, class_weight, verbose
                  max_epochs=100, shuffle=True, random_state=None, n_jobs=None,
                  step="auto", step_fraction=1.0, gradient_step=None,
                  exp_cap=math.log(2) / 2, warm_start=False, class_weight=None, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 class _LargeMargin(DualGaussSeidelClassifier):
@@ -1198,7 +678,7 @@ class _LargeMargin(DualGaussSeidelClassifier):
     def __init__(self, lam=1e-3, tol=1e-3, max_epochs=200, fit_intercept=True, prior=0.01,
                  shuffle=False, random_state=None, n_jobs=None, step="auto",
                  gradient_step=None, warm_start=False, class_weight=None, verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 class LargeMarginPerceptron(DualGaussSeidelClassifier):
@@ -1221,7 +701,7 @@ class_weight, verbose
     def __init__(self, lam=1e-3, tol=1e-3, max_epochs=200, fit_intercept=True, shuffle=False,
                  random_state=None, n_jobs=None, warm_start=False, class_weight=None,
                  verbose=0):
-        _store_params(self, locals())
+        store_params(self, locals())
 
 
 class LargeMarginUWinnow(_LargeMargin):

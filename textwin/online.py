@@ -23,33 +23,33 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import type_of_target
 
 from textwin._kernels import _online
-from textwin.linear import (
-    _MAX_EPOCHS,
-    _OneVsRestLinearMixin,
-    _append_constant,
-    _check_positive,
-    _check_sample_weight,
-    _effective_n_jobs,
-    _map_problems,
-    _store_params,
+from textwin._ovr import (
+    MAX_EPOCHS,
+    OneVsRestLinearMixin,
+    append_constant,
+    check_positive,
+    check_sample_weight,
+    effective_n_jobs,
+    map_problems,
+    store_params,
 )
 
 __all__ = ["Perceptron", "Winnow", "BalancedWinnow"]
 
 
-class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
+class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
     """fit / partial_fit over binary problems; subclasses define the weights and the kernel call."""
 
     def _check_params(self):
         name = type(self).__name__
-        _check_positive(name, "eta", self.eta)
+        check_positive(name, "eta", self.eta)
         if (not isinstance(self.n_epochs, (int, np.integer))
-                or not 1 <= self.n_epochs <= _MAX_EPOCHS):  # the kernel counts in a C int
-            raise ValueError(f"{name}: n_epochs must be an integer in [1, {_MAX_EPOCHS}], "
+                or not 1 <= self.n_epochs <= MAX_EPOCHS):  # the kernel counts in a C int
+            raise ValueError(f"{name}: n_epochs must be an integer in [1, {MAX_EPOCHS}], "
                              f"got {self.n_epochs!r}.")
         # before any data is read or weight allocated, as DualGaussSeidelClassifier.fit
         try:
-            _effective_n_jobs(self.n_jobs)
+            effective_n_jobs(self.n_jobs)
         except ValueError as exc:
             raise ValueError(f"{name}: {exc}") from None
 
@@ -75,7 +75,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         sw = self._sample_weight(sample_weight, X.shape[0])
         Y = self._encode_targets(y, X.shape[0])
         if self.fit_intercept:
-            X = _append_constant(X)
+            X = append_constant(X)
         self._init_weights(Y.shape[1], X.shape[1])
         self._weights_have_bias = bool(self.fit_intercept)
         self.mistakes_ = [np.zeros(0, dtype=np.int32) for _ in range(Y.shape[1])]
@@ -87,7 +87,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         if sample_weight is None:
             return None
         try:
-            return _check_sample_weight(sample_weight, n)
+            return check_sample_weight(sample_weight, n)
         except ValueError as exc:
             raise ValueError(f"{type(self).__name__}: {exc}") from None
 
@@ -115,7 +115,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             X = self._validate_X(X, reset=True)
             Yk = self._encode_partial(y, X.shape[0], classes)
             if self.fit_intercept:
-                X = _append_constant(X)
+                X = append_constant(X)
             self._init_weights(Yk.shape[1], X.shape[1])
             self._weights_have_bias = bool(self.fit_intercept)
             self.mistakes_ = [np.zeros(0, dtype=np.int32) for _ in range(Yk.shape[1])]
@@ -132,7 +132,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             X = self._validate_X(X, reset=False)
             Yk = self._encode_partial(y, X.shape[0], None)
             if self.fit_intercept:
-                X = _append_constant(X)
+                X = append_constant(X)
         self._train(X, Yk, 1, self._sample_weight(sample_weight, X.shape[0]))
         return self
 
@@ -183,7 +183,7 @@ class _OnlineBase(_OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
                              sample_weight)
             return mistakes
 
-        runs = _map_problems(run, Y.shape[1], self.n_jobs)
+        runs = map_problems(run, Y.shape[1], self.n_jobs)
         self.mistakes_ = [np.concatenate([old, new]) for old, new in zip(self.mistakes_, runs)]
         self.n_iter_ = np.array([m.size for m in self.mistakes_])
         self._set_coef()
@@ -235,7 +235,7 @@ class Perceptron(_OnlineBase):
 
     def __init__(self, eta=0.001, n_epochs=100, renormalize=True, fit_intercept=False,
                  n_jobs=None):
-        _store_params(self, locals())
+        store_params(self, locals())
 
     def _init_weights(self, K, d):
         self._w = np.zeros((K, d))
@@ -301,14 +301,14 @@ class Winnow(_OnlineBase):
 
     def __init__(self, theta=0.1, eta=0.001, n_epochs=100, balanced=False, normalized=True,
                  prior=None, mass=1.0, fit_intercept=False, n_jobs=None):
-        _store_params(self, locals())
+        store_params(self, locals())
 
     def _in_class(self, scores):
         return scores >= 0  # the training rule: score >= theta
 
     def _check_params(self):
         super()._check_params()
-        _check_positive(type(self).__name__, "mass", self.mass)
+        check_positive(type(self).__name__, "mass", self.mass)
         if not np.isfinite(self.theta):
             raise ValueError(f"{type(self).__name__}: theta must be finite.")
 
@@ -363,7 +363,7 @@ class BalancedWinnow(Winnow):
 
     def __init__(self, normalized=False, eta=0.01, n_epochs=200, prior=0.01, theta=0.0,
                  fit_intercept=True, n_jobs=None):
-        _store_params(self, locals())
+        store_params(self, locals())
 
     # Winnow's other parameters, fixed for this preset
     balanced = True

@@ -928,10 +928,10 @@ else $TEXTWIN_DATA_HOME, else ~/textwin_data; it is downloaded there if missing,
 
 
 def build_parser(prog="python -m textwin.reproduce"):
-    from .cli import _Formatter
+    from ._cli_common import HelpFormatter
 
     p = argparse.ArgumentParser(
-        prog=prog, formatter_class=_Formatter, epilog=_EPILOG.format(prog=prog),
+        prog=prog, formatter_class=HelpFormatter, epilog=_EPILOG.format(prog=prog),
         description="Run the papers' experiments and write docs/reproduction.md with its "
                     "figures (every number measured by this run).")
     p.add_argument("--output", default="docs/reproduction.md",
@@ -965,7 +965,7 @@ def _check_writable(path, option, folder):
     ``folder``: whether ``path`` is a folder to write into (else a file). Nothing
     is created here; the missing folders are created when the results are written.
     """
-    from .cli import EXIT_USAGE, CLIError
+    from ._cli_common import EXIT_USAGE, CLIError
 
     path = Path(path)
     if folder and path.exists() and not path.is_dir():
@@ -997,7 +997,7 @@ def _check_writable(path, option, folder):
 
 def _load_data(plan, data_home, offline):
     """The protocol's data; a missing or damaged corpus is a :class:`textwin.cli.CLIError`."""
-    from .cli import EXIT_NO_DATA, CLIError, _damaged_corpus, _first_line
+    from ._cli_common import EXIT_NO_DATA, CLIError, damaged_corpus, first_line
     from .datasets import ReutersFormatError
     from .datasets._base import DATA_HOME_ENV
     from .datasets._reuters import ARCHIVES, CORPUS_DIR, SGML_FILES
@@ -1019,13 +1019,13 @@ def _load_data(plan, data_home, offline):
     try:
         return load_protocol_data(plan.categories, data_home, download_if_missing=not offline)
     except ReutersFormatError as exc:
-        raise _damaged_corpus(exc, data_home) from None
+        raise damaged_corpus(exc, data_home) from None
     except OSError as exc:
         if all((corpus / f).is_file() for f in SGML_FILES):
             # The corpus is there; something else failed (no writable cache, ...),
             # and the loader's message names the fix.
-            raise CLIError(_first_line(exc), EXIT_NO_DATA) from None
-        raise CLIError(f"{_first_line(exc)}; {where}", EXIT_NO_DATA) from None
+            raise CLIError(first_line(exc), EXIT_NO_DATA) from None
+        raise CLIError(f"{first_line(exc)}; {where}", EXIT_NO_DATA) from None
 
 
 def _setup_logging(quiet):
@@ -1070,8 +1070,8 @@ def _main(argv, prog):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from .cli import EXIT_USAGE, CLIError, n_jobs_error
-    from .linear import _effective_n_jobs
+    from ._cli_common import EXIT_USAGE, CLIError, n_jobs_error
+    from ._ovr import effective_n_jobs
 
     parser = build_parser(prog)
     args_list = sys.argv[1:] if argv is None else list(argv)
@@ -1082,7 +1082,7 @@ def _main(argv, prog):
         # the same one line as `textwin train --n-jobs 0`, not argparse's usage block
         print(f"textwin: error: {n_jobs_error(args.n_jobs)}", file=sys.stderr)
         return EXIT_USAGE
-    n_jobs = _effective_n_jobs(args.n_jobs)  # -1: one thread per core
+    n_jobs = effective_n_jobs(args.n_jobs)  # -1: one thread per core
     plan = quick_plan() if args.quick else full_plan()
     if args.draws is not None:
         plan = Plan(**{**plan.__dict__, "draws": args.draws})
@@ -1148,14 +1148,14 @@ def _main(argv, prog):
 
 
 def _console():  # pragma: no cover - `python -m textwin.reproduce`
-    from .cli import EXIT_NO_DATA, _first_line
+    from ._cli_common import EXIT_NO_DATA, first_line
 
     try:
         return main()
     except OSError as exc:
         # Failures main() does not foresee, such as a full disk when the document is
         # written: one line, as `textwin reproduce` prints it, not a traceback.
-        print(f"textwin: error: {_first_line(exc)}", file=sys.stderr)
+        print(f"textwin: error: {first_line(exc)}", file=sys.stderr)
         return EXIT_NO_DATA
     except KeyboardInterrupt:
         print("textwin: error: interrupted", file=sys.stderr)

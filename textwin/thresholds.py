@@ -16,7 +16,7 @@ from sklearn.model_selection import check_cv
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
-from .linear import _sparse_multilabel_tags
+from ._ovr import sparse_multilabel_tags
 from .metrics import breakeven_thresholds, f1_thresholds
 
 __all__ = ["TunedThresholdsClassifierCV", "out_of_fold_scores"]
@@ -205,4 +205,4 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
         return sp.csr_matrix(Y) if self._sparse_labels else Y
 
     def __sklearn_tags__(self):
-        return _sparse_multilabel_tags(super().__sklearn_tags__())
+        return sparse_multilabel_tags(super().__sklearn_tags__())

@@ -10,6 +10,7 @@ from ._reuters import (
     fetch_reuters21578,
     load_reuters_vectorized,
 )
+from ._synthetic import make_winnow_data
 
 __all__ = [
     "REUTERS_TOP10",
@@ -19,11 +20,5 @@ __all__ = [
     "get_cache_dir",
     "get_data_home",
     "load_reuters_vectorized",
+    "make_winnow_data",
 ]
-
-try:  # written by the estimator engineer; optional while it is in progress
-    from ._synthetic import make_winnow_data  # noqa: F401
-except ImportError:
-    pass
-else:
-    __all__.append("make_winnow_data")

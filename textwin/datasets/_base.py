@@ -143,6 +143,17 @@ def get_cache_dir(data_home=None):
 _CACHE_PATTERNS = ("reuters21578_*.npz", "reuters21578_*.json")
 
 
+# What each fetcher keeps in the data home (folders and archives, relative
+# names): clear_data_home removes these and nothing else. Fetchers add theirs
+# at import through register_dataset_files, so this module needs none of them.
+_DATASET_FILES = []
+
+
+def register_dataset_files(*names):
+    """Declare a fetcher's files in the data home (removed by :func:`clear_data_home`)."""
+    _DATASET_FILES.extend(name for name in names if name not in _DATASET_FILES)
+
+
 def clear_data_home(data_home=None, *, keep_corpus=False):
     """Delete what textwin keeps in the data home (the corpus, its archives, the
     caches) and textwin's cache files elsewhere, as scikit-learn's
@@ -176,8 +187,6 @@ def clear_data_home(data_home=None, *, keep_corpus=False):
     caches outside it (``$TEXTWIN_CACHE_DIR``, ``~/.cache/textwin``) that may
     sit in folders shared with other programs, stay.
     """
-    from ._reuters import ARCHIVES, CORPUS_DIR
-
     home = _data_home_path(data_home)
     removed = []
     if not keep_corpus and home.is_dir():
@@ -185,7 +194,7 @@ def clear_data_home(data_home=None, *, keep_corpus=False):
             raise PermissionError(
                 f"the data home {home} is read-only (a shared corpus?): not deleting it; "
                 "clear_data_home(keep_corpus=True) removes only textwin's caches")
-        for path in [home / CORPUS_DIR, home / "cache", *(home / a.filename for a in ARCHIVES)]:
+        for path in [home / "cache", *(home / name for name in _DATASET_FILES)]:
             if path.is_dir() and not path.is_symlink():
                 shutil.rmtree(path)
             elif path.exists() or path.is_symlink():

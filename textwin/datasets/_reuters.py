@@ -36,6 +36,7 @@ from ._base import (
     get_cache_dir,
     get_data_home,
     iter_archive_members,
+    register_dataset_files,
     sha256_file,
 )
 
@@ -101,6 +102,7 @@ ARCHIVES = (
         checksum=None,
     ),
 )
+register_dataset_files(CORPUS_DIR, *(archive.filename for archive in ARCHIVES))
 
 #: Bumped whenever the parsed or vectorized cache layout, or the parsing
 #: itself, changes; old cache files are then ignored (and never trusted).
