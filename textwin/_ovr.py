@@ -462,6 +462,19 @@ def problem_weight(class_weight, yk, k, sample_weight, classes, label_mode):
     return w
 
 
+class ConstantModelWarning(UserWarning):
+    """Some binary problems had examples of one class only and got a constant model.
+
+    ``problems`` lists them (label columns or classes, by index), so that a
+    front end that knows their names can say which, or silence the warning
+    where it has named them already.
+    """
+
+    def __init__(self, message, problems):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
 class SolverConvergenceWarning(ConvergenceWarning):
     """A :class:`~sklearn.exceptions.ConvergenceWarning` that keeps its parts.
 

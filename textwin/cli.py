@@ -171,6 +171,7 @@ def _estimator_verbosity(args):
 
 def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
+    from ._ovr import ConstantModelWarning
     from .experiments import fit_method
 
     t0 = time.perf_counter()
@@ -178,7 +179,7 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0):
         with warnings.catch_warnings():
             # _check_trainable named these categories already; the estimators can
             # only give column numbers.
-            warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)
+            warnings.filterwarnings("ignore", category=ConstantModelWarning)
             est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
                              verbose=verbose)
     except ValueError as exc:
@@ -293,10 +294,6 @@ _CLI_NAMES = {
     "lam": "--lam",
     "converged": "--method svm-alg2-converged",
 }
-
-
-# The estimators' warning about label columns of one class (by column number).
-_SINGLE_CLASS_WARNING = r".*examples of a single class"
 
 
 def _check_trainable(categories, Y_train, source, everything):
@@ -549,8 +546,10 @@ def cmd_eval(args):
     _check_trainable(data.categories, data.Y_train, "the ModApte training set",
                      args.categories in (None, "top10", "all"))
     _PROBLEM_NAMES[:] = data.categories
+    from ._ovr import ConstantModelWarning
+
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=_SINGLE_CLASS_WARNING)  # named just above
+        warnings.filterwarnings("ignore", category=ConstantModelWarning)  # named just above
         try:
             results = run_micro_breakeven([m.key for m in methods], data=data,
                                           overrides=overrides, progress=_progress_enabled(args),

@@ -36,10 +36,10 @@ from sklearn.utils.metaestimators import available_if
 from tqdm import tqdm
 
 from textwin._binary import SolverSettings, solve_binary_problem
-from textwin._kernels._dual_gs import _LOSSES as _KERNEL_LOSSES
-from textwin._kernels._dual_gs import _REGULARIZERS, check_csr
+from textwin._kernels._dual_gs import LOSSES, REGULARIZERS, check_csr
 from textwin._ovr import (
     MAX_EPOCHS,
+    ConstantModelWarning,
     OneVsRestLinearMixin,
     append_constant,
     check_class_weight,
@@ -73,10 +73,9 @@ __all__ = [
 # ---------------------------------------------------------------------------
 
 # The kernel owns the names of the losses and regularizers (docs/mathematics.md §4, §5).
-_LOSSES = tuple(_KERNEL_LOSSES)
 # Every loss works with every regularizer (the kernel picks the step,
 # docs/mathematics.md §6); this list is what the error for a bad pair quotes.
-_VALID_PAIRS = [(loss, reg) for loss in _LOSSES for reg in _REGULARIZERS]
+_VALID_PAIRS = [(loss, reg) for loss in LOSSES for reg in REGULARIZERS]
 _NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
 _BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
@@ -273,7 +272,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
     def _check_params(self, p):
         name = type(self).__name__
-        if p["loss"] not in _LOSSES or p["regularizer"] not in _REGULARIZERS:
+        if p["loss"] not in LOSSES or p["regularizer"] not in REGULARIZERS:
             valid = ", ".join(f"({loss!r}, {reg!r})" for loss, reg in _VALID_PAIRS)
             raise ValueError(
                 f"{name}: the combination loss={p['loss']!r}, regularizer="
@@ -519,13 +518,10 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         name = type(self).__name__
         constant = [k for k, r in enumerate(results) if r["constant"]]
         if constant:
-            warnings.warn(
+            warnings.warn(ConstantModelWarning(
                 f"{name}: label column(s) {constant} have examples of a single "
                 f"class (or zero weight on one side); they get a constant model "
-                f"(coefficients 0, intercept +-1).",
-                UserWarning,
-                stacklevel=3,
-            )
+                f"(coefficients 0, intercept +-1).", constant), stacklevel=3)
         failures = [(k, r["gap"], r["n_epochs"]) for k, r in enumerate(results)
                     if not r["converged"]]
         if not failures:

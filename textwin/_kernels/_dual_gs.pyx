@@ -2558,3 +2558,8 @@ def py_scale_exp(w, col, x, double dv, bint pairs=False):
     if pairs:
         return tw_pair_scale_exp(&wv[0], &cv[0], &xv[0], n, dv, T, True, &sv[0], &sv[n])
     return tw_scale_exp(&wv[0], &cv[0], &xv[0], n, dv, T, True, &sv[0], &sv[n])
+
+
+# The names the estimators offer and validate against (public: the kernel owns them).
+LOSSES = tuple(_LOSSES)
+REGULARIZERS = tuple(_REGULARIZERS)
