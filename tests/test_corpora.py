@@ -60,12 +60,29 @@ def test_jsonl_bad_split_value_and_no_labels(tmp_path):
         {"text": "b", "labels": ["x"], "split": "dev"}])
     with pytest.raises(CorpusError, match='split must be "train" or "test"'):
         read_jsonl(path)
-    path = _write_jsonl(tmp_path / "n.jsonl", [{"text": "a"}, {"text": "b"}])
-    with pytest.raises(CorpusError, match="no document has a label"):
+    path = _write_jsonl(tmp_path / "n.jsonl", [{"text": "a", "labels": []}, {"text": "b"}])
+    with pytest.raises(CorpusError, match=r'n.jsonl:2: no "labels" field.*--allow-unlabeled'):
         read_jsonl(path)
+    with pytest.raises(CorpusError, match="no document has a label"):
+        read_jsonl(path, allow_unlabeled=True)
 
 
-def test_folder_per_category_multilabel_by_file_name(tmp_path):
+def test_jsonl_label_singular_gets_a_hint_and_unlabelled_needs_the_option(tmp_path):
+    path = _write_jsonl(tmp_path / "c.jsonl", [
+        {"text": "a", "labels": ["x"]}, {"text": "b", "label": "y"}])
+    with pytest.raises(CorpusError, match=r'c.jsonl:2: the field is "labels".*"labels": \["y"\]'):
+        read_jsonl(path)
+    path = _write_jsonl(tmp_path / "u.jsonl", [
+        {"text": f"doc {i}", "labels": ["x"] if i % 2 else []} for i in range(6)]
+        + [{"text": "no labels field"}, {"text": "   "}])
+    with pytest.raises(CorpusError, match=r"u.jsonl:7: no \"labels\""):
+        read_jsonl(path)
+    c = read_jsonl(path, allow_unlabeled=True, test_size=0.25)
+    assert len(c.train) + len(c.test) == 8  # an empty text is a document (it scores the bias)
+    assert c.report["unlabeled"] == 5 and c.report["skipped"] == {}
+
+
+def test_folder_multilabel_only_for_identical_bytes(tmp_path):
     root = tmp_path / "news"
     for cat, files in {"grain": ["1.txt", "2.txt", "3.txt"], "wheat": ["2.txt"],
                        "crude": ["4.txt", "5.txt", "6.txt", "7.txt"]}.items():
@@ -73,14 +90,81 @@ def test_folder_per_category_multilabel_by_file_name(tmp_path):
         for f in files:
             (root / cat / f).write_text(f"story {f}", encoding="utf-8")
     (root / "crude" / "8.txt").write_bytes("caf\xe9 latin-1".encode("latin-1"))
+    (root / "crude" / "1.txt").write_text("another story under a taken name")
     c = read_folder(root, test_size=0.25, random_state=0)
     assert c.target_names == ["crude", "grain", "wheat"]
     docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
     Y = dict(zip(c.ids_train + c.ids_test, list(c.Y_train) + list(c.Y_test)))
-    assert len(docs) == 8
-    np.testing.assert_array_equal(Y["2.txt"], [0, 1, 1])  # in grain and wheat
-    assert docs["8.txt"] == "caf\xe9 latin-1"
-    assert len(c.test) == 2
+    assert len(docs) == 9  # 10 files, two of them the same bytes in two folders
+    np.testing.assert_array_equal(Y["grain/2.txt"], [0, 1, 1])  # in grain and wheat
+    np.testing.assert_array_equal(Y["grain/1.txt"], [0, 1, 0])  # same name, other text:
+    np.testing.assert_array_equal(Y["crude/1.txt"], [1, 0, 0])  # two documents
+    assert docs["crude/8.txt"] == "caf\xe9 latin-1"
+    assert c.report["merged"] == {"files": 2, "documents": 1}
+    assert c.report["categories"]["crude"]["train"] + c.report["categories"]["crude"]["test"] == 6
+
+
+def test_folder_with_colliding_names_reads_every_file(tmp_path):
+    # as in a corpus whose files are numbered from 1 in every class folder
+    counts = {"train": {"alt": 7, "comp": 5, "sci": 6}, "test": {"alt": 3, "comp": 4, "sci": 2}}
+    for split, per_cat in counts.items():
+        for cat, n in per_cat.items():
+            d = tmp_path / split / cat
+            d.mkdir(parents=True)
+            for i in range(1, n + 1):
+                (d / str(i)).write_text(f"{cat} message {i} of {split}")
+    c = load_corpus(tmp_path)
+    assert (len(c.train), len(c.test)) == (18, 9)
+    assert (c.Y_train.sum(axis=1) == 1).all() and (c.Y_test.sum(axis=1) == 1).all()
+    for split, Y in (("train", c.Y_train), ("test", c.Y_test)):
+        assert dict(zip(c.target_names, Y.sum(axis=0).tolist())) == counts[split]
+        assert {k: v[split] for k, v in c.report["categories"].items()} == counts[split]
+    assert c.report["documents"] == {"train": 18, "test": 9}
+    assert c.report["skipped"] == {} and "merged" not in c.report
+
+
+def test_folder_skips_hidden_empty_and_binary_files_and_says_so(tmp_path):
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(4):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    (tmp_path / "a" / ".DS_Store").write_bytes(b"\x00\x00\x00\x01Bud1")
+    (tmp_path / "a" / ".git").mkdir()
+    (tmp_path / "a" / ".git" / "HEAD").write_text("ref: refs/heads/main")
+    (tmp_path / "a" / "blank.txt").write_text("  \n\t\n")
+    (tmp_path / "b" / "zero.txt").write_bytes(b"")
+    (tmp_path / "b" / "image.png").write_bytes(bytes(range(256)) * 4)  # has NUL
+    (tmp_path / "b" / "noise.bin").write_bytes(bytes(range(1, 32)) * 20 + b"some text")
+    (tmp_path / "README").write_text("about this corpus")
+    (tmp_path / "b" / "latin1.txt").write_bytes("na\xefve r\xe9sum\xe9 text".encode("latin-1"))
+    with pytest.warns(UserWarning) as caught:
+        c = read_folder(tmp_path)
+    assert len(caught) == 1  # one warning for everything skipped
+    message = str(caught[0].message)
+    assert "skipped 5 files" in message and "2 binary" in message and "2 empty" in message
+    assert "1 not inside a category folder (README)" in message
+    assert len(c.train) + len(c.test) == 9  # 8 texts + the latin-1 one
+    sk = c.report["skipped"]
+    assert sorted(sk["binary"]) == ["b/image.png", "b/noise.bin"]
+    assert sorted(sk["empty"]) == ["a/blank.txt", "b/zero.txt"]
+    assert sorted(sk["hidden"]) == ["a/.DS_Store", "a/.git/"]
+    assert sk["outside"] == ["README"]
+    assert any("skipped 2 binary" in line for line in c.describe())
+
+
+@pytest.mark.parametrize("raw, binary", [
+    (b"plain text\n", False),
+    ("caf\xe9 cr\xe8me".encode("latin-1"), False),        # latin-1 letters
+    ("\u65e5\u672c\u8a9e\u306e\u6587\u7ae0".encode("utf-8"), False),  # UTF-8, all >= 0x80
+    (b"\x1b[1mbold\x1b[0m\x0c", False),                   # ESC and form feed are text
+    (b"text\x00more", True),                               # NUL
+    (bytes(range(128, 256)) * 10, True),                   # not UTF-8, all high bytes
+    (b"\x01\x02\x03\x04 ab", True),                       # controls
+])
+def test_looks_binary(raw, binary):
+    from textwin.corpora import looks_binary
+
+    assert looks_binary(raw) is binary
 
 
 def test_folder_with_train_and_test(tmp_path):
@@ -126,7 +210,7 @@ def test_svmlight_held_out_split_and_errors(tmp_path):
     c = read_svmlight(tmp_path / "all.svm", test_size=0.25, random_state=3)
     assert c.train.shape[0] == 15 and c.test.shape[0] == 5
     (tmp_path / "bad.svm").write_text("1 1:1\n1 x:y\n")
-    with pytest.raises(CorpusError, match="not a valid svmlight file"):
+    with pytest.raises(CorpusError, match="bad.svm:2: feature index 'x' is not an integer"):
         load_corpus(tmp_path / "bad.svm")
     with pytest.raises(CorpusError, match="only for svmlight"):
         load_corpus(tmp_path, test_path=tmp_path / "all.svm")
@@ -135,3 +219,41 @@ def test_svmlight_held_out_split_and_errors(tmp_path):
 def test_missing_corpus(tmp_path):
     with pytest.raises(CorpusError, match="corpus not found"):
         load_corpus(tmp_path / "nope.jsonl")
+
+
+@pytest.mark.parametrize("line, message", [
+    ("1 2147483648:1", r"x.svm:3: feature index 2147483648 is 2\^31 or more"),
+    ("1 99999999999999999999:1", r"x.svm:3: feature index 99999999999999999999 is 2\^31"),
+    ("a 1:1", r"x.svm:3: label 'a' is not a number"),
+    ("1 1:x", r"x.svm:3: value 'x' of feature 1 is not a number"),
+    ("1 0:1", r"x.svm:3: feature index 0 is below 1"),
+    ("1 3:1 2:1", r"x.svm:3: feature index 2 after 3"),
+    ("1 2:nan", r"x.svm:3: feature 2 has the value nan"),
+    ("1 2:1 junk", r"x.svm:3: 'junk' is not index:value"),
+])
+def test_svmlight_errors_name_the_line(tmp_path, line, message):
+    path = tmp_path / "x.svm"
+    path.write_text(f"1 1:1\n# a comment line\n{line}\n2 2:1\n")
+    with pytest.raises(CorpusError, match=message) as err:
+        load_corpus(path)
+    assert "\n" not in str(err.value)
+
+
+def test_svmlight_feature_space_beyond_memory_is_refused(tmp_path, monkeypatch):
+    from textwin import corpora
+
+    path = tmp_path / "wide.svm"
+    path.write_text("1 1:1 5:1\n2 2:1\n1,2 3:1 2000000000:0.5\n2 4:1\n")
+    monkeypatch.setattr(corpora, "available_memory", lambda: 2**30)
+    with pytest.raises(CorpusError, match=r"wide.svm:3: feature index 2000000000 .*\(2 "
+                                          r"categories x 2,000,000,000 features, 29.8 GiB"):
+        load_corpus(path)
+    monkeypatch.setattr(corpora, "available_memory", lambda: 2**40)
+    c = load_corpus(path)  # sparse: fine when the weights fit
+    assert c.train.shape[1] == 2_000_000_000
+
+
+def test_missing_test_corpus_is_named(tmp_path):
+    (tmp_path / "train.svm").write_text(SVM_TRAIN)
+    with pytest.raises(CorpusError, match="test corpus not found: .*nope.svm"):
+        load_corpus(tmp_path / "train.svm", test_path=tmp_path / "nope.svm")

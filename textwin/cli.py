@@ -320,8 +320,8 @@ def _check_trainable(categories, Y_train, source, everything):
     if no_neg:
         raise CLIError(
             f"every training document of {source} is in category {no_neg[0]!r}; a "
-            "classifier needs negative examples too (in a folder corpus, files with the "
-            "same name in several category folders are one document with all their labels)")
+            "classifier needs negative examples too (in a folder corpus, files with identical "
+            "bytes in several category folders are one document with all their labels)")
 
 
 def _training_data(args):
