@@ -1,4 +1,4 @@
-"""Data sets: Reuters-21578 (ModApte), synthetic Winnow data, and where they live.
+"""Data sets: Reuters-21578 (ModApte; its single-label R8 and R52), synthetic Winnow data, and where they live.
 
 Nothing is downloaded at import; :func:`fetch_reuters21578` downloads only when
 the corpus is missing and ``download_if_missing=True``.
@@ -8,6 +8,7 @@ from ._reuters import (
     REUTERS_TOP10,
     ReutersFormatError,
     fetch_reuters21578,
+    fetch_reuters_single_label,
     load_reuters_vectorized,
 )
 from ._synthetic import make_winnow_data
@@ -17,6 +18,7 @@ __all__ = [
     "ReutersFormatError",
     "clear_data_home",
     "fetch_reuters21578",
+    "fetch_reuters_single_label",
     "get_cache_dir",
     "get_data_home",
     "load_reuters_vectorized",
