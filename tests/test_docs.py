@@ -261,3 +261,49 @@ def test_a_reference_to_a_missing_section_is_reported(tmp_path):
                    encoding="utf-8")
     assert _unresolved_math_refs([src], sections) == [
         ("example.py", 1, missing), ("example.py", 2, missing + 1)]
+
+
+# --- docs/performance.md: a current-state page whose figures say where they come from ------
+
+def _performance_figures():
+    return _table_rows(_section(_read("docs/performance.md"), "## Figures"))
+
+
+def test_performance_page_is_short_and_every_figure_carries_command_date_commit():
+    assert len(_read("docs/performance.md").splitlines()) <= 300
+    rows = _performance_figures()
+    assert len(rows) >= 8, rows
+    for what, figure, command, date, commit in rows:
+        assert re.search(r"`python benchmarks/\w+\.py[^`]*`|bench_\w+\.py", command), what
+        assert re.fullmatch(r"\d\d:\d\d(?:–\d\d:\d\d)?", date), (what, date)
+        assert re.fullmatch(r"`[0-9a-f]{7,40}`", commit), (what, commit)
+        assert re.search(r"\d", figure), what
+
+
+def test_readme_reproduction_time_equals_performance_md():
+    row = next(r for r in _performance_figures() if r[0].startswith("the paper reproduction"))
+    seconds = float(re.match(r"(\d+\.\d+) s wall", row[1]).group(1))
+    command = row[2].strip("`")
+    results = _section(_read("README.md"), "## Results")
+    assert f"in {seconds:.1f} s of wall time" in results, seconds
+    assert f"`{command}`" in results
+
+
+def test_named_sections_of_performance_md_exist():
+    """Code that points at a part of docs/performance.md by its title finds it."""
+    headings = set(re.findall(r"^#{2,4} (.+)$", _read("docs/performance.md"), re.M))
+    cited = []
+    for path in _repo_text_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        cited += [(path.name, t) for t in
+                  re.findall(r"performance\.md(?:,\s*|\s*\()\"([A-Z][^\"\n]+)\"", text)]
+    assert len(cited) >= 2, cited  # the pattern still finds them
+    missing = [(name, title) for name, title in cited if title not in headings]
+    assert missing == []
+
+
+def test_benchmarks_readme_lists_every_script():
+    readme = _read("benchmarks/README.md")
+    scripts = sorted(p.name for p in (REPO / "benchmarks").glob("*.py")
+                     if not p.name.startswith("_"))
+    assert [s for s in scripts if f"`{s}`" not in readme] == []
