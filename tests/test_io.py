@@ -110,3 +110,54 @@ def test_a_failed_write_keeps_the_old_file(tmp_path):
             raise RuntimeError
     assert path.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["m.npz"]
+
+
+def _dead_pid():
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid  # reaped: no process has it (until the kernel reuses it)
+
+
+def test_stale_temporaries_of_killed_writes_are_removed_by_the_next_write(tmp_path):
+    import subprocess
+    import sys
+    import time
+
+    from textwin._io import STALE_SECONDS
+
+    target = tmp_path / "model.npz"
+    old = time.time() - STALE_SECONDS - 5
+    dead = tmp_path / f".model.npz.{_dead_pid()}-0badc0de.tmp"
+    alive = tmp_path / f".model.npz.{os.getpid()}-1234abcd.tmp"  # a write in progress
+    fresh = tmp_path / f".model.npz.{_dead_pid()}-feedf00d.tmp"  # maybe another machine's
+    ancient = tmp_path / f".model.npz.{os.getpid()}-00000000.tmp"
+    other = tmp_path / f".other.npz.{_dead_pid()}-0badc0de.tmp"  # another destination
+    for p in (dead, alive, fresh, ancient, other):
+        p.write_bytes(b"half a model")
+    for p in (dead, alive, other):
+        os.utime(p, (old, old))
+    os.utime(ancient, (time.time() - 2 * 86400,) * 2)
+    with atomic_write(target) as fh:
+        fh.write(b"whole")
+    assert target.read_bytes() == b"whole"
+    assert not dead.exists() and not ancient.exists()
+    assert alive.exists() and fresh.exists() and other.exists()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".model")) == sorted(
+        [alive.name, fresh.name])
+
+    # a write killed for real leaves its temporary; the next write after it goes stale
+    # removes it
+    code = ("import sys, os, time; sys.path.insert(0, sys.argv[2]);"
+            "from textwin._io import atomic_write\n"
+            "with atomic_write(sys.argv[1]) as fh:\n"
+            "    fh.write(b'x'); fh.flush(); os.kill(os.getpid(), 9)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    subprocess.run([sys.executable, "-c", code, str(target), root], check=False)
+    (left,) = [p for p in tmp_path.glob(".model.npz.*.tmp") if p not in (alive, fresh)]
+    os.utime(left, (old, old))
+    with atomic_write(target) as fh:
+        fh.write(b"again")
+    assert not left.exists() and target.read_bytes() == b"again"

@@ -192,9 +192,31 @@ def test_help_shows_how_to_regenerate_and_a_quick_run(capsys):
     code, out, _ = _run(capsys, "--help")
     assert code == 0 and out.startswith("usage: textwin reproduce")
     examples = out[out.index("examples:"):]
-    assert "textwin reproduce --n-jobs 2\n      regenerate docs/reproduction.md" in examples
+    assert ("textwin reproduce --n-jobs 2 --output docs/reproduction.md\n      regenerate "
+            "docs/reproduction.md") in examples
     assert "textwin reproduce --quick --output" in examples
     assert "--offline" in out and "never download" in out
+
+
+def test_the_default_output_is_the_current_folder_and_quick_spares_the_committed_report(
+        tmp_path, capsys, monkeypatch):
+    from textwin import reproduce
+
+    args = reproduce.build_parser().parse_args([])
+    assert args.output == "reproduction.md" and args.figures is None
+    committed = tmp_path / "repo" / "docs"
+    committed.mkdir(parents=True)
+    (committed / "reproduction.md").write_text("the committed report")
+    monkeypatch.setattr(reproduce, "_COMMITTED", (committed / "reproduction.md",
+                                                  committed / "figures"))
+    monkeypatch.chdir(committed)
+    for argv in (["--output", "reproduction.md"], ["--output", "../docs/reproduction.md"],
+                 ["--output", tmp_path / "r.md", "--figures", "figures"]):
+        code, out, err = _run(capsys, "--quick", "--offline", *argv)
+        assert code == 2 and out == ""
+        _one_line_error(err, "--quick does not write the repository's docs/")
+    assert (committed / "reproduction.md").read_text() == "the committed report"
+    assert not (committed / "figures").exists()
 
 
 def test_offline_without_the_data_home_names_where_to_put_the_files(tmp_path, capsys,

@@ -264,11 +264,30 @@ def test_get_cache_dir_order(tmp_path, monkeypatch):
         get_cache_dir(tmp_path / "data")
 
 
-def test_an_unusable_cache_dir_setting_is_not_dropped_silently(tmp_path, monkeypatch):
+def test_an_unusable_cache_dir_setting_is_an_error_not_a_fallback(tmp_path, monkeypatch):
+    from textwin.datasets import CacheDirError
+
     (tmp_path / "a_file").write_text("")
     monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(tmp_path / "a_file"))
-    with pytest.warns(UserWarning, match="TEXTWIN_CACHE_DIR=.*a_file is not a writable folder"):
-        assert get_cache_dir(tmp_path / "data") == tmp_path / "data" / "cache"
+    with pytest.raises(CacheDirError, match="TEXTWIN_CACHE_DIR=.*a_file is not a writable "
+                                            r"folder \(it is a file\)"):
+        get_cache_dir(tmp_path / "data")
+    assert not (tmp_path / "data" / "cache").exists()  # nothing written into the data home
+    readonly = tmp_path / "ro"
+    readonly.mkdir()
+    readonly.chmod(0o555)
+    try:
+        monkeypatch.setenv("TEXTWIN_CACHE_DIR", str(readonly / "sub"))
+        with pytest.raises(CacheDirError, match="ro/sub is not a writable folder;"):
+            get_cache_dir(tmp_path / "data")
+    finally:
+        readonly.chmod(0o755)
+
+
+def test_a_data_home_that_is_a_file_says_so(tmp_path):
+    (tmp_path / "f").write_text("")
+    with pytest.raises(NotADirectoryError, match="the data home .*f is a file, not a folder"):
+        get_data_home(tmp_path / "f")
 
 
 # ---------------------------------------------------------------------------
@@ -494,7 +513,8 @@ def test_truncated_sgml_file_in_corpus_names_it(tmp_path, reuters_data_home):
                                                      r"published file 1000: it is truncated"):
             fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
     victim.unlink()
-    with pytest.raises(OSError, match="holds only 21 of the 22 SGML files"):
+    with pytest.raises(OSError, match=r"holds only 21 of the 22 SGML files \(reut2-005.sgm "
+                                      r"missing\)"):
         fetch_reuters21578(data_home=tmp_path, download_if_missing=False)
 
 

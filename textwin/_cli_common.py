@@ -41,8 +41,11 @@ def first_line(exc):
 
 
 def missing_data(exc, data_home):
-    from .datasets import get_data_home
+    from .datasets import CacheDirError, get_data_home
 
+    if isinstance(exc, (CacheDirError, NotADirectoryError)):
+        # no usable cache folder, a data home that is a file: the message names the fix
+        return CLIError(first_line(exc), EXIT_NO_DATA)
     where = get_data_home(data_home) / "reuters21578"
     reason = first_line(exc)
     return CLIError(

@@ -1,8 +1,10 @@
 """Small file-system helpers shared by the data cache and the model files."""
 import contextlib
+import glob
 import os
 import secrets
 import stat
+import time
 from pathlib import Path
 
 # What a path that is not a regular file is, for the error message.
@@ -43,6 +45,49 @@ def resolve_destination(path):
     return target, st
 
 
+# A temporary file left by a write that was killed (SIGKILL, power loss) is removed
+# by the next write to the same destination when it is STALE_SECONDS old and the
+# process named in it is gone, or when it is a day old whatever its process.
+STALE_SECONDS = 60
+_DAY = 86400
+
+
+def _process_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # someone else's process, or we cannot tell: keep its file
+    return True
+
+
+def remove_stale_temporaries(folder, name, now=None):
+    """Remove the temporary files that killed writes of ``name`` left in ``folder``.
+
+    They are named ``.<name>.<pid>-<random>.tmp``. One is stale when it was last
+    modified :data:`STALE_SECONDS` ago and process ``pid`` no longer runs
+    (a write in progress keeps its file fresh), or a day ago in any case (the
+    pid may have been reused, or belong to another machine on a shared folder).
+    Returns the paths removed.
+    """
+    now = time.time() if now is None else now
+    removed = []
+    for tmp in Path(folder).glob(f".{glob.escape(name)}.*.tmp"):
+        pid_part = tmp.name[len(name) + 2:-len(".tmp")].split("-", 1)[0]
+        try:
+            age = now - tmp.lstat().st_mtime
+        except FileNotFoundError:
+            continue
+        pid = int(pid_part) if pid_part.isdigit() else None
+        dead = pid is None or not _process_alive(pid)
+        if (age > STALE_SECONDS and dead) or age > _DAY:
+            with contextlib.suppress(FileNotFoundError, PermissionError):
+                tmp.unlink()
+                removed.append(tmp)
+    return removed
+
+
 def _create_temporary(folder, name):
     """Create and open a new empty file beside ``name`` in ``folder``: ``(fd, path)``.
 
@@ -52,7 +97,7 @@ def _create_temporary(folder, name):
     only ``os.umask`` can do portably, and that briefly changes it for every thread.
     """
     for _ in range(100):
-        tmp = folder / f".{name}.{secrets.token_hex(4)}.tmp"
+        tmp = folder / f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
         try:
             return os.open(tmp, _TMP_FLAGS, 0o666), tmp
         except FileExistsError:
@@ -66,7 +111,8 @@ def atomic_write(path, mode="wb"):
 
     A reader never sees a half-written file: either the old content or the new
     one. On any exception the temporary file is removed and ``path`` is left
-    untouched. A symbolic link is kept and its target gets the content; an
+    untouched; one left by a killed process is removed by a later write (see
+    :func:`remove_stale_temporaries`). A symbolic link is kept and its target gets the content; an
     existing file keeps its permission bits, a new one gets ``0o666 & ~umask``.
 
     Raises
@@ -77,6 +123,7 @@ def atomic_write(path, mode="wb"):
     """
     target, st = resolve_destination(path)
     target.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(target.parent, target.name)
     fd, tmp = _create_temporary(target.parent, target.name)
     try:
         with os.fdopen(fd, mode) as fh:

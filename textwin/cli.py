@@ -708,7 +708,10 @@ def cmd_data(args):
     from .datasets import (ReutersFormatError, fetch_reuters21578, get_data_home,
                            load_reuters_vectorized)
 
-    home = get_data_home(args.data_home)
+    try:
+        home = get_data_home(args.data_home)
+    except NotADirectoryError as exc:
+        raise missing_data(exc, args.data_home) from None
     folder = home / "reuters21578"
 
     def count_sgm():
@@ -972,8 +975,8 @@ home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then r
     # listed here so that `textwin --help` shows it.
     sub.add_parser(
         "reproduce", add_help=False,
-        help="rerun the papers' experiments and write docs/reproduction.md "
-             "(see `textwin reproduce --help`)")
+        help="rerun the papers' experiments and write their report (reproduction.md in "
+             "the current folder; see `textwin reproduce --help`)")
     return parser
 
 

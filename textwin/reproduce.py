@@ -912,8 +912,10 @@ def _write_document(path, *, command, plan, started, seconds, data, results, ext
 _EPILOG = """\
 examples:
   {prog} --n-jobs 2
-      regenerate docs/reproduction.md and docs/figures/ (run it from the repository's
-      root; several minutes on two cores)
+      the full run: writes reproduction.md and figures/ in the current folder
+      (several minutes on two cores)
+  {prog} --n-jobs 2 --output docs/reproduction.md
+      regenerate docs/reproduction.md and docs/figures/ (from the repository's root)
   {prog} --quick --output /tmp/repro/reproduction.md --figures /tmp/repro/figures
       a small run (3 categories, 5 epochs, a small synthetic set) to try the command;
       its numbers are not comparable with the papers'
@@ -934,10 +936,12 @@ def build_parser(prog="python -m textwin.reproduce"):
         prog=prog, formatter_class=HelpFormatter, epilog=_EPILOG.format(prog=prog),
         description="Run the papers' experiments and write docs/reproduction.md with its "
                     "figures (every number measured by this run).")
-    p.add_argument("--output", default="docs/reproduction.md",
-                   help="the Markdown document to write (default: %(default)s)")
-    p.add_argument("--figures", default="docs/figures",
-                   help="folder for the PNG figures (default: %(default)s)")
+    p.add_argument("--output", default="reproduction.md",
+                   help="the Markdown document to write (default: %(default)s in the current "
+                        "folder; the repository's is docs/reproduction.md, written only when "
+                        "named here, and never by --quick)")
+    p.add_argument("--figures", default=None,
+                   help="folder for the PNG figures (default: figures/ beside --output)")
     p.add_argument("--quick", action="store_true",
                    help="a small version (3 categories, 5 epochs, a small synthetic set) "
                         "for tests; not comparable with the papers")
@@ -957,6 +961,23 @@ def build_parser(prog="python -m textwin.reproduce"):
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or log lines on stderr")
     return p
+
+
+#: The repository's committed report and figures (in a source checkout).
+_COMMITTED = (Path(__file__).resolve().parent.parent / "docs" / "reproduction.md",
+              Path(__file__).resolve().parent.parent / "docs" / "figures")
+
+
+def _refuse_committed(output, figures):
+    """--quick's small, incomparable figures never replace the committed report."""
+    from ._cli_common import EXIT_USAGE, CLIError
+
+    for path, committed, option in ((output, _COMMITTED[0], "--output"),
+                                    (figures, _COMMITTED[1], "--figures")):
+        if path.resolve() == committed:
+            raise CLIError(f"--quick does not write the repository's {committed.parent.name}/"
+                           f"{committed.name}: its figures are not comparable with the "
+                           f"papers'; pass {option} another path", EXIT_USAGE)
 
 
 def _check_writable(path, option, folder):
@@ -1091,8 +1112,10 @@ def _main(argv, prog):
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
     output = Path(args.output)
-    figures = Path(args.figures)
+    figures = output.parent / "figures" if args.figures is None else Path(args.figures)
     try:
+        if args.quick:
+            _refuse_committed(output, figures)
         # Fail before the long run, not after it, if the results cannot be written.
         _check_writable(output, "--output", folder=False)
         _check_writable(figures, "--figures", folder=True)

@@ -3,7 +3,7 @@
 Nothing is downloaded at import; :func:`fetch_reuters21578` downloads only when
 the corpus is missing and ``download_if_missing=True``.
 """
-from ._base import clear_data_home, get_cache_dir, get_data_home
+from ._base import CacheDirError, clear_data_home, get_cache_dir, get_data_home
 from ._reuters import (
     REUTERS_TOP10,
     ReutersFormatError,
@@ -14,6 +14,7 @@ from ._reuters import (
 from ._synthetic import make_winnow_data
 
 __all__ = [
+    "CacheDirError",
     "REUTERS_TOP10",
     "ReutersFormatError",
     "clear_data_home",

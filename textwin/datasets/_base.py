@@ -12,7 +12,6 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-import warnings
 import zipfile
 import zlib
 from collections import namedtuple
@@ -20,7 +19,8 @@ from pathlib import Path, PurePosixPath
 
 from .._io import atomic_write
 
-__all__ = ["get_data_home", "get_cache_dir", "clear_data_home", "RemoteFileMetadata"]
+__all__ = ["CacheDirError", "get_data_home", "get_cache_dir", "clear_data_home",
+           "RemoteFileMetadata"]
 
 DATA_HOME_ENV = "TEXTWIN_DATA_HOME"
 CACHE_DIR_ENV = "TEXTWIN_CACHE_DIR"
@@ -31,6 +31,11 @@ CACHE_DIR_ENV = "TEXTWIN_CACHE_DIR"
 RemoteFileMetadata = namedtuple("RemoteFileMetadata", ["filename", "url", "checksum"])
 
 _CHUNK = 1 << 16
+
+
+class CacheDirError(OSError):
+    """No usable cache folder: ``TEXTWIN_CACHE_DIR`` names one that cannot be
+    written, or none of the default places can be."""
 
 
 def get_data_home(data_home=None):
@@ -48,8 +53,17 @@ def get_data_home(data_home=None):
     data_home : pathlib.Path
         The folder. It is created if missing and possible; a folder that
         exists read-only is fine (see :func:`get_cache_dir`).
+
+    Raises
+    ------
+    NotADirectoryError
+        If the path exists and is not a folder.
     """
     path = _data_home_path(data_home)
+    if path.exists() and not path.is_dir():
+        raise NotADirectoryError(
+            f"the data home {path} is a file, not a folder; give a folder (--data-home, "
+            f"{DATA_HOME_ENV}) that holds or will hold reuters21578/")
     with contextlib.suppress(OSError):
         path.mkdir(parents=True, exist_ok=True)
     return path
@@ -100,9 +114,10 @@ def _writable_dir(path):
 def get_cache_dir(data_home=None):
     """Return the folder for derived caches (parsed and vectorized corpora).
 
-    The first writable one of: the environment variable ``TEXTWIN_CACHE_DIR``
-    (an explicit choice wins, so tests and CI never write next to a shared
-    corpus), ``<data_home>/cache``, the user cache folder
+    The environment variable ``TEXTWIN_CACHE_DIR`` if set (an explicit choice:
+    an error if it cannot be used, never a fallback that could write next to a
+    shared corpus); otherwise the first writable one of ``<data_home>/cache``
+    and the user cache folder
     (``$XDG_CACHE_HOME/textwin``, default ``~/.cache/textwin``). A read-only
     data home (a shared corpus, a CI fixture) therefore works: the caches go
     elsewhere.
@@ -118,19 +133,27 @@ def get_cache_dir(data_home=None):
 
     Raises
     ------
-    OSError
-        If none of the candidates is writable.
+    CacheDirError
+        If ``TEXTWIN_CACHE_DIR`` is set to a folder that cannot be written, or
+        no candidate is writable.
     """
+    chosen = os.environ.get(CACHE_DIR_ENV)
+    if chosen:
+        # An explicit choice is used or refused, never replaced: falling back to
+        # the data home would write caches into what may be a shared corpus.
+        path = Path(chosen).expanduser()
+        if _writable_dir(path) is None:
+            raise CacheDirError(
+                f"{CACHE_DIR_ENV}={chosen} is not a writable folder"
+                + (" (it is a file)" if path.is_file() else "")
+                + f"; point {CACHE_DIR_ENV} at a folder you can write to, or unset it")
+        return path
     get_data_home(data_home)  # create the data home if possible: its cache/ is a candidate
     candidates = _cache_candidates(data_home)
     for path in candidates:
         if _writable_dir(path) is not None:
-            chosen = os.environ.get(CACHE_DIR_ENV)
-            if chosen and path != candidates[0]:  # an explicit choice is not dropped silently
-                warnings.warn(f"{CACHE_DIR_ENV}={chosen} is not a writable folder; the "
-                              f"caches go to {path} instead", UserWarning, stacklevel=2)
             return path
-    raise OSError(
+    raise CacheDirError(
         "no writable cache folder among "
         + ", ".join(str(p) for p in candidates)
         + f"; set {CACHE_DIR_ENV} to a writable folder"

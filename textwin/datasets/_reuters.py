@@ -454,7 +454,11 @@ def _locate_corpus(data_home, download_if_missing):
                 ) from None
     present = [f for f in SGML_FILES if (corpus_dir / f).is_file()]
     if present:
-        where = f"{corpus_dir} holds only {len(present)} of the 22 SGML files"
+        missing = [f for f in SGML_FILES if f not in present]
+        shown = ", ".join(missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5
+                                          else "")
+        where = (f"{corpus_dir} holds only {len(present)} of the 22 SGML files "
+                 f"({shown} missing)")
     else:
         where = f"Reuters-21578 was not found in {data_home}"
     if not download_if_missing:
