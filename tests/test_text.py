@@ -1,6 +1,9 @@
-"""Tokenizer, memoized Porter stemmer and TextVectorizer."""
+"""Tokenizer, memoized Porter stemmers (NLTK's, PyStemmer's) and TextVectorizer."""
+import functools
 import pickle
+import random
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -10,6 +13,7 @@ from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.feature_extraction.text import CountVectorizer, TfidfTransformer
 
+import textwin.text as text_module
 from textwin.text import TOKEN_PATTERN, PorterStemmer, TextVectorizer, tokenize
 
 DOCS = [
@@ -22,13 +26,14 @@ DOCS = [
 ]
 
 
-def _sklearn_counts(docs, stem=True):
-    """The same pipeline by scikit-learn's CountVectorizer and NLTK directly."""
-    nltk_stem = NLTKPorter().stem
+def _sklearn_counts(docs, stem=True, stem_one=None):
+    """The same pipeline by scikit-learn's CountVectorizer and NLTK (or
+    ``stem_one``) directly."""
+    stem_one = functools.lru_cache(maxsize=None)(stem_one or NLTKPorter().stem)
 
     def analyzer(doc):
         tokens = tokenize(doc)
-        return [nltk_stem(t) for t in tokens] if stem else tokens
+        return [stem_one(t) for t in tokens] if stem else tokens
 
     cv = CountVectorizer(analyzer=analyzer)
     return cv.fit_transform(docs), cv.get_feature_names_out()
@@ -53,27 +58,104 @@ def test_tokenize_rejects_non_strings():
         tokenize(None)
 
 
-def test_porter_stemmer_agrees_with_nltk_and_memoizes():
-    words = ["caresses", "ponies", "running", "generalization", "shipping",
-             "ships", "earnings", "rose", "rising", "rises", "a", "u"]
-    stemmer = PorterStemmer()
-    reference = NLTKPorter()
-    assert stemmer.stem_many(words) == [reference.stem(w) for w in words]
+WORDS = ["caresses", "ponies", "running", "generalization", "shipping", "ships", "earnings",
+         "rose", "rising", "rises", "a", "u", "s", "as", "aged", "always", "arrays", "useful"]
 
+
+@pytest.fixture
+def without_pystemmer(monkeypatch):
+    """An interpreter where ``import Stemmer`` fails, as without PyStemmer installed."""
+    monkeypatch.setitem(sys.modules, "Stemmer", None)
+
+
+@pytest.mark.parametrize("backend", ["nltk", "pystemmer"])
+def test_porter_stemmer_memoizes_each_distinct_token(backend):
+    pytest.importorskip("Stemmer") if backend == "pystemmer" else None
+    stemmer = PorterStemmer(backend=backend)
     calls = []
-    inner = stemmer._stem
-    stemmer._stem = lambda word, **kw: calls.append(word) or inner(word, **kw)
+    inner = stemmer._stem_words
+    stemmer._stem_words = lambda words: calls.append(list(words)) or inner(words)
     stemmer._memo.clear()
     out = stemmer.stem_many(["ponies", "ponies", "running", "ponies", "running"])
     assert out == ["poni", "poni", "run", "poni", "run"]
-    assert calls == ["ponies", "running"]  # each distinct token stemmed once
+    assert calls == [["ponies", "running"]]  # each distinct token stemmed once
     assert len(stemmer) == 2
+    assert stemmer.stem("ponies") == "poni" and len(calls) == 1
+    # the memo is shared by the stemmers of the process: a new one stems nothing
+    again = PorterStemmer(backend=backend)
+    again._stem_words = stemmer._stem_words
+    assert again.stem_many(["running", "ponies"]) == ["run", "poni"] and len(calls) == 1
+
+
+def test_nltk_backend_is_nltks_default_porter():
+    reference = NLTKPorter()
+    assert PorterStemmer().stem_many(WORDS) == [reference.stem(w) for w in WORDS]
+    original = NLTKPorter(mode="ORIGINAL_ALGORITHM")
+    assert PorterStemmer("ORIGINAL_ALGORITHM").stem_many(WORDS) == [
+        original.stem(w) for w in WORDS]
+
+
+def test_pystemmer_backend_is_snowballs_original_porter():
+    Stemmer = pytest.importorskip("Stemmer")
+    snowball = Stemmer.Stemmer("porter")
+    stems = PorterStemmer(backend="pystemmer").stem_many(WORDS)
+    # words of one or two letters are kept (Snowball stems "s" to "", "as" to "a")
+    assert stems == [w if len(w) <= 2 else snowball.stemWord(w) for w in WORDS]
+    assert stems[WORDS.index("s")] == "s" and stems[WORDS.index("as")] == "as"
+    # where the two backends differ: NLTK's extensions
+    nltk_stems = dict(zip(WORDS, PorterStemmer().stem_many(WORDS)))
+    ours = dict(zip(WORDS, stems))
+    assert (nltk_stems["aged"], ours["aged"]) == ("age", "ag")
+    assert (nltk_stems["always"], ours["always"]) == ("alway", "alwai")
+    assert PorterStemmer(backend="auto").backend == "pystemmer"
+    with pytest.raises(ValueError, match="original algorithm"):
+        PorterStemmer("NLTK_EXTENSIONS", backend="pystemmer")
+
+
+def test_without_pystemmer_auto_falls_back_to_nltk(without_pystemmer):
+    assert not text_module.pystemmer_installed()
+    assert PorterStemmer(backend="auto").backend == "nltk"
+    vec = TextVectorizer(weighting="count")
+    X = vec.fit_transform(DOCS)
+    assert vec.stemmer_ == "nltk" and vec.get_params()["stemmer"] == "auto"
+    X_ref, names_ref = _sklearn_counts(DOCS)
+    assert vec.get_feature_names_out().tolist() == names_ref.tolist()
+    np.testing.assert_array_equal(X.toarray(), X_ref.toarray())
+    with pytest.raises(ImportError, match=r"pip install PyStemmer .*textwin\[fast\]"):
+        TextVectorizer(stemmer="pystemmer").fit(DOCS)
+    with pytest.raises(ImportError, match="PyStemmer"):
+        PorterStemmer(backend="pystemmer")
+
+
+def test_pystemmer_vectorizer_and_its_model_elsewhere(monkeypatch):
+    Stemmer = pytest.importorskip("Stemmer")
+    snowball = Stemmer.Stemmer("porter")
+    vec = TextVectorizer(weighting="count")  # stemmer="auto": PyStemmer, installed
+    X = vec.fit_transform(DOCS)
+    assert vec.stemmer_ == "pystemmer"
+    X_ref, names_ref = _sklearn_counts(
+        DOCS, stem_one=lambda w: w if len(w) <= 2 else snowball.stemWord(w))
+    assert vec.get_feature_names_out().tolist() == names_ref.tolist()
+    np.testing.assert_array_equal(X.toarray(), X_ref.toarray())
+    assert "ag" in TextVectorizer().fit(["aged"]).vocabulary_
+    assert "age" in TextVectorizer(stemmer="nltk").fit(["aged"]).vocabulary_
+    # unpickled where PyStemmer is missing: a clear error, not NLTK's other stems
+    restored = pickle.loads(pickle.dumps(vec))
+    monkeypatch.setitem(sys.modules, "Stemmer", None)
+    with pytest.raises(ImportError, match="fitted with PyStemmer.*cannot stand in"):
+        restored.transform(DOCS)
+    # a vectorizer fitted with NLTK keeps NLTK's stems when PyStemmer comes back
+    nltk_vec = TextVectorizer(weighting="count").fit(DOCS + ["aged always"])
+    assert nltk_vec.stemmer_ == "nltk"
+    monkeypatch.delitem(sys.modules, "Stemmer")
+    assert text_module.pystemmer_installed()
+    assert nltk_vec.transform(["aged always"]).nnz == 2  # "age", "alway"; not "ag", "alwai"
 
 
 @pytest.mark.parametrize("stem", [True, False])
 def test_counts_equal_sklearn_countvectorizer(stem):
     X_ref, names_ref = _sklearn_counts(DOCS, stem=stem)
-    vec = TextVectorizer(weighting="count", stem=stem)
+    vec = TextVectorizer(weighting="count", stem=stem, stemmer="nltk")
     X = vec.fit_transform(DOCS)
     assert sp.isspmatrix_csr(X) and X.dtype == np.float64
     assert X.has_sorted_indices
@@ -84,10 +166,10 @@ def test_counts_equal_sklearn_countvectorizer(stem):
 
 def test_binary_and_tfidf_weightings():
     X_counts, _ = _sklearn_counts(DOCS)
-    Xb = TextVectorizer(weighting="binary").fit_transform(DOCS)
+    Xb = TextVectorizer(weighting="binary", stemmer="nltk").fit_transform(DOCS)
     np.testing.assert_array_equal(Xb.toarray(), (X_counts.toarray() > 0).astype(float))
 
-    vec = TextVectorizer(weighting="tfidf")
+    vec = TextVectorizer(weighting="tfidf", stemmer="nltk")
     Xt = vec.fit_transform(DOCS)
     ref = TfidfTransformer(sublinear_tf=True).fit(X_counts)
     np.testing.assert_allclose(vec.idf_, ref.idf_)
@@ -128,12 +210,12 @@ def test_transform_ignores_unknown_words_and_matches_fit_transform():
 
 
 def test_min_df():
-    vec = TextVectorizer(min_df=2).fit(DOCS)
+    vec = TextVectorizer(min_df=2, stemmer="nltk").fit(DOCS)
     X_counts, names = _sklearn_counts(DOCS)
     df = np.asarray((X_counts > 0).sum(axis=0)).ravel()
     assert vec.get_feature_names_out().tolist() == names[df >= 2].tolist()
     np.testing.assert_array_equal(vec.document_frequency_, df[df >= 2])
-    assert TextVectorizer(min_df=0.5).fit(DOCS).get_feature_names_out().tolist() == names[df >= 3].tolist()
+    assert TextVectorizer(min_df=0.5, stemmer="nltk").fit(DOCS).get_feature_names_out().tolist() == names[df >= 3].tolist()
     with pytest.raises(ValueError, match="removes every term"):
         TextVectorizer(min_df=100).fit(DOCS)
     for bad in (0, -1, 1.5):
@@ -167,37 +249,124 @@ def test_lowercase_false_keeps_case():
 
 
 def test_sklearn_api_clone_and_pickle():
-    vec = TextVectorizer(weighting="tfidf", min_df=2)
+    vec = TextVectorizer(weighting="tfidf", min_df=2, stemmer="nltk")
     assert clone(vec).get_params() == vec.get_params()
+    assert vec.get_params()["stemmer"] == "nltk"
     vec.fit(DOCS)
     restored = pickle.loads(pickle.dumps(vec))
     np.testing.assert_array_equal(restored.transform(DOCS).toarray(), vec.transform(DOCS).toarray())
+    restored.partial_fit(["more grain"])  # the counts travel with the pickle
+    assert restored.n_documents_ == len(DOCS) + 1
 
 
-def test_latin1_fast_path_equals_general_path():
-    # The default pattern on latin-1 text takes the joined-bytes path; the same
-    # regex spelled differently, or a non-latin-1 corpus, takes the per-document
-    # str path. All must give the same words.
-    docs = DOCS + ["Superscript x² ½ and Straße", "ÀÉÎÕÜ àéîõü ÿ µ\ttab"]
-    token_re = re.compile(TOKEN_PATTERN)
-    assert isinstance(TextVectorizer()._tokens(docs, token_re)[0][0], bytes)  # fast path taken
-    fast = TextVectorizer(weighting="count").fit(docs)
-    general = TextVectorizer(weighting="count", token_pattern=r"(?:[^\W\d_]+)").fit(docs)
+def test_latin1_fast_path_equals_general_path(monkeypatch):
+    # The default pattern on latin-1 text takes the numpy path; the same regex
+    # spelled differently, or a non-latin-1 corpus, takes the per-document
+    # regex path. All must give the same words.
+    numpy_path = []
+    inner = text_module._latin1_words
+    monkeypatch.setattr(text_module, "_latin1_words", lambda raw: numpy_path.append(1) or inner(raw))
+    docs = DOCS + ["Superscript x² ½ and Straße", "ÀÉÎÕÜ àéîõü ÿ µ\ttab",
+                   "internationalization internationalisation " * 3 + "x" * 70000]
+    fast = TextVectorizer(weighting="count", stemmer="nltk").fit(docs)
+    assert numpy_path
+    numpy_path.clear()
+    general = TextVectorizer(weighting="count", stemmer="nltk",
+                             token_pattern=r"(?:[^\W\d_]+)").fit(docs)
+    assert not numpy_path
     assert fast.vocabulary_ == general.vocabulary_
     np.testing.assert_array_equal(fast.transform(docs).toarray(), general.transform(docs).toarray())
     X_ref, names_ref = _sklearn_counts(docs)
     assert fast.get_feature_names_out().tolist() == names_ref.tolist()
     np.testing.assert_array_equal(fast.transform(docs).toarray(), X_ref.toarray())
     # A NUL inside a document, or text beyond latin-1 (Greek, a euro sign):
-    # the str path.
+    # the regex path.
+    numpy_path.clear()
     nul = ["nul\x00inside", "inside"]
-    assert not isinstance(TextVectorizer()._tokens(nul, token_re)[1], bytes)
     assert TextVectorizer(weighting="count").fit_transform(nul).toarray().tolist() == [[1, 1], [1, 0]]
     greek = ["Ωμέγα € alpha", "βήτα alpha"]
     X_ref, names_ref = _sklearn_counts(greek)
-    vec = TextVectorizer(weighting="count")
+    vec = TextVectorizer(weighting="count", stemmer="nltk")
     np.testing.assert_array_equal(vec.fit_transform(greek).toarray(), X_ref.toarray())
     assert vec.get_feature_names_out().tolist() == names_ref.tolist()
+    assert not numpy_path
+
+
+def _random_corpus(n_docs, seed=0):
+    """Documents of random words over a Zipf-like vocabulary of words of 1 to 30 letters."""
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyzé"
+    vocabulary = ["".join(rng.choice(letters) for _ in range(rng.choice([1, 2, 3, 5, 8, 9, 16, 17, 30])))
+                  for _ in range(3000)]
+    weights = [1 / (k + 1) for k in range(len(vocabulary))]
+    return [" ".join(rng.choices(vocabulary, weights, k=rng.randint(0, 60))) + " 12.5, done."
+            if i % 17 else "" for i in range(n_docs)]
+
+
+def test_words_of_equal_length_are_grouped_exactly_even_when_keys_collide(monkeypatch):
+    # Words longer than 8 bytes are grouped by a mixed 64-bit key, then checked
+    # byte for byte; with a mixing constant of 0 every word that shares its
+    # last 8 bytes collides, and the check must catch it.
+    docs = ["abcdefgh12345678 zzzzzzzz12345678 abcdefgh12345678".replace("1", "q").replace(
+        "2", "r").replace("3", "s").replace("4", "t").replace("5", "u").replace(
+        "6", "v").replace("7", "w").replace("8", "x")] + _random_corpus(300)
+    reference = TextVectorizer(weighting="count", stem=False, token_pattern="(?:[^\\W\\d_]+)")
+    X_ref = reference.fit_transform(docs)
+    for mix in (text_module._MIX, np.uint64(0)):
+        monkeypatch.setattr(text_module, "_MIX", mix)
+        vec = TextVectorizer(weighting="count", stem=False)
+        X = vec.fit_transform(docs)
+        assert vec.vocabulary_ == reference.vocabulary_
+        assert (X != X_ref).nnz == 0
+        assert X[0, vec.vocabulary_["abcdefghqrstuvwx"]] == 2
+
+
+@pytest.mark.parametrize("weighting, min_df", [("count", 1), ("tfidf", 3), ("tfidf", 0.02)])
+def test_chunked_and_partial_fits_equal_the_one_shot_fit(monkeypatch, weighting, min_df):
+    docs = _random_corpus(1200)
+    one_shot = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk")
+    X_one = one_shot.fit_transform(docs)
+    assert text_module.CHUNK_CHARACTERS > sum(map(len, docs))  # one chunk so far
+    # Chunks of about 20,000 characters inside each call (a dozen) ...
+    monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 20000)
+    chunked = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk")
+    assert (chunked.fit_transform(iter(docs)) != X_one).nnz == 0
+    # ... and batches of unequal sizes given to partial_fit one after another.
+    partial = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk")
+    for start, stop in ((0, 1), (1, 400), (400, 401), (401, 1000), (1000, 1200)):
+        partial.partial_fit(docs[start:stop])
+    generator = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk")
+    generator.fit(doc for doc in docs)
+    for vec in (chunked, partial, generator):
+        assert vec.vocabulary_ == one_shot.vocabulary_
+        np.testing.assert_array_equal(vec.document_frequency_, one_shot.document_frequency_)
+        assert (vec.n_documents_, vec.n_empty_) == (1200, one_shot.n_empty_)
+        if weighting == "tfidf":
+            np.testing.assert_array_equal(vec.idf_, one_shot.idf_)
+        assert (vec.transform(docs) != X_one).nnz == 0
+    assert one_shot.n_empty_ == len(range(0, 1200, 17))
+    # the one-shot matrix is the plain CountVectorizer's
+    X_ref, names = _sklearn_counts(docs)
+    df = np.asarray((X_ref > 0).sum(axis=0)).ravel()
+    keep = df >= (min_df if isinstance(min_df, int) else np.ceil(min_df * len(docs)))
+    assert one_shot.get_feature_names_out().tolist() == names[keep].tolist()
+    if weighting == "count":
+        np.testing.assert_array_equal(X_one.toarray(), X_ref[:, keep].toarray())
+
+
+def test_partial_fit_continues_a_fit_and_refuses_changed_settings():
+    docs = _random_corpus(200)
+    vec = TextVectorizer(weighting="tfidf", stemmer="nltk").fit(docs[:100])
+    vec.partial_fit(docs[100:])
+    whole = TextVectorizer(weighting="tfidf", stemmer="nltk").fit(docs)
+    assert vec.vocabulary_ == whole.vocabulary_
+    np.testing.assert_array_equal(vec.idf_, whole.idf_)
+    vec.fit(docs[:100])  # fit starts again
+    assert vec.n_documents_ == 100
+    with pytest.raises(ValueError, match="fit again after set_params"):
+        vec.set_params(stem=False).partial_fit(docs)
+    with pytest.raises(ValueError, match="stemmer='porter2' is not one of"):
+        TextVectorizer(stemmer="porter2").fit(docs)
 
 
 def test_transform_after_set_params_is_a_clear_error():
@@ -217,3 +386,28 @@ def test_token_pattern_with_several_groups_is_refused():
         TextVectorizer(token_pattern=r"(\w)(\w+)").fit(["hello world"])
     vec = TextVectorizer(token_pattern=r"(?:x)?(\w\w+)", stem=False).fit(["hello world"])
     assert sorted(vec.vocabulary_) == ["hello", "world"]
+
+
+def test_a_saved_model_keeps_the_stemmer_it_was_fitted_with(tmp_path):
+    pytest.importorskip("Stemmer")
+    from sklearn.pipeline import Pipeline
+
+    from textwin.linear import DualSVM
+    from textwin.persistence import TextModel, load_model, save_model
+
+    docs = ["aged wine always ages", "young wine", "aged cheese", "always young"] * 5
+    y = np.array([1, 0, 1, 0] * 5)
+    pipe = Pipeline([("vec", TextVectorizer(weighting="count")),
+                     ("svm", DualSVM(lam=1e-2, random_state=0))]).fit(docs, y)
+    assert pipe[0].stemmer_ == "pystemmer" and pipe[0].get_params()["stemmer"] == "auto"
+    save_model(tmp_path / "m.npz", pipe)
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["stemmer"] == "pystemmer"  # not "auto"
+    assert model.vectorizer().stemmer_ == "pystemmer"
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+    # A file written before the choice of stemmer existed has no "stemmer": its
+    # vocabulary is NLTK's stems, and so are those of the texts it scores.
+    old = TextModel(np.ones((1, 2)), np.zeros(1), ["aged"], vocabulary=["age", "alway"],
+                    preprocessing={"weighting": "binary"})
+    assert old.vectorizer().stemmer_ == "nltk"
+    assert old.transform(["aged always"]).toarray().tolist() == [[1.0, 1.0]]

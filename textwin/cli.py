@@ -349,11 +349,13 @@ def _training_data(args):
             raise CLIError(str(exc)) from None
         _check_trainable(data.categories, data.Y_train, "the ModApte training set",
                          args.category == "all")
-        # The cached corpus is vectorized with TextVectorizer's defaults (title and body).
+        # The cached corpus is vectorized with TextVectorizer's defaults (title and body)
+        # and NLTK's stemmer.
         return SimpleNamespace(
             categories=data.categories, X_train=data.X_train, X_test=data.X_test,
             Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
-            support=data.support, preprocessing={"weighting": "binary"}, idf=None,
+            support=data.support, preprocessing={"weighting": "binary", "stemmer": "nltk"},
+            idf=None,
             source="Reuters-21578 ModApte")
 
     corpus = _load_user_corpus(args)
@@ -377,7 +379,8 @@ def _training_data(args):
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=corpus.Y_test[:, cols],
         vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
-        support=support, preprocessing={} if vectorizer is None else vectorizer.get_params(),
+        support=support,
+        preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
         idf=getattr(vectorizer, "idf_", None), source=corpus.source)
 
 

@@ -391,6 +391,8 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
             terms[j] = term
         vocabulary = terms
         preprocessing = {k: v for k, v in _estimator_params(vectorizer).items()}
+        if hasattr(vectorizer, "preprocessing_params"):  # the stemmer it was fitted with
+            preprocessing.update(vectorizer.preprocessing_params())
         idf = getattr(vectorizer, "idf_", None)
     selected = None
     if selector is not None:

@@ -5,17 +5,21 @@ words: lower case, no stop-word removal. Three pieces do that here:
 
 - :func:`tokenize` splits a text into words with one regular expression,
   :data:`TOKEN_PATTERN`;
-- :class:`PorterStemmer` is NLTK's Porter stemmer (which needs no data
-  download) memoized per distinct token: a corpus of a million tokens has only
-  tens of thousands of distinct ones, so stemming each token once is the
-  difference between seconds and minutes;
+- :class:`PorterStemmer` is a Porter stemmer memoized per distinct token:
+  NLTK's (pure Python, about 20,000 words a second) or PyStemmer's (Snowball's
+  C implementation, about 20 times faster) when that optional package is
+  installed. A corpus of millions of tokens has only tens of thousands of
+  distinct ones, so each is stemmed once;
 - :class:`TextVectorizer` is a scikit-learn transformer from raw texts to a CSR
-  matrix of binary, count or L2-normalized tf-idf values.
+  matrix of binary, count or L2-normalized tf-idf values, fitted in one call
+  or chunk by chunk (:meth:`TextVectorizer.partial_fit`).
 
-The vectorizer never builds per-document Python dictionaries: it tokenizes
-the whole corpus in one regex pass (over latin-1 bytes when it can, 2-3 times
-faster than over str), maps every distinct token to a column once, and builds
-the CSR matrix with numpy from the flat array of column ids.
+The vectorizer builds no per-document Python objects. With the default token
+pattern and a latin-1 corpus (Reuters is one), a chunk of documents is joined
+into one byte string and its words are found with numpy: a table of word
+bytes, the edges of the runs of word bytes, and the distinct words found by
+grouping the runs by length and sorting their bytes as integers. The CSR
+matrix is then built with numpy from the flat arrays of rows and columns.
 """
 import math
 import numbers
@@ -23,10 +27,12 @@ import re
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TOKEN_PATTERN", "tokenize", "PorterStemmer", "TextVectorizer"]
+__all__ = ["TOKEN_PATTERN", "STEMMERS", "tokenize", "PorterStemmer", "TextVectorizer",
+           "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters. Digits, punctuation,
 #: white space and underscores separate words and are dropped, so ``"U.S."``
@@ -37,22 +43,26 @@ TOKEN_PATTERN = r"[^\W\d_]+"
 
 _TOKEN_RE = re.compile(TOKEN_PATTERN)
 
-# Fast path of TextVectorizer: the documents joined by _SEP, encoded as
-# latin-1 and searched once with a bytes regex matching exactly the bytes
-# whose character TOKEN_PATTERN matches (letters, and also the superscript
-# digits and vulgar fractions that Python counts as word characters).
+# Fast path of TextVectorizer: the documents of a chunk joined by _SEP, encoded
+# as latin-1, and the bytes whose character TOKEN_PATTERN matches (letters, and
+# also the superscript digits and vulgar fractions that Python counts as word
+# characters) looked up in a table of 256 flags.
 _SEP = "\x00"
 _LATIN1_WORD_BYTES = bytes(b for b in range(256) if _TOKEN_RE.fullmatch(chr(b)))
-_LATIN1_TOKEN_RE = re.compile(
-    b"[" + b"".join(re.escape(bytes([b])) for b in _LATIN1_WORD_BYTES) + b"]+|\x00"
-)
+_IS_WORD_BYTE = np.zeros(256, dtype=bool)
+_IS_WORD_BYTE[list(_LATIN1_WORD_BYTES)] = True
 
-
-def _decode_latin1(token):
-    return token.decode("latin-1")
-
+#: Documents are read and counted in chunks of about this many characters, so
+#: that the working arrays (about 12 bytes per character of text) stay bounded
+#: whatever the corpus size.
+CHUNK_CHARACTERS = 2**23
 
 _WEIGHTINGS = ("binary", "count", "tfidf")
+
+#: The values of ``TextVectorizer(stemmer=...)`` and ``PorterStemmer(backend=...)``.
+STEMMERS = ("auto", "nltk", "pystemmer")
+
+_PYSTEMMER_HINT = 'pip install PyStemmer (or pip install "textwin[fast]")'
 
 
 def tokenize(text, *, lowercase=True):
@@ -86,21 +96,78 @@ def tokenize(text, *, lowercase=True):
     return _TOKEN_RE.findall(text.lower() if lowercase else text)
 
 
-class PorterStemmer:
-    """NLTK's Porter stemmer, memoized per distinct token.
+# ---------------------------------------------------------------------------
+# Stemmers
+# ---------------------------------------------------------------------------
 
-    Stemming dominates text preprocessing (users.md row 21): NLTK's
-    implementation handles about 50,000 tokens per second, but a corpus
+def pystemmer_installed():
+    """Whether PyStemmer (Snowball's C stemmers, ``import Stemmer``) can be imported."""
+    try:
+        import Stemmer  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def resolve_stemmer(stemmer):
+    """The stemmer ``stemmer`` stands for: ``"nltk"`` or ``"pystemmer"``.
+
+    ``"auto"`` is PyStemmer when it is installed, else NLTK. Asking for
+    ``"pystemmer"`` without it installed is an ``ImportError`` that says how
+    to install it.
+    """
+    if stemmer not in STEMMERS:
+        raise ValueError(f"stemmer={stemmer!r} is not one of {', '.join(map(repr, STEMMERS))}")
+    if stemmer == "auto":
+        return "pystemmer" if pystemmer_installed() else "nltk"
+    if stemmer == "pystemmer" and not pystemmer_installed():
+        raise ImportError(f"stemmer='pystemmer' needs PyStemmer, which is not installed: "
+                          f"{_PYSTEMMER_HINT}; or use stemmer='nltk'")
+    return stemmer
+
+
+# One memo per (backend, mode), shared by every stemmer of the process: a
+# stem depends on nothing else, and refitting (cross-validation clones a
+# pipeline per fold) then stems nothing twice. Cleared past this many tokens,
+# so that it holds at most about 150 MB.
+_MEMOS = {}
+_MEMO_LIMIT = 2**20
+
+
+def clear_stem_cache():
+    """Empty the memos of every :class:`PorterStemmer` of the process (to time a
+    cold start, or to free their memory)."""
+    for memo in _MEMOS.values():
+        memo.clear()
+
+
+class PorterStemmer:
+    """A Porter stemmer, memoized per distinct token: NLTK's or PyStemmer's.
+
+    Stemming dominates text preprocessing (users.md row 21), and a corpus
     repeats its words, so each distinct token is stemmed once and looked up
-    afterwards. The memo only grows; one instance per corpus is the intended
-    use. Looking up the memo from several threads is safe (a dict read or a
-    single assignment is atomic in CPython); at worst a token is stemmed twice.
+    afterwards. The memo is shared by all the stemmers of a process with the
+    same ``backend`` and ``mode`` and is cleared when it passes about a
+    million tokens. Looking it up from several threads is safe.
+
+    The two backends mostly agree, not always: PyStemmer's ``"porter"`` is
+    Porter's original algorithm, NLTK's default mode adds NLTK's own
+    extensions (``aged`` gives ``age`` where the original gives ``ag``,
+    ``always`` gives ``alway`` where the original gives ``alwai``). On the
+    43,010 distinct words of Reuters-21578, 848 (2 %) stem differently
+    (``benchmarks/bench_vectorizer.py`` counts them).
 
     Parameters
     ----------
-    mode : {"NLTK_EXTENSIONS", "MARTIN_EXTENSIONS", "ORIGINAL_ALGORITHM"}, \
-default="NLTK_EXTENSIONS"
-        Passed to :class:`nltk.stem.PorterStemmer`.
+    mode : str, default=None
+        For ``backend="nltk"``: ``"NLTK_EXTENSIONS"`` (the default),
+        ``"MARTIN_EXTENSIONS"`` or ``"ORIGINAL_ALGORITHM"``, passed to
+        :class:`nltk.stem.PorterStemmer`. PyStemmer has only the original
+        algorithm: ``None`` or ``"ORIGINAL_ALGORITHM"``.
+    backend : {"nltk", "pystemmer", "auto"}, default="nltk"
+        ``"nltk"``: NLTK's implementation, pure Python (needs no data
+        download). ``"pystemmer"``: Snowball's C implementation (``pip install
+        PyStemmer``). ``"auto"``: PyStemmer when installed, else NLTK.
 
     Examples
     --------
@@ -109,58 +176,236 @@ default="NLTK_EXTENSIONS"
     ['poni', 'run', 'poni']
     """
 
-    def __init__(self, mode="NLTK_EXTENSIONS"):
-        from nltk.stem.porter import PorterStemmer as _NLTKPorter
+    def __init__(self, mode=None, *, backend="nltk"):
+        backend = resolve_stemmer(backend)
+        if backend == "nltk":
+            from nltk.stem.porter import PorterStemmer as _NLTKPorter
 
+            mode = mode or "NLTK_EXTENSIONS"
+            # to_lowercase=False: the tokens are already lower case when they
+            # should be, and a case-sensitive vectorizer must keep their case.
+            self._nltk_stem = _NLTKPorter(mode=mode).stem
+        else:
+            import Stemmer
+
+            if mode not in (None, "ORIGINAL_ALGORITHM"):
+                raise ValueError(f"mode={mode!r} is NLTK's; PyStemmer's Porter stemmer is "
+                                 "the original algorithm (mode=None or 'ORIGINAL_ALGORITHM')")
+            mode = "ORIGINAL_ALGORITHM"
+            # No cache of its own: the memo here is one.
+            self._snowball = Stemmer.Stemmer("porter", 0)
+        self.backend = backend
         self.mode = mode
-        # to_lowercase=False: the tokens are already lower case when they
-        # should be, and a case-sensitive vectorizer must keep their case.
-        self._stem = _NLTKPorter(mode=mode).stem
-        self._memo = {}
+        self._memo = _MEMOS.setdefault((backend, mode), {})
+
+    def _stem_words(self, words):
+        """Stem every word, without the memo."""
+        if self.backend == "pystemmer":
+            # Words of one or two letters are kept as they are, as in Porter's
+            # own C implementation and NLTK's (Snowball stems "s" to "").
+            stems = self._snowball.stemWords(words)
+            return [w if len(w) <= 2 else s for w, s in zip(words, stems)]
+        stem = self._nltk_stem
+        return [stem(w, to_lowercase=False) for w in words]
 
     def stem(self, token):
         """Return the Porter stem of one token."""
-        try:
-            return self._memo[token]
-        except KeyError:
-            stem = self._memo[token] = self._stem(token, to_lowercase=False)
-            return stem
+        stem = self._memo.get(token)
+        return stem if stem is not None else self.stem_many([token])[0]
 
     def stem_many(self, tokens):
         """Return the stems of ``tokens``, in order (repetitions kept)."""
-        stem = self.stem
-        return [stem(t) for t in tokens]
+        memo = self._memo
+        missing = [t for t in dict.fromkeys(tokens) if t not in memo]
+        if missing:
+            if len(memo) + len(missing) > _MEMO_LIMIT:
+                memo.clear()
+            memo.update(zip(missing, self._stem_words(missing)))
+        try:
+            return [memo[t] for t in tokens]
+        except KeyError:  # another thread cleared the shared memo meanwhile
+            return self._stem_words(list(tokens))
 
     def __len__(self):
-        """Number of distinct tokens stemmed so far."""
+        """Number of distinct tokens in the (shared) memo."""
         return len(self._memo)
 
     def __repr__(self):
-        return f"PorterStemmer(mode={self.mode!r})"
+        return f"PorterStemmer(mode={self.mode!r}, backend={self.backend!r})"
 
 
-def _check_documents(raw_documents):
-    """Return ``raw_documents`` as a list of str, or raise a clear error."""
+# ---------------------------------------------------------------------------
+# Documents to arrays of words
+# ---------------------------------------------------------------------------
+
+def _chunks(raw_documents):
+    """The documents in lists of about :data:`CHUNK_CHARACTERS` characters, each
+    checked to be a str (a clear error otherwise)."""
     if isinstance(raw_documents, (str, bytes)):
         raise TypeError(
             "TextVectorizer expects an iterable of texts (e.g. a list of str), got a "
             "single string; wrap it in a list: [text]"
         )
     try:
-        docs = list(raw_documents)
+        documents = iter(raw_documents)
     except TypeError:
         raise TypeError(
             "TextVectorizer expects an iterable of texts (e.g. a list of str), got "
             f"{type(raw_documents).__name__}"
         ) from None
-    for i, doc in enumerate(docs):
+    chunk, size = [], 0
+    for i, doc in enumerate(documents):
         if not isinstance(doc, str):
             raise TypeError(
                 f"document {i} is a {type(doc).__name__}, not a str; every document "
                 "must be a text (use '' for an empty document, decode bytes first)"
             )
-    return docs
+        chunk.append(doc)
+        size += len(doc) + 1
+        if size >= CHUNK_CHARACTERS:
+            yield chunk
+            chunk, size = [], 0
+    if chunk:
+        yield chunk
 
+
+_MIX = np.uint64(0x9E3779B97F4A7C15)  # odd: multiplying by it is a bijection mod 2**64
+
+
+def _group_equal_rows(M):
+    """Group the equal rows of the uint8 matrix ``M`` (words of one length).
+
+    Returns ``(first, inverse)`` as :func:`numpy.unique` does: the index of one
+    row of each group, and each row's group. The rows, zero-padded to a
+    multiple of 8 bytes, are read as uint64 words: one word is an exact key;
+    several are mixed into one key, and the grouping is then checked exactly
+    (every row equal to its group's first), falling back to sorting the raw
+    bytes in the astronomically rare case of a collision.
+    """
+    n, length = M.shape
+    width = -(-length // 8)
+    padded = np.zeros((n, 8 * width), dtype=np.uint8)
+    padded[:, :length] = M
+    words = padded.view(np.uint64)
+    if width == 1:
+        _, first, inverse = np.unique(words[:, 0], return_index=True, return_inverse=True)
+        return first, inverse.ravel()
+    keys = words[:, 0].copy()
+    for j in range(1, width):
+        keys *= _MIX
+        keys ^= words[:, j]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.ravel()
+    if not np.array_equal(words, words[first][inverse]):
+        exact = np.ascontiguousarray(M).view(np.dtype((np.void, length))).ravel()
+        _, first, inverse = np.unique(exact, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+    return first, inverse
+
+
+def _latin1_words(raw):
+    """The words of NUL-separated latin-1 documents, found with numpy.
+
+    Returns ``(ids, rows, distinct)``: for each word in order of occurrence its
+    index in ``distinct`` (the distinct words, as str) and its document.
+    """
+    text = np.frombuffer(raw, dtype=np.uint8)
+    in_word = np.zeros(text.size + 2, dtype=bool)
+    np.take(_IS_WORD_BYTE, text, out=in_word[1:-1])
+    edges = np.flatnonzero(in_word[1:] != in_word[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    rows = np.searchsorted(np.flatnonzero(text == 0), starts)
+    lengths = ends - starts
+    # Words grouped by length (a radix sort when lengths fit in 16 bits).
+    small = lengths.size == 0 or lengths.max() < 2**16
+    order = np.argsort(lengths.astype(np.uint16) if small else lengths, kind="stable")
+    cuts = np.flatnonzero(np.diff(lengths[order])) + 1
+    ids = np.empty(starts.size, dtype=np.int64)
+    distinct = []
+    for group in np.split(order, cuts) if order.size else []:
+        length = int(lengths[group[0]])
+        M = sliding_window_view(text, length)[starts[group]]
+        first, inverse = _group_equal_rows(M)
+        ids[group] = inverse + len(distinct)
+        blob = M[first].tobytes().decode("latin-1")
+        distinct.extend(blob[k:k + length] for k in range(0, len(blob), length))
+    return ids, rows, distinct
+
+
+def _pattern_words(docs, token_re, lowercase):
+    """:func:`_latin1_words` for any pattern and text: one regex search per document."""
+    findall = token_re.findall
+    tokens, counts = [], []
+    for doc in docs:
+        words = findall(doc.lower() if lowercase else doc)
+        tokens.extend(words)
+        counts.append(len(words))
+    index = {}
+    for t in tokens:
+        index.setdefault(t, len(index))
+    ids = np.fromiter(map(index.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+    rows = np.repeat(np.arange(len(docs), dtype=np.int64), counts)
+    return ids, rows, list(index)
+
+
+def _count_matrix(rows, cols, n_docs, n_cols):
+    """CSR matrix of the counts of the (row, column) pairs; columns < 0 are dropped.
+
+    One sort of the keys ``row * n_cols + col`` both groups the repeats of a
+    term in a document (its count) and orders the columns of each row.
+    """
+    keep = cols >= 0
+    if not keep.all():
+        rows, cols = rows[keep], cols[keep]
+    width = max(n_cols, 1)
+    keys, counts = np.unique(rows * width + cols, return_counts=True)
+    indptr = np.zeros(n_docs + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys // width, minlength=n_docs), out=indptr[1:])
+    X = _csr(counts.astype(np.float64), keys % width, indptr, n_cols)
+    X.has_sorted_indices = True  # sorted and without duplicates by construction
+    return X
+
+
+def _csr(data, indices, indptr, n_cols):
+    """A CSR matrix with int32 indices when they fit."""
+    small = len(data) < 2**31 and n_cols < 2**31
+    index_dtype = np.int32 if small else np.int64
+    return sp.csr_matrix(
+        (data, np.asarray(indices, dtype=index_dtype), np.asarray(indptr, dtype=index_dtype)),
+        shape=(len(indptr) - 1, n_cols),
+    )
+
+
+def _stack_rows(parts, n_cols):
+    """The CSR matrices ``parts`` (possibly narrower) one above the other, ``n_cols`` wide."""
+    if not parts:
+        return _csr(np.zeros(0), np.zeros(0), np.zeros(1), n_cols)
+    offsets = np.cumsum([0] + [X.nnz for X in parts])
+    indptr = np.concatenate([np.zeros(1, dtype=np.int64)] + [
+        X.indptr[1:].astype(np.int64) + offset for X, offset in zip(parts, offsets)])
+    X = _csr(np.concatenate([X.data for X in parts]),
+             np.concatenate([X.indices for X in parts]), indptr, n_cols)
+    X.has_sorted_indices = all(part.has_sorted_indices for part in parts)
+    return X
+
+
+def _renumber_columns(X, new_column, n_cols):
+    """``X`` with column ``j`` moved to ``new_column[j]`` (dropped where < 0), rows sorted."""
+    cols = new_column[X.indices]
+    keep = cols >= 0
+    if keep.all():
+        X = _csr(X.data, cols, X.indptr, n_cols)
+    else:  # a row now ends after the kept entries before its old end
+        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
+        X = _csr(X.data[keep], cols[keep], kept_before[X.indptr], n_cols)
+    X.has_sorted_indices = False
+    X.sort_indices()
+    return X
+
+
+# ---------------------------------------------------------------------------
+# The vectorizer
+# ---------------------------------------------------------------------------
 
 class TextVectorizer(TransformerMixin, BaseEstimator):
     """Raw texts to a CSR matrix over a (stemmed) vocabulary.
@@ -170,6 +415,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     fitted on the training texts; words never seen in ``fit`` are ignored by
     ``transform``. An empty document (or one with no letters) is a valid,
     empty row.
+
+    The documents may be any iterable of str (a generator reading files, for
+    instance): they are read in chunks of about :data:`CHUNK_CHARACTERS`
+    characters, so that ``fit`` holds one chunk of text and the vocabulary,
+    never the whole corpus, and ``transform`` one chunk and the matrix it
+    returns. :meth:`partial_fit` learns the vocabulary from one batch of
+    documents after another; the result equals one ``fit`` on all of them.
 
     Parameters
     ----------
@@ -186,6 +438,15 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
           ``TfidfTransformer(sublinear_tf=True)``.
     stem : bool, default=True
         Replace each word by its Porter stem.
+    stemmer : {"auto", "nltk", "pystemmer"}, default="auto"
+        Which Porter stemmer (see :class:`PorterStemmer`): ``"pystemmer"``,
+        Snowball's C implementation of Porter's original algorithm (``pip
+        install "textwin[fast]"``); ``"nltk"``, NLTK's pure-Python one in its
+        default mode (the Reuters-21578 reproduction's); ``"auto"``,
+        PyStemmer when it is installed, else NLTK. The two give different
+        stems for about 2 % of English words, so a fitted vectorizer keeps
+        the one it was fitted with (``stemmer_``) for ``transform``, on any
+        machine.
     lowercase : bool, default=True
         Lower-case the text before tokenizing.
     min_df : int or float, default=1
@@ -203,8 +464,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         Number of training documents containing each term.
     idf_ : ndarray of shape (n_features,)
         The idf weights (only when ``weighting="tfidf"``).
+    stemmer_ : {"nltk", "pystemmer"} or None
+        The stemmer used (``None`` when ``stem=False``).
+    n_documents_ : int
+        Number of training documents (over all :meth:`partial_fit` calls).
     n_empty_ : int
-        Number of training documents that produced no term at all.
+        Number of training documents without any word.
 
     Examples
     --------
@@ -221,12 +486,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self,
         weighting="binary",
         stem=True,
+        stemmer="auto",
         lowercase=True,
         min_df=1,
         token_pattern=TOKEN_PATTERN,
     ):
         self.weighting = weighting
         self.stem = stem
+        self.stemmer = stemmer
         self.lowercase = lowercase
         self.min_df = min_df
         self.token_pattern = token_pattern
@@ -237,6 +504,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"weighting={self.weighting!r} is not one of {', '.join(_WEIGHTINGS)}"
             )
+        if self.stemmer not in STEMMERS:
+            raise ValueError(
+                f"stemmer={self.stemmer!r} is not one of {', '.join(map(repr, STEMMERS))}")
         min_df = self.min_df
         if isinstance(min_df, numbers.Integral) and not isinstance(min_df, bool):
             if min_df < 1:
@@ -262,89 +532,140 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             )
         return token_re
 
-    # -- the shared tokenizing pass ---------------------------------------
-    def _tokens(self, docs, token_re):
-        """Every token of every document, in order, with a separator between documents.
-
-        Returns ``(tokens, separator, decode)``: ``separator`` is the item that
-        stands between two documents in ``tokens`` and ``decode`` turns a token
-        into a str. With the default pattern and a latin-1 corpus (Reuters is),
-        the documents are joined and searched once as bytes, where the regex
-        runs 2-3 times faster than on str; the bytes class is built from
-        :data:`TOKEN_PATTERN` itself, so the words are the same.
-        """
-        text = _SEP.join(docs)
-        if self.lowercase:
-            text = text.lower()
-        if self.token_pattern == TOKEN_PATTERN and text.count(_SEP) == max(len(docs) - 1, 0):
-            try:
-                raw = text.encode("latin-1")
-            except UnicodeEncodeError:
-                pass
-            else:
-                return _LATIN1_TOKEN_RE.findall(raw), _SEP.encode(), _decode_latin1
-        # General path: one search per document, an object as the separator.
-        separator = object()
-        findall = token_re.findall
-        tokens = []
-        for i, doc in enumerate(docs):
-            if i:
-                tokens.append(separator)
-            tokens.extend(findall(doc.lower() if self.lowercase else doc))
-        return tokens, separator, str
-
-    def _term_of(self, distinct_tokens, decode):
-        """Dict from each distinct token to its term (its stem, or itself)."""
-        if not self.stem:
-            return {t: decode(t) for t in distinct_tokens}
-        stem = self._stemmer.stem
-        return {t: stem(decode(t)) for t in distinct_tokens}
-
-    @staticmethod
-    def _count_matrix(tokens, separator, col_of_token, n_docs, n_features):
-        """CSR matrix of term counts.
-
-        ``col_of_token`` maps each distinct token to its column (``-1`` for a
-        token outside the vocabulary, dropped). The separators between
-        documents give each token its row; one sort of the keys
-        ``row * n_features + col`` both groups equal terms of a document
-        (their count) and orders the columns of each row.
-        """
-        col_of_token[separator] = -2
-        cols = np.fromiter(map(col_of_token.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-        is_sep = cols == -2
-        rows = np.cumsum(is_sep)
-        keep = cols >= 0
-        keys = rows[keep] * n_features + cols[keep]
-        keys, counts = np.unique(keys, return_counts=True)
-        row_of = keys // n_features
-        indptr = np.zeros(n_docs + 1, dtype=np.int64)
-        np.cumsum(np.bincount(row_of, minlength=n_docs), out=indptr[1:])
-        index_dtype = np.int32 if len(keys) < 2**31 and n_features < 2**31 else np.int64
-        X = sp.csr_matrix(
-            (
-                counts.astype(np.float64),
-                (keys % n_features).astype(index_dtype),
-                indptr.astype(index_dtype),
-            ),
-            shape=(n_docs, n_features),
-        )
-        # Built sorted and without duplicates by construction.
-        X.has_sorted_indices = True
-        return X
-
     def _settings(self):
         """The parameters the fitted vocabulary depends on (min_df only filters it)."""
-        return {"weighting": self.weighting, "stem": self.stem, "lowercase": self.lowercase,
-                "token_pattern": self.token_pattern}
+        return {"weighting": self.weighting, "stem": self.stem, "stemmer": self.stemmer,
+                "lowercase": self.lowercase, "token_pattern": self.token_pattern}
 
-    def _weight(self, X):
-        """Apply the weighting to a count matrix, in place."""
-        return apply_weighting(X, self.weighting, getattr(self, "idf_", None))
+    def _check_fitted_settings(self):
+        fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
+        now = self._settings()
+        if fitted is not None and fitted != now:
+            changed = [f"{k}={v!r} (fitted with {fitted.get(k)!r})"
+                       for k, v in now.items() if fitted.get(k) != v]
+            raise ValueError(
+                f"TextVectorizer: {', '.join(changed)}: the vocabulary and idf were learnt "
+                "with the other setting; fit again after set_params"
+            )
+
+    def _term_stemmer(self):
+        """The fitted stemmer (built again after unpickling), or None without stemming."""
+        if self.stemmer_ is None:
+            return None
+        stemmer = getattr(self, "_stemmer", None)
+        if stemmer is None:
+            if self.stemmer_ == "pystemmer" and not pystemmer_installed():
+                raise ImportError(
+                    "this TextVectorizer was fitted with PyStemmer's Porter stemmer, which "
+                    f"is not installed here: {_PYSTEMMER_HINT}. NLTK's stems differ for "
+                    "about 2 % of words, so it cannot stand in")
+            stemmer = self._stemmer = PorterStemmer(backend=self.stemmer_)
+        return stemmer
+
+    # -- documents to counts -----------------------------------------------
+    def _chunk_counts(self, docs, token_re, column_of_term, grow):
+        """Count matrix of one chunk of documents.
+
+        ``column_of_term`` maps terms to columns; with ``grow``, a new term gets
+        the next column (and is added to it), else it is dropped. The matrix
+        is ``len(column_of_term)`` wide.
+        """
+        ids, rows, distinct = self._words(docs, token_re)
+        stemmer = self._term_stemmer()
+        terms = stemmer.stem_many(distinct) if stemmer is not None else distinct
+        if grow:
+            setdefault = column_of_term.setdefault
+            columns = [setdefault(term, len(column_of_term)) for term in terms]
+        else:
+            get = column_of_term.get
+            columns = [get(term, -1) for term in terms]
+        column_of_id = np.array(columns, dtype=np.int64)
+        return _count_matrix(rows, column_of_id[ids], len(docs), len(column_of_term))
+
+    def _words(self, docs, token_re):
+        """``(ids, rows, distinct)`` of one chunk (see :func:`_latin1_words`).
+
+        With the default pattern and a latin-1 chunk (Reuters is), the
+        documents are joined and their words found with numpy; the table of
+        word bytes is built from :data:`TOKEN_PATTERN` itself, so the words
+        are the same as the regular expression's.
+        """
+        if self.token_pattern == TOKEN_PATTERN:
+            text = _SEP.join(docs)
+            if self.lowercase:
+                text = text.lower()
+            if text.count(_SEP) == len(docs) - 1:  # no NUL inside a document
+                try:
+                    raw = text.encode("latin-1")
+                except UnicodeEncodeError:
+                    pass
+                else:
+                    return _latin1_words(raw)
+        return _pattern_words(docs, token_re, self.lowercase)
+
+    # -- learning the vocabulary -------------------------------------------
+    def _start(self):
+        """Forget any earlier fit; check the parameters; return the token regex."""
+        token_re = self._validate_params()
+        self.stemmer_ = resolve_stemmer(self.stemmer) if self.stem else None
+        self._stemmer = None
+        self._fitted_settings = self._settings()
+        self._column_of_term = {}  # every term seen, in order of first occurrence
+        self._df = np.zeros(0, dtype=np.int64)
+        self.n_documents_ = 0
+        self.n_empty_ = 0
+        return token_re
+
+    def _learn(self, X):
+        """Add a chunk's count matrix (columns of ``_column_of_term``) to the counts."""
+        df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+        df[:self._df.size] += self._df
+        self._df = df
+        self.n_documents_ += X.shape[0]
+        self.n_empty_ += int(np.count_nonzero(np.diff(X.indptr) == 0))
+
+    def _finish(self, strict=True):
+        """Set the vocabulary, document frequencies and idf from the counts.
+
+        Returns the new column of each term of ``_column_of_term`` (-1 where
+        min_df removes it). An empty vocabulary is an error when ``strict``;
+        else (a first batch of :meth:`partial_fit` without words, say) it is
+        the vocabulary so far.
+        """
+        terms = list(self._column_of_term)  # in column order
+        if not terms and strict:
+            raise ValueError(
+                f"the {self.n_documents_} training documents contain no word at all "
+                f"(token_pattern={self.token_pattern!r}); there is no vocabulary "
+                "to learn"
+            )
+        min_df = self.min_df
+        if not isinstance(min_df, numbers.Integral):
+            min_df = math.ceil(min_df * self.n_documents_)
+        keep = np.array(sorted(range(len(terms)), key=terms.__getitem__), dtype=np.int64)
+        if min_df > 1:
+            keep = keep[self._df[keep] >= min_df]
+            if keep.size == 0 and strict:
+                raise ValueError(
+                    f"min_df={self.min_df} removes every term: no term occurs in "
+                    f"{min_df} of the {self.n_documents_} training documents; lower min_df"
+                )
+        self.vocabulary_ = {terms[j]: i for i, j in enumerate(keep.tolist())}
+        self.document_frequency_ = self._df[keep]
+        if self.weighting == "tfidf":
+            self.idf_ = smooth_idf(self.document_frequency_, self.n_documents_)
+        elif hasattr(self, "idf_"):  # left by an earlier fit with weighting="tfidf"
+            del self.idf_
+        new_column = np.full(len(terms), -1, dtype=np.int64)
+        new_column[keep] = np.arange(keep.size)
+        return new_column
 
     # -- public API --------------------------------------------------------
     def fit(self, raw_documents, y=None):
         """Learn the vocabulary (and idf) of the training texts.
+
+        Holds one chunk of text at a time, the vocabulary and its counts:
+        ``raw_documents`` may be a generator over a corpus larger than memory.
 
         Parameters
         ----------
@@ -357,8 +678,48 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         -------
         self : TextVectorizer
         """
-        self.fit_transform(raw_documents)
+        token_re = self._start()
+        self._learn_batch(raw_documents, token_re)
+        self._finish()
         return self
+
+    def partial_fit(self, raw_documents, y=None):
+        """Learn from one more batch of training texts.
+
+        The vocabulary, document frequencies and idf are those of all the
+        documents given to :meth:`partial_fit` so far (since the last
+        :meth:`fit`): fitting batch after batch equals one :meth:`fit` on
+        their concatenation, exactly. Memory: the vocabulary with the document
+        frequency of every term ever seen (also those ``min_df`` drops), and
+        one chunk of text.
+
+        Parameters
+        ----------
+        raw_documents : iterable of str
+            A batch of training texts.
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self : TextVectorizer
+        """
+        if not hasattr(self, "_column_of_term"):
+            if hasattr(self, "vocabulary_"):
+                raise ValueError(
+                    "this TextVectorizer was rebuilt from a saved vocabulary, without the "
+                    "counts that partial_fit adds to; call fit to start again")
+            token_re = self._start()
+        else:
+            token_re = self._validate_params()
+            self._check_fitted_settings()
+        self._learn_batch(raw_documents, token_re)
+        self._finish(strict=False)
+        return self
+
+    def _learn_batch(self, raw_documents, token_re):
+        for docs in _chunks(raw_documents):
+            self._learn(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
 
     def fit_transform(self, raw_documents, y=None):
         """Learn the vocabulary and return the training matrix.
@@ -374,51 +735,16 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         -------
         X : scipy.sparse.csr_matrix of shape (n_documents, n_features), float64
         """
-        token_re = self._validate_params()
-        docs = _check_documents(raw_documents)
-        self._stemmer = PorterStemmer() if self.stem else None
-        tokens, separator, decode = self._tokens(docs, token_re)
-
-        # Every distinct token is stemmed once; the columns are the sorted
-        # distinct terms, so each token maps to its column in one lookup.
-        distinct = set(tokens)
-        distinct.discard(separator)
-        term_of = self._term_of(distinct, decode)
-        terms = sorted(set(term_of.values()))
-        if not terms:
-            raise ValueError(
-                f"the {len(docs)} training documents contain no word at all "
-                f"(token_pattern={self.token_pattern!r}); there is no vocabulary "
-                "to learn"
-            )
-        col_of_term = {term: j for j, term in enumerate(terms)}
-        col_of_token = {t: col_of_term[term] for t, term in term_of.items()}
-        X = self._count_matrix(tokens, separator, col_of_token, len(docs), len(terms))
-        df = np.bincount(X.indices, minlength=len(terms)).astype(np.int64)
-
-        min_df = self.min_df
-        if not isinstance(min_df, numbers.Integral):
-            min_df = math.ceil(min_df * len(docs))
-        if min_df > 1:
-            keep = np.flatnonzero(df >= min_df)
-            if len(keep) == 0:
-                raise ValueError(
-                    f"min_df={self.min_df} removes every term: no term occurs in "
-                    f"{min_df} of the {len(docs)} training documents; lower min_df"
-                )
-            X = X[:, keep]
-            X.sort_indices()
-            df = df[keep]
-            terms = [terms[j] for j in keep]
-
-        self.vocabulary_ = {term: j for j, term in enumerate(terms)}
-        self._fitted_settings = self._settings()
-        self.document_frequency_ = df
-        self.n_empty_ = int(np.count_nonzero(np.diff(X.indptr) == 0))
-        if self.weighting == "tfidf":
-            self.idf_ = smooth_idf(df, len(docs))
-        elif hasattr(self, "idf_"):  # left by an earlier fit with weighting="tfidf"
-            del self.idf_
+        token_re = self._start()
+        parts = []
+        for docs in _chunks(raw_documents):
+            parts.append(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
+            self._learn(parts[-1])
+        X = _stack_rows(parts, len(self._column_of_term))
+        del parts
+        new_column = self._finish()
+        # The columns were numbered in order of first occurrence: sorted now.
+        X = _renumber_columns(X, new_column, len(self.vocabulary_))
         return self._weight(X)
 
     def transform(self, raw_documents):
@@ -436,23 +762,15 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "vocabulary_")
         token_re = self._validate_params()
-        fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
-        now = self._settings()
-        if fitted is not None and fitted != now:
-            changed = [f"{k}={v!r} (fitted with {fitted[k]!r})"
-                       for k, v in now.items() if fitted[k] != v]
-            raise ValueError(
-                f"TextVectorizer: {', '.join(changed)}: the vocabulary and idf were learnt "
-                "with the other setting; fit again after set_params"
-            )
-        docs = _check_documents(raw_documents)
-        tokens, separator, decode = self._tokens(docs, token_re)
-        distinct = set(tokens)
-        distinct.discard(separator)
-        vocab = self.vocabulary_
-        col_of_token = {t: vocab.get(term, -1) for t, term in self._term_of(distinct, decode).items()}
-        X = self._count_matrix(tokens, separator, col_of_token, len(docs), len(vocab))
-        return self._weight(X)
+        self._check_fitted_settings()
+        vocabulary = self.vocabulary_
+        parts = [self._chunk_counts(docs, token_re, vocabulary, grow=False)
+                 for docs in _chunks(raw_documents)]
+        return self._weight(_stack_rows(parts, len(vocabulary)))
+
+    def _weight(self, X):
+        """Apply the weighting to a count matrix, in place."""
+        return apply_weighting(X, self.weighting, getattr(self, "idf_", None))
 
     def get_feature_names_out(self, input_features=None):
         """The terms, one per column.
@@ -472,16 +790,35 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             names[j] = term
         return names
 
+    def preprocessing_params(self):
+        """The parameters that rebuild this fitted vectorizer's ``transform``.
+
+        :meth:`get_params` with ``stemmer`` set to the stemmer actually used
+        (``stemmer_``) rather than ``"auto"``, which may mean another stemmer
+        on another machine. A saved model stores these.
+        """
+        check_is_fitted(self, "vocabulary_")
+        params = self.get_params()
+        if self.stemmer_ is not None:
+            params["stemmer"] = self.stemmer_
+        return params
+
     def __getstate__(self):
-        # The stemmer memo is a cache: rebuilt lazily after unpickling.
+        # The stemmer (and its memo) is a cache: rebuilt when next needed.
         state = self.__dict__.copy()
         state.pop("_stemmer", None)
         return state
 
     def __setstate__(self, state):
+        # Fitted before the choice of stemmer existed, or rebuilt from a model
+        # file's vocabulary with stemmer="auto" (what files written before the
+        # choice existed give): those stems are NLTK's.
+        state = dict(state)
+        state.setdefault("stemmer", "nltk")
+        if "vocabulary_" in state and "stemmer_" not in state:
+            fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
+            state["stemmer_"] = fitted if state.get("stem", True) else None
         self.__dict__.update(state)
-        if self.__dict__.get("stem", False) and "vocabulary_" in state:
-            self._stemmer = PorterStemmer()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
