@@ -13,7 +13,12 @@ Measured in the same run, interleaved (``--repeats`` rounds, medians):
   process would; one more row shows a refit with the memo full (what a
   cross-validation's second fold costs);
 * textwin, chunked: ``partial_fit`` over ten batches, then ``transform``,
-  checked to give exactly the one-shot matrix.
+  checked to give exactly the one-shot matrix;
+* parallel over documents: ``transform`` in one thread against two threads
+  each transforming half of the documents (checked to give the same matrix).
+
+It also traces (tracemalloc) the peak memory of ``fit`` over a generator of the
+texts, which holds one chunk of :data:`textwin.text.CHUNK_CHARACTERS` at a time.
 
 The ratio is textwin / peer within each round, median over the rounds (< 1:
 textwin is faster); the target is <= 1.0 for the default stemmer. ``--cpu``
@@ -29,8 +34,11 @@ import os
 import statistics
 import sys
 import time
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import (  # noqa: E402  (also finds an uninstalled textwin)
@@ -45,6 +53,7 @@ from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 from textwin.datasets import get_data_home  # noqa: E402
 from textwin.datasets._reuters import CORPUS_DIR, SGML_FILES, parse_sgml_file  # noqa: E402
 from textwin.text import (  # noqa: E402
+    CHUNK_CHARACTERS,
     PorterStemmer,
     TextVectorizer,
     clear_stem_cache,
@@ -95,6 +104,26 @@ def chunked(texts, n_batches=10):
     return vec.transform(texts)
 
 
+def fit_memory(texts):
+    """tracemalloc's peak and retained bytes of ``fit`` over a generator of the texts."""
+    TextVectorizer().fit(texts[:10])  # imports and first allocations outside the trace
+    clear_stem_cache()
+    tracemalloc.start()
+    vec = TextVectorizer(weighting="tfidf").fit(text for text in texts)
+    retained, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"chunk_characters": CHUNK_CHARACTERS, "peak_bytes": peak,
+            "retained_bytes": retained, "n_terms": len(vec.vocabulary_),
+            "peak_bytes_per_chunk_character": peak / CHUNK_CHARACTERS}
+
+
+def transform_in_threads(vec, texts, n_threads):
+    """``vec.transform`` of ``n_threads`` equal parts of the texts, one per thread, stacked."""
+    parts = [texts[p[0]:p[-1] + 1] for p in np.array_split(np.arange(len(texts)), n_threads)]
+    with ThreadPoolExecutor(n_threads) as pool:
+        return sp.vstack(list(pool.map(vec.transform, parts)), format="csr")
+
+
 def cold(fn):
     """``fn`` after emptying the stem memo: every distinct word is stemmed again."""
     def run():
@@ -130,12 +159,19 @@ def main(argv=None):
              for s in stemmers]
     rows.append((f"  the same, {default}, stem memo full (a refit)", textwin(default)))
     rows.append((f"  {default}: partial_fit x 10 batches + transform", cold(lambda: chunked(texts))))
+    # Parallel over documents: transform in one thread, and in two threads over halves
+    # (the numpy parts release the GIL, the Python parts do not).
+    fitted = TextVectorizer(weighting="tfidf").fit(texts)
+    rows.append((f"  {default}: transform, 1 thread", cold(lambda: fitted.transform(texts))))
+    rows.append((f"  {default}: transform, 2 threads over halves",
+                 cold(lambda: transform_in_threads(fitted, texts, 2))))
     timer = time.process_time if args.cpu else time.perf_counter
     results = interleaved_times([fn for _, fn in rows], repeats=args.repeats, timer=timer)
 
     peer = results[0]["times"]
     one_shot = results[1]["result"]
-    same_chunked = (results[-1]["result"] != one_shot).nnz == 0
+    same_chunked = (results[-3]["result"] != one_shot).nnz == 0
+    same_threads = (results[-1]["result"] != results[-2]["result"]).nnz == 0
     clock = "CPU s" if args.cpu else "wall s"
     print(f"\n{'measurement':<58}{clock:>9}{'ratio':>8}   runs")
     table = []
@@ -150,11 +186,20 @@ def main(argv=None):
     print(f"ratio textwin (default stemmer, {default}) / scikit-learn: {default_ratio:.2f}x "
           f"(target <= {TARGET}: {'met' if default_ratio <= TARGET else 'MISSED'})")
     print(f"partial_fit in batches gives the one-shot matrix exactly: {same_chunked}")
+    threads = statistics.median(a / b for a, b in zip(results[-2]["times"], results[-1]["times"]))
+    print(f"transform: 2 threads over halves, speed-up {threads:.2f} over 1 thread "
+          f"(same matrix: {same_threads})")
+    memory = fit_memory(texts)
+    print(f"fit over a generator: peak {memory['peak_bytes'] / 1e6:.0f} MB traced "
+          f"({memory['peak_bytes_per_chunk_character']:.1f} bytes per character of a "
+          f"{CHUNK_CHARACTERS:,}-character chunk), {memory['retained_bytes'] / 1e6:.0f} MB "
+          f"retained (vocabulary of {memory['n_terms']:,} terms, counts, stem memo)")
 
     payload = {"machine": info, "clock": clock, "n_documents": len(texts), "n_characters": n_chars,
                "default_stemmer": default, "repeats": args.repeats, "results": table,
                "default_ratio": default_ratio, "target": TARGET,
-               "chunked_equals_one_shot": same_chunked}
+               "chunked_equals_one_shot": same_chunked, "transform_2_threads_speedup": threads,
+               "threads_equal_one_thread": same_threads, "fit_memory": memory}
     if pystemmer_installed():
         agree = agreement(texts)
         payload["stemmer_agreement"] = agree
@@ -169,7 +214,7 @@ def main(argv=None):
             f"{d['word']}: {d['nltk']} / {d['pystemmer']}"
             for d in agree["most_frequent_differences"]))
     emit_json(args.json, payload)
-    return 0 if same_chunked else 1
+    return 0 if same_chunked and same_threads else 1
 
 
 if __name__ == "__main__":
