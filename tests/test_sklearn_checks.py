@@ -10,6 +10,7 @@ from textwin.linear import (
     ModifiedLeastSquares,
     RegularizedWinnow,
 )
+from textwin.model_selection import DualGaussSeidelClassifierCV
 from textwin.online import BalancedWinnow, Perceptron, Winnow
 
 ESTIMATORS = [
@@ -27,6 +28,7 @@ ESTIMATORS = [
     Perceptron(),
     Winnow(),
     BalancedWinnow(),
+    DualGaussSeidelClassifierCV(lams=3, cv=3, random_state=0),
 ]
 
 

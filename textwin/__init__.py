@@ -18,6 +18,8 @@ _LAZY = {
     "Winnow": "textwin.online",
     "BalancedWinnow": "textwin.online",
     "TunedThresholdsClassifierCV": "textwin.thresholds",
+    "DualGaussSeidelClassifierCV": "textwin.model_selection",
+    "regularization_path": "textwin.model_selection",
 }
 
 

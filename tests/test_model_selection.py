@@ -1,0 +1,292 @@
+"""Regularization paths and DualGaussSeidelClassifierCV (docs/mathematics.md §13)."""
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import KFold, StratifiedKFold
+
+from _reference import conj, grad_h, h
+from textwin import DualGaussSeidelClassifier, DualGaussSeidelClassifierCV, regularization_path
+from textwin.metrics import micro_breakeven_point
+from textwin.model_selection import lam_grid, lam_max
+
+LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
+REGULARIZERS = ["square", "entropy", "normalized_entropy", "balanced_entropy",
+                "balanced_normalized_entropy"]
+
+
+def _text_like(n=90, d=40, seed=0, n_labels=1):
+    """Non-negative sparse rows of unit length; labels from a sparse linear score."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.15, random_state=seed, format="csr",
+                  data_rvs=lambda k: rng.random(k) + 0.1)
+    X = sp.csr_matrix(X.multiply(1.0 / np.sqrt(X.multiply(X).sum(axis=1) + 1e-12)))
+    W = rng.normal(size=(d, n_labels)) * (rng.random((d, n_labels)) < 0.3)
+    S = X @ W + 0.1 * rng.normal(size=(n, n_labels))
+    Y = (S > np.median(S, axis=0)).astype(int)
+    return X, (Y[:, 0] if n_labels == 1 else Y)
+
+
+def _uniform_mu(reg, d):
+    return None if reg == "square" else np.full(d, 1.0 / (2 * d if "balanced" in reg else d))
+
+
+def _dual(X, y, alpha, loss, reg, lam):
+    """D(alpha) of docs/mathematics.md §2 from the independent reference (t = 1 or 0, s = 1)."""
+    n, d = X.shape
+    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    Z = X.toarray() * y[:, None]
+    v = Z.T @ alpha / (lam * n)
+    return np.mean(conj(loss, alpha, t, 1.0)) + lam * h(reg, v, _uniform_mu(reg, d)), v
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_every_path_point_equals_a_cold_fit_to_the_gaps_precision(loss, regularizer):
+    X, y01 = _text_like()
+    y = 2.0 * y01 - 1
+    top = lam_max(X, y01, loss=loss, regularizer=regularizer)
+    lams = top * np.logspace(0, -2, 4)
+    tol = 1e-5
+    path = regularization_path(X, y01, lams, loss=loss, regularizer=regularizer, tol=tol,
+                               max_epochs=20000, random_state=0)
+    assert np.all(path.duality_gap <= tol)
+    for l, lam in enumerate(path.lams):
+        cold = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=lam, tol=tol,
+                                         max_epochs=20000, random_state=0).fit(X, y01)
+        D_path, v = _dual(X, y, path.dual_coef[l, 0], loss, regularizer, lam)
+        D_cold, _ = _dual(X, y, cold.dual_coef_[0], loss, regularizer, lam)
+        # both within their relative gap of the optimum D* = -P*
+        assert abs(D_path - D_cold) <= 2.5 * tol * abs(D_cold) + 1e-12, (l, D_path, D_cold)
+        # the stored weights are those of the stored dual variables: w = grad h(v)
+        w = grad_h(regularizer, v, _uniform_mu(regularizer, X.shape[1]))
+        np.testing.assert_allclose(path.coef[l, 0], w, rtol=1e-6, atol=1e-9)
+
+
+def test_the_warm_started_path_costs_fewer_epochs_than_cold_fits():
+    X, y = _text_like(n=300, d=120, seed=3)
+    lams = lam_max(X, y) * np.logspace(0, -3, 7)
+    path = regularization_path(X, y, lams, tol=1e-4, random_state=0)
+    cold = [DualGaussSeidelClassifier(lam=lam, tol=1e-4, random_state=0).fit(X, y).n_iter_[0]
+            for lam in lams]
+    assert path.n_iter.sum() < 0.9 * sum(cold), (path.n_iter.ravel(), cold)
+
+
+def test_lam_max_is_exact_for_the_hinge_with_the_square_regularizer():
+    X, y = _text_like(seed=1)
+    top = lam_max(X, y)
+    above = DualGaussSeidelClassifier(lam=top * 1.001, tol=1e-10, random_state=0).fit(X, y)
+    below = DualGaussSeidelClassifier(lam=top * 0.9, tol=1e-10, random_state=0).fit(X, y)
+    # above: every example is a bound support vector and w is the scaled centroid
+    np.testing.assert_allclose(above.dual_coef_, 1.0, atol=1e-9)
+    ys = 2.0 * y - 1
+    centroid = X.T @ ys / (top * 1.001 * X.shape[0])
+    np.testing.assert_allclose(above.coef_[0], centroid, rtol=1e-8)
+    assert below.dual_coef_.min() < 0.99
+
+
+@pytest.mark.parametrize("regularizer", REGULARIZERS)
+@pytest.mark.parametrize("loss", LOSSES)
+def test_well_above_lam_max_the_solution_is_near_the_trivial_one(loss, regularizer):
+    X, y01 = _text_like(seed=2)
+    y = 2.0 * y01 - 1
+    top = lam_max(X, y01, loss=loss, regularizer=regularizer)
+    fit = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=10 * top,
+                                    tol=1e-8, random_state=0).fit(X, y01)
+    n, d = X.shape
+    v = X.T @ (fit.dual_coef_[0] * y) / (10 * top * n)
+    mu = _uniform_mu(regularizer, d)
+    w0 = grad_h(regularizer, np.zeros(d), mu) if mu is not None else np.zeros(d)
+    moved = np.max(np.abs(y * (X @ (fit.coef_[0] - w0))))
+    # first order: margins and exponents move by about a tenth of their scale
+    assert moved <= 0.2
+    if regularizer != "square":
+        assert np.max(np.abs(v)) <= 0.2
+
+
+def test_the_path_keeps_algorithm2s_bias_and_the_constant_feature():
+    X, y = _text_like(seed=4)
+    for solver in ("converged", "constant_feature"):
+        lams = lam_max(X, y, fit_intercept=True, intercept_solver=solver) * np.logspace(0, -2, 3)
+        path = regularization_path(X, y, lams, tol=1e-6, fit_intercept=True,
+                                   intercept_solver=solver, random_state=0)
+        for l, lam in enumerate(lams):
+            cold = DualGaussSeidelClassifier(lam=lam, tol=1e-6, fit_intercept=True,
+                                             intercept_solver=solver, random_state=0).fit(X, y)
+            np.testing.assert_allclose(path.coef[l, 0], cold.coef_[0], atol=3e-2 * np.abs(
+                cold.coef_).max())
+            assert abs(path.intercept[l, 0] - cold.intercept_[0]) <= 3e-2 * max(
+                1.0, abs(cold.intercept_[0]))
+
+
+def test_path_of_multilabel_targets_solves_every_column():
+    X, Y = _text_like(n_labels=3, seed=5)
+    path = regularization_path(X, Y, lams=3, tol=1e-4, random_state=0)
+    assert path.coef.shape == (3, 3, X.shape[1])
+    assert path.lams[0] == pytest.approx(lam_max(X, Y))
+    assert np.all(np.diff(path.lams) < 0)
+
+
+@pytest.mark.parametrize("lams", [[1e-2, 0.0], [1e-2, -1], [np.nan], [np.inf], [], "many", 0])
+def test_bad_lams_get_a_one_line_error(lams):
+    X, y = _text_like()
+    with pytest.raises(ValueError, match="lams") as info:
+        DualGaussSeidelClassifierCV(lams=lams).fit(X, y)
+    assert "\n" not in str(info.value)
+    with pytest.raises(ValueError, match="lams"):
+        regularization_path(X, y, lams)
+
+
+def test_lams_are_sorted_descending_and_deduplicated():
+    X, y = _text_like()
+    clf = DualGaussSeidelClassifierCV(lams=[1e-3, 1e-1, 1e-2, 1e-1], cv=3, random_state=0)
+    clf.fit(X, y)
+    np.testing.assert_array_equal(clf.lams_, [1e-1, 1e-2, 1e-3])
+    assert clf.cv_scores_.shape == (3, 3)
+
+
+def test_cv_chooses_the_best_mean_fold_score_and_refits_there():
+    X, y = _text_like(n=150, seed=6)
+    clf = DualGaussSeidelClassifierCV(lams=lam_grid(lam_max(X, y), 5, 1e-2), cv=3,
+                                      random_state=0).fit(X, y)
+    # the same folds, scored independently by cold fits at each lam
+    folds = list(StratifiedKFold(3).split(X, y))
+    scores = np.array([[DualGaussSeidelClassifier(lam=lam, random_state=0)
+                        .fit(X[tr], y[tr]).score(X[te], y[te]) for lam in clf.lams_]
+                       for tr, te in folds])
+    np.testing.assert_allclose(clf.cv_scores_, scores, atol=0.03)  # tol=1e-3 solutions
+    assert clf.lam_[0] == clf.lams_[np.argmax(clf.cv_scores_.mean(axis=0))]
+    assert clf.best_score_ == pytest.approx(clf.cv_scores_.mean(axis=0).max())
+    final = DualGaussSeidelClassifier(lam=clf.lam_[0], random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.coef_, final.coef_)
+    assert clf.path_n_iter_.shape == (3, 1, 5)
+
+
+def test_multilabel_cv_chooses_a_lam_per_column_maximizing_micro_bep():
+    X, Y = _text_like(n=200, n_labels=3, seed=7)
+    grid = lam_grid(lam_max(X, Y), 4, 1e-2)
+    clf = DualGaussSeidelClassifierCV(lams=grid, cv=4, random_state=0).fit(X, Y)
+    assert clf.scoring_ == "micro_breakeven_point"
+    assert clf.cv_scores_.shape == (3, 4, 4)
+    assert clf.lam_.shape == (3,)
+    # the pooled held-out micro-BEP of the chosen lams is the best over every
+    # combination of one grid point per column
+    folds = list(KFold(4).split(X))
+    held = np.zeros((Y.shape[0], 3, 4))
+    for tr, te in folds:
+        path = regularization_path(X[tr], Y[tr], clf.lams_, random_state=0)
+        for l in range(4):
+            held[te, :, l] = X[te] @ path.coef[l].T + path.intercept[l]
+    tp = np.zeros((3, 4))
+    for tr, te in folds:
+        for k in range(3):
+            for l in range(4):
+                tp[k, l] += micro_breakeven_point(Y[te][:, [k]], held[te, k, l][:, None],
+                                                  zero_division=0.0) * Y[te, k].sum()
+    best = tp.max(axis=1).sum() / Y.sum()
+    assert clf.best_score_ == pytest.approx(best, abs=0.02)
+    assert set(clf.lam_) <= set(clf.lams_)
+
+
+def test_multiclass_cv_shares_one_lam():
+    rng = np.random.default_rng(0)
+    X, Y = _text_like(n=180, n_labels=3, seed=8)
+    y = np.array(["a", "b", "c"])[np.argmax(Y + rng.random(Y.shape), axis=1)]
+    clf = DualGaussSeidelClassifierCV(lams=4, cv=3, lam_min_ratio=1e-2,
+                                      random_state=0).fit(X, y)
+    assert clf.scoring_ == "accuracy"
+    assert np.all(clf.lam_ == clf.lam_[0]) and clf.lam_.shape == (3,)
+    assert clf.predict(X).dtype == y.dtype
+
+
+def test_any_scikit_learn_scorer_name_and_per_column_scores():
+    X, Y = _text_like(n=160, n_labels=2, seed=9)
+    clf = DualGaussSeidelClassifierCV(lams=3, cv=3, scoring="roc_auc", lam_min_ratio=1e-2,
+                                      random_state=0).fit(X, Y)
+    assert clf.scoring_ == "roc_auc"
+    assert np.all((clf.cv_scores_ > 0.4) & (clf.cv_scores_ <= 1))
+    with pytest.raises(ValueError, match="scoring"):
+        DualGaussSeidelClassifierCV(lams=3, cv=3, scoring="no_such_score").fit(X, Y)
+
+
+def test_results_do_not_depend_on_n_jobs():
+    X, Y = _text_like(n=150, n_labels=3, seed=10)
+    fits = [DualGaussSeidelClassifierCV(lams=4, cv=3, n_jobs=j, lam_min_ratio=1e-2,
+                                         random_state=0).fit(X, Y)
+            for j in (1, 2, 3)]
+    for other in fits[1:]:
+        np.testing.assert_array_equal(fits[0].cv_scores_, other.cv_scores_)
+        np.testing.assert_array_equal(fits[0].lam_, other.lam_)
+        np.testing.assert_array_equal(fits[0].coef_, other.coef_)
+        np.testing.assert_array_equal(fits[0].path_n_iter_, other.path_n_iter_)
+
+
+def test_a_fold_without_positives_is_left_out_with_a_warning_and_no_nan_score():
+    X, Y = _text_like(n=120, n_labels=2, seed=11)
+    Y[:, 1] = 0
+    Y[[3, 50], 1] = 1  # two positives: two of the four folds hold none out
+    with pytest.warns(UserWarning, match="column 1 .*folds"):
+        clf = DualGaussSeidelClassifierCV(lams=3, cv=4, random_state=0).fit(X, Y)
+    assert np.isfinite(clf.best_score_)
+    assert np.isnan(clf.cv_scores_[1]).sum() == 2 * 3  # two folds x three lams
+    assert np.all(np.isfinite(clf.cv_scores_[0]))
+
+
+def test_more_folds_than_the_smallest_class_warns_and_more_than_samples_fails():
+    X, y = _text_like(n=60, seed=12)
+    y = y.copy()
+    y[:] = 0
+    y[:3] = 1
+    with pytest.warns(UserWarning, match="fewer than the 5 folds.*Lower cv"):
+        clf = DualGaussSeidelClassifierCV(lams=3, cv=5, random_state=0).fit(X, y)
+    assert np.isfinite(clf.best_score_) and np.all(np.isfinite(clf.cv_scores_))
+    with pytest.raises(ValueError, match="cv=61 folds but only 60 samples"):
+        DualGaussSeidelClassifierCV(lams=3, cv=61).fit(X, y)
+    with pytest.raises(ValueError, match="at least 2 folds"):
+        DualGaussSeidelClassifierCV(lams=3, cv=1).fit(X, y)
+
+
+def test_path_points_that_miss_tol_give_one_warning():
+    X, y = _text_like(seed=13)
+    with pytest.warns(ConvergenceWarning, match="path points stopped") as record:
+        regularization_path(X, y, lams=[1e-1, 1e-5], tol=1e-12, max_epochs=3)
+    assert sum(issubclass(r.category, ConvergenceWarning) for r in record) == 1
+
+
+def test_no_grid_for_data_whose_trivial_solution_does_not_move():
+    X = sp.csr_matrix((10, 4))
+    y = np.array([0, 1] * 5)
+    with pytest.raises(ValueError, match="pass lams explicitly"):
+        regularization_path(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = regularization_path(X, y, lams=[1.0])
+    assert np.all(path.coef == 0)
+
+
+def test_an_automatic_grid_continues_below_its_bottom_while_the_best_is_there():
+    X, y = _text_like(n=150, seed=21)  # the smallest lam of three scores best
+    first = lam_grid(lam_max(X, y), 3, 1e-2)
+    clf = DualGaussSeidelClassifierCV(lams=3, cv=3, lam_min_ratio=1e-2,
+                                      random_state=0).fit(X, y)
+    assert clf.lams_.size > 3
+    np.testing.assert_allclose(clf.lams_[:3], first)
+    np.testing.assert_allclose(np.diff(np.log(clf.lams_)), np.log(first[1] / first[0]))
+    assert clf.lam_[0] != clf.lams_[-1] or clf.lams_[-1] < first[0] * 1e-8 * 10
+    # the continued paths are the paths of the whole grid
+    whole = DualGaussSeidelClassifierCV(lams=clf.lams_, cv=3, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        whole.fit(X, y)
+    np.testing.assert_allclose(whole.cv_scores_, clf.cv_scores_)
+    np.testing.assert_array_equal(whole.lam_, clf.lam_)
+
+
+def test_a_given_grid_whose_bottom_scores_best_says_to_search_further():
+    X, y = _text_like(n=150, seed=21)
+    with pytest.warns(UserWarning, match="smallest of the grid .*smaller values in lams"):
+        clf = DualGaussSeidelClassifierCV(lams=lam_grid(lam_max(X, y), 3, 1e-2), cv=3,
+                                          random_state=0).fit(X, y)
+    assert clf.lam_[0] == clf.lams_[-1]

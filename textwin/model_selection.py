@@ -1,0 +1,901 @@
+"""Regularization paths and cross-validated lam (docs/mathematics.md §13).
+
+:func:`regularization_path` solves one estimator's binary problems along a
+descending grid of ``lam``, each point warm-started from the previous one's
+dual solution and stopped on the relative duality gap as a single fit is.
+:class:`DualGaussSeidelClassifierCV` runs that path on every cross-validation
+fold and binary problem (in the estimators' thread pool), scores each point
+on the held-out fold, chooses ``lam`` (per binary problem for multi-label
+targets, shared for multi-class ones) and refits at the choice.
+:func:`lam_max` is the top of the default grid: the largest ``lam`` at which
+the solution is still the trivial one, to first order.
+"""
+import math
+import sys
+import threading
+import warnings
+from dataclasses import replace
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import check_scoring, get_scorer
+from sklearn.model_selection import check_cv
+from sklearn.utils import Bunch
+from sklearn.utils.validation import check_is_fitted
+from tqdm import tqdm
+
+from textwin._binary import solve_binary_problem
+from textwin._kernels._dual_gs import check_csr
+from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
+                          problem_seeds, problem_weight, store_params)
+from textwin.linear import DualGaussSeidelClassifier
+from textwin.metrics import breakeven_points
+
+__all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "lam_max", "lam_grid"]
+
+# the default scorer of multi-label targets: micro-averaged break-even point
+MICRO_BEP = "micro_breakeven_point"
+_DEFAULT_N_LAMS = 10
+_DEFAULT_MIN_RATIO = 1e-4
+
+
+# ---------------------------------------------------------------------------
+# One fit's prepared problems
+# ---------------------------------------------------------------------------
+
+
+class _Problems:
+    """The binary problems of ``estimator``'s fit on (X, y), prepared once.
+
+    Runs the estimator's own preparation (validation, label encoding, bias
+    mode, prior and mass), so that a path or a cross-validation solves
+    exactly the problems ``estimator.fit`` would, one lam after another.
+    """
+
+    def __init__(self, estimator, X, y, sample_weight):
+        p = estimator._all_params()
+        estimator._check_params(p)
+        X, labels, sw = estimator._validate_fit_data(X, y, sample_weight, p)
+        self.estimator, self.params = estimator, p
+        self.n, self.d_user = X.shape
+        self.X_user = X
+        self.X = estimator._choose_intercept(X, p)
+        self.settings = estimator._solver_settings(self.X, p)
+        self.labels, self.sample_weight = labels, sw
+        self.n_problems = labels.n_problems
+        self.seeds = problem_seeds(p["random_state"], self.n_problems)
+        self.classes, self.mode = estimator.classes_, estimator._label_mode
+        # gradient_step is per unit of lam n (docs/mathematics.md §10): rescaled per point
+        g = self.settings.gradient_step
+        self._step_unit = None if g is None else g / (p["lam"] * self.n)
+
+    def at(self, lam, n_rows):
+        """The solver settings at ``lam`` for a problem of ``n_rows`` rows."""
+        g = None if self._step_unit is None else self._step_unit * lam * n_rows
+        return replace(self.settings, lam=float(lam), gradient_step=g)
+
+    def rows(self, k, index=None):
+        """Labels and kernel loss weights of problem k on the rows ``index`` (all: None).
+
+        The weights are computed on those rows alone (``class_weight="balanced"``
+        balances the training fold) and scaled to average over their total.
+        """
+        y = self.labels.column(k)
+        sw = self.sample_weight
+        if index is not None:
+            y, sw = y[index], sw[index]
+        weight = problem_weight(self.params["class_weight"], y, k, sw, self.classes, self.mode)
+        total = sw.sum()
+        weight *= (y.size / total) if total > 0 else 0.0
+        return y, weight
+
+    def class_index(self):
+        """Index into ``classes`` of each sample's class (binary and multi-class targets)."""
+        if self.mode == "binary":
+            return (self.labels.column(0) > 0).astype(np.intp)
+        index = np.zeros(self.n, dtype=np.intp)
+        for k in range(self.n_problems):
+            index[self.labels.column(k) > 0] = k
+        return index
+
+    def checked(self, X):
+        return check_csr(X.data, X.indices, X.indptr, X.shape[1],
+                         self.settings.regularizer != "square")
+
+
+def _trivial_margins(X, y, settings):
+    """Margins ``u0 = y x' grad h(0)`` of the trivial solution (lam -> infinity)."""
+    reg = settings.regularizer
+    if reg == "entropy":
+        w0 = settings.mu
+    elif reg == "normalized_entropy":
+        w0 = settings.mass * settings.mu
+    else:  # square and the balanced rows: w0 = 0
+        return np.zeros(X.shape[0])
+    return y * (X @ w0)
+
+
+def _trivial_alpha(X, y, weight, settings):
+    """The dual of the trivial solution, ``alpha0_i = -s_i f'(u0_i)`` (docs/mathematics.md §13).
+
+    For the hinge it is exact at every lam >= lam_max; for the other losses it
+    is the limit as lam -> infinity. It lies in each loss's dual domain.
+    """
+    t = settings.gamma + y * settings.theta
+    r = t - _trivial_margins(X, y, settings)
+    loss = settings.loss
+    if loss == "hinge":
+        a = np.where(r > 0, 1.0, 0.0)
+    elif loss == "squared_hinge":
+        a = 2.0 * np.maximum(r, 0.0)
+    elif loss == "least_squares":
+        a = 2.0 * r
+    else:  # logistic: the sigmoid of t - u, strictly inside (0, 1)
+        a = 0.5 * (1.0 + np.tanh(0.5 * r))
+    return weight * a
+
+
+def _curvature_times(g, settings):
+    """``hess h(0) @ g``: the regularizer's curvature at the trivial solution."""
+    reg, mu, A = settings.regularizer, settings.mu, settings.mass
+    if reg == "square":
+        return g
+    if reg == "entropy":
+        return mu * g
+    if reg == "balanced_entropy":
+        return 2.0 * mu * g
+    if reg == "normalized_entropy":
+        return A * (mu * g - mu * (mu @ g))
+    return 2.0 * A * mu * g  # balanced normalized: w0 = 0, so no rank-one term
+
+
+def _problem_lam_max(X, y, weight, settings):
+    """lam_max of one binary problem (docs/mathematics.md §13).
+
+    The larger of two onsets, each where the first-order departure from the
+    trivial solution, ``v = g0 / (lam n)`` with ``g0 = sum_i alpha0_i z_i``,
+    reaches 1: some margin moves by the target margin tau (the loss leaves
+    its linear or quadratic piece), ``max_i |z_i' H0 g0| / (n tau)``; and,
+    for the entropies, some weight moves by a factor e from the prior (their
+    ``w`` is exponential in ``v``), ``max_j |g0_j| / n``.
+    """
+    alpha0 = _trivial_alpha(X, y, weight, settings)
+    g0 = X.T @ (alpha0 * y)
+    du = X @ _curvature_times(g0, settings)
+    t = np.abs(settings.gamma + y * settings.theta)
+    tau = float(t.max()) if t.max() > 0 else 1.0  # the logistic loss's target is 0
+    n = X.shape[0]
+    onset = float(np.max(np.abs(du))) / (n * tau)
+    if settings.regularizer != "square":
+        onset = max(onset, float(np.max(np.abs(g0))) / n)
+    return onset
+
+
+def _lam_max_of(problems):
+    values = []
+    for k in range(problems.n_problems):
+        y, weight = problems.rows(k)
+        if np.any((weight > 0) & (y > 0)) and np.any((weight > 0) & (y < 0)):
+            values.append(_problem_lam_max(problems.X, y, weight, problems.settings))
+    top = max(values, default=0.0)
+    if not (np.isfinite(top) and top > 0):
+        raise ValueError(
+            f"{type(problems.estimator).__name__}: no default lam grid for this data (the "
+            f"trivial solution's margins do not move: every binary problem has a single "
+            f"class, or X is zero); pass lams explicitly."
+        )
+    return top
+
+
+def lam_max(X, y, *, sample_weight=None, **params):
+    """The largest useful ``lam``: above it the solution is the trivial one.
+
+    Every binary problem of ``DualGaussSeidelClassifier(**params).fit(X, y)``
+    is considered and the largest value is returned. For the hinge loss with
+    the square regularizer it is exact: for ``lam >= lam_max`` every example
+    is a bound support vector and ``w`` is the weighted class centroid over
+    ``lam n`` (its predictions no longer change). For the other pairs it is
+    where the first-order departure from the trivial solution moves some
+    margin by the target margin (docs/mathematics.md §13).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,) or (n_samples, n_labels)
+    sample_weight : array-like of shape (n_samples,), default=None
+    **params
+        Parameters of :class:`~textwin.DualGaussSeidelClassifier` (``loss``,
+        ``regularizer``, ``fit_intercept``, ``theta``, ``prior``, ...).
+
+    Returns
+    -------
+    lam_max : float
+    """
+    return _lam_max_of(_Problems(DualGaussSeidelClassifier(**params), X, y, sample_weight))
+
+
+def lam_grid(lam_top, n_lams=_DEFAULT_N_LAMS, min_ratio=_DEFAULT_MIN_RATIO):
+    """``n_lams`` values from ``lam_top`` down to ``lam_top * min_ratio``, evenly on a log scale."""
+    if n_lams == 1:
+        return np.array([float(lam_top)])
+    return float(lam_top) * np.logspace(0.0, math.log10(min_ratio), int(n_lams))
+
+
+def _check_lams(name, lams):
+    """Descending unique lams from a user's array (one-line errors)."""
+    try:
+        arr = np.asarray(lams, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: lams must be an int or an array of numbers, got {lams!r}.") from None
+    arr = np.ravel(arr)
+    if arr.size == 0:
+        raise ValueError(f"{name}: lams is empty; pass an int (grid size) or lam values > 0.")
+    bad = arr[~(np.isfinite(arr) & (arr > 0))]
+    if bad.size:
+        raise ValueError(f"{name}: every lam must be a finite number > 0, got {bad[0]!r} in "
+                         f"lams; pass values such as np.logspace(-1, -5, 9).")
+    return np.unique(arr)[::-1].copy()
+
+
+def _resolve_lams(name, lams, min_ratio, problems):
+    if isinstance(lams, Integral) and not isinstance(lams, bool):
+        if lams < 1:
+            raise ValueError(f"{name}: lams={lams} grid points; use an int >= 1 or an array.")
+        if not (isinstance(min_ratio, Real) and 0 < min_ratio < 1):
+            raise ValueError(f"{name}: lam_min_ratio must be in (0, 1), got {min_ratio!r}.")
+        return lam_grid(_lam_max_of(problems), lams, min_ratio)
+    return _check_lams(name, lams)
+
+
+# ---------------------------------------------------------------------------
+# The path of one binary problem
+# ---------------------------------------------------------------------------
+
+
+def _solve_path(problems, Xc, X_rows, y, weight, lams, seed, on_point, start=None):
+    """Solve one binary problem along the descending ``lams``, warm-started.
+
+    The first point starts from the trivial solution's dual (rescaled from
+    lam_max when ``lams[0]`` is smaller); each next one
+    from the previous solution scaled by ``lam_new / lam_old``, which keeps
+    ``v`` and so ``w = grad h(v)`` unchanged and stays in every loss's dual
+    domain (docs/mathematics.md §13). Algorithm 2 restarts its multiplier at
+    the previous bias. ``on_point(l, out, alpha, bias)`` receives each
+    solution (``bias``: the model's bias before ``theta``). ``start``: the
+    ``(alpha, sigma)`` to continue from; returns where the path stopped.
+    """
+    s = problems.settings
+    n_rows = y.size
+    if start is not None:  # a path continued: (alpha, sigma) already at lams[0]
+        alpha, sigma = np.ascontiguousarray(start[0]), start[1]
+    else:
+        alpha, sigma = np.ascontiguousarray(_trivial_alpha(X_rows, y, weight, s)), 0.0
+        top = _problem_lam_max(X_rows, y, weight, s)
+        if top > lams[0]:  # rescaled from lam_max, as between points: |v_j| <= 1 at the start
+            alpha *= lams[0] / top
+    for l, lam in enumerate(lams):
+        if l > 0:
+            alpha *= lam / lams[l - 1]
+        out = solve_binary_problem(Xc, y, weight, alpha, problems.at(lam, n_rows), seed,
+                                   sigma0=sigma)
+        own_bias = s.intercept == "constant_feature" and not out["constant"]
+        bias = out["w"][-1] if own_bias else out["bias"]
+        if s.intercept in ("converged", "paper") and not out["constant"]:
+            sigma = out["bias"]
+        on_point(l, out, alpha, bias)
+    return alpha, sigma
+
+
+def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
+                        lam_min_ratio=_DEFAULT_MIN_RATIO, **params):
+    """Solve every binary problem along a descending grid of ``lam``, warm-started.
+
+    Each point stops on the relative duality gap (``tol``) as a single fit
+    does and equals a cold fit at that ``lam`` to that precision; it starts
+    from the previous point's dual solution, rescaled so that the weights
+    carry over (docs/mathematics.md §13).
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,) or (n_samples, n_labels)
+        Binary, multi-class or multi-label targets, as for
+        :class:`~textwin.DualGaussSeidelClassifier`.
+    lams : int or array-like of float, default=10
+        The grid (sorted descending, duplicates dropped), or the number of
+        points from :func:`lam_max` down to ``lam_max * lam_min_ratio``.
+    sample_weight : array-like of shape (n_samples,), default=None
+    lam_min_ratio : float in (0, 1), default=1e-4
+        Bottom of the default grid, relative to its top.
+    **params
+        Parameters of :class:`~textwin.DualGaussSeidelClassifier` (``loss``,
+        ``regularizer``, ``tol``, ``fit_intercept``, ``n_jobs``, ...; not ``lam``).
+
+    Returns
+    -------
+    path : :class:`~sklearn.utils.Bunch`
+        ``lams`` (n_lams,), descending; ``coef`` (n_lams, n_problems,
+        n_features); ``intercept`` (n_lams, n_problems), with ``theta``
+        subtracted as in ``intercept_``; ``dual_coef`` (n_lams, n_problems,
+        n_samples); ``duality_gap`` (relative, n_lams, n_problems);
+        ``n_iter`` (epochs, n_lams, n_problems); ``classes``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from textwin import regularization_path
+    >>> X = np.array([[1., 0.], [0.9, 0.2], [0., 1.], [0.1, 0.8]])
+    >>> path = regularization_path(X, [1, 1, 0, 0], lams=[1e-1, 1e-2], tol=1e-6)
+    >>> path.coef.shape, bool(np.all(path.duality_gap <= 1e-6))
+    ((2, 1, 2), True)
+    """
+    if "lam" in params:
+        raise TypeError("regularization_path takes lams (the grid), not lam.")
+    est = DualGaussSeidelClassifier(**params)
+    problems = _Problems(est, X, y, sample_weight)
+    lams = _resolve_lams("regularization_path", lams, lam_min_ratio, problems)
+    L, K, n, d = lams.size, problems.n_problems, problems.n, problems.d_user
+    coef, intercept = np.empty((L, K, d)), np.empty((L, K))
+    dual, gap, n_iter = np.empty((L, K, n)), np.empty((L, K)), np.empty((L, K), dtype=int)
+    Xc = problems.checked(problems.X)
+    theta = problems.settings.theta
+    failures = []
+
+    def solve(k):
+        y_k, weight = problems.rows(k)
+
+        def record(l, out, alpha, bias):
+            coef[l, k] = out["w"][:d]
+            intercept[l, k] = bias - theta
+            dual[l, k] = alpha
+            gap[l, k], n_iter[l, k] = out["gap"], out["n_epochs"]
+            if not out["converged"]:
+                failures.append((lams[l], k, out["gap"]))
+
+        _solve_path(problems, Xc, problems.X, y_k, weight, lams, int(problems.seeds[k]), record)
+
+    map_problems(solve, K, problems.params["n_jobs"])
+    _warn_path_failures("regularization_path", failures, L * K, problems.params["tol"])
+    return Bunch(lams=lams, coef=coef, intercept=intercept, dual_coef=dual, duality_gap=gap,
+                 n_iter=n_iter, classes=problems.classes)
+
+
+def _warn_path_failures(name, failures, total, tol):
+    if not failures:
+        return
+    lam, k, worst = max(failures, key=lambda f: f[2])
+    warnings.warn(
+        f"{name}: {len(failures)} of {total} path points stopped before the relative "
+        f"duality gap reached tol={tol:g} (worst {worst:.3g}, problem {k} at lam={lam:.3g}). "
+        f"Raise max_epochs or loosen tol; the smallest lams are the hardest, a larger "
+        f"lam_min_ratio avoids them.",
+        ConvergenceWarning, stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
+# Scoring a path point
+# ---------------------------------------------------------------------------
+
+
+def _snapshot(template, coef, intercept, classes, mode):
+    """A fitted DualGaussSeidelClassifier holding given weights (for scikit-learn scorers)."""
+    est = DualGaussSeidelClassifier(**template.get_params(deep=False))
+    est.coef_, est.intercept_ = coef, intercept
+    est.classes_, est._label_mode, est._sparse_labels = classes, mode, False
+    est.n_features_in_ = coef.shape[1]
+    return est
+
+
+class _Scoring:
+    """How a held-out fold is scored: micro break-even point or a scikit-learn scorer."""
+
+    def __init__(self, scoring, estimator):
+        self.name = scoring
+        if scoring is None:
+            self.name = MICRO_BEP if estimator._label_mode == "multilabel" else "accuracy"
+        self.bep = self.name == MICRO_BEP
+        self.scorer = None
+        if not self.bep:
+            self.scorer = (check_scoring(estimator, scoring=scoring) if callable(self.name)
+                           else get_scorer(self.name))
+        self.params = {k: v for k, v in estimator.get_params(deep=False).items()
+                       if k in DualGaussSeidelClassifier().get_params(deep=False)}
+
+    def binary_counts(self, y_true, scores):
+        """(TP at the break-even cutoff, positives) of one binary problem on one fold."""
+        pos = y_true > 0
+        npos = int(pos.sum())
+        if npos == 0:
+            return 0.0, 0
+        return float(breakeven_points(pos, scores, zero_division=0.0)[0]) * npos, npos
+
+    def score(self, X, y, coef, intercept, classes, mode):
+        """A scorer's value of the model (coef, intercept) on (X, y); NaN if undefined."""
+        est = _snapshot(DualGaussSeidelClassifier(**self.params), coef, intercept, classes, mode)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # undefined metrics: NaN, reported by the caller
+                value = float(self.scorer(est, X, y))
+        except ValueError:  # e.g. ROC AUC of a fold with one class
+            return np.nan
+        return value if np.isfinite(value) else np.nan
+
+
+# ---------------------------------------------------------------------------
+# Paths on every fold and problem
+# ---------------------------------------------------------------------------
+
+_FLOOR = 1e-8  # an automatic grid extends down to lam_max * _FLOOR at most
+
+
+class _FoldPaths:
+    """The warm-started paths of every (fold, binary problem), scored on the held-out fold.
+
+    :meth:`extend` solves the next lams of every path in the thread pool,
+    continuing from where each stopped; the scores and epochs grow by as many
+    columns.
+    """
+
+    def __init__(self, estimator, problems, scoring, folds):
+        self.estimator, self.problems, self.scoring, self.folds = estimator, problems, scoring, folds
+        self.shared = problems.mode != "multilabel"
+        F, K = len(folds), problems.n_problems
+        self.n_tasks = F * K
+        self.lams = np.zeros(0)
+        self.path_iter = np.zeros((F, K, 0), dtype=int)
+        self.held = [np.zeros((test.size, K, 0)) for _, test in folds]  # shared: scores
+        self.col_scores, self.tp = np.zeros((K, F, 0)), np.zeros((K, F, 0))
+        self.npos = np.zeros((K, F))
+        self.failures, self.constant = [], set()
+        self.matrices = [self._fold_matrices(train, test) for train, test in folds]
+        self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
+
+    def _fold_matrices(self, train, test):
+        """The fold's training CSR (checked for the kernel, shared by its problems) and held-out rows."""
+        X_train = as_canonical_csr(self.problems.X[train])
+        return self.problems.checked(X_train), X_train, self.problems.X_user[test]
+
+    def extend(self, lams, bar):
+        problems, scoring, shared = self.problems, self.scoring, self.shared
+        F, K, L0, L = len(self.folds), problems.n_problems, self.lams.size, lams.size
+        theta, d = problems.settings.theta, problems.d_user
+        all_lams = np.concatenate([self.lams, lams])
+        path_iter = np.zeros((F, K, L), dtype=int)
+        held = [np.empty((test.size, K, L)) for _, test in self.folds]
+        col_scores, tp = np.full((K, F, L), np.nan), np.zeros((K, F, L))
+        lock = threading.Lock()
+
+        def task(j):
+            f, k = divmod(j, K)
+            train, test = self.folds[f]
+            Xc, X_train, X_test = self.matrices[f]
+            y_k, weight = problems.rows(k, train)
+            y_test = problems.labels.column(k)[test]
+
+            def record(l, out, alpha, bias):
+                path_iter[f, k, l] = out["n_epochs"]
+                if out["constant"]:
+                    self.constant.add(k)
+                elif not out["converged"]:
+                    self.failures.append((lams[l], k, out["gap"]))
+                scores = X_test @ out["w"][:d] + (bias - theta)
+                if shared:
+                    held[f][:, k, l] = scores
+                elif scoring.bep:
+                    tp[k, f, l], self.npos[k, f] = scoring.binary_counts(y_test, scores)
+                    if self.npos[k, f]:
+                        col_scores[k, f, l] = tp[k, f, l] / self.npos[k, f]
+                else:
+                    col_scores[k, f, l] = scoring.score(
+                        X_test, (y_test > 0).astype(int), out["w"][None, :d],
+                        np.array([bias - theta]), np.array([0, 1]), "binary")
+                with lock:
+                    bar.update(1)
+
+            start = None
+            if self.state[j] is not None:
+                alpha, sigma = self.state[j]
+                start = (alpha * (lams[0] / self.lams[-1]), sigma)
+            self.state[j] = _solve_path(problems, Xc, X_train, y_k, weight, lams,
+                                        int(problems.seeds[k]), record, start)
+
+        map_problems(task, self.n_tasks, self.estimator.n_jobs)
+        self.lams = all_lams
+        self.path_iter = np.concatenate([self.path_iter, path_iter], axis=2)
+        self.held = [np.concatenate([a, b], axis=2) for a, b in zip(self.held, held)]
+        self.col_scores = np.concatenate([self.col_scores, col_scores], axis=2)
+        self.tp = np.concatenate([self.tp, tp], axis=2)
+
+
+# ---------------------------------------------------------------------------
+# The cross-validated estimator
+# ---------------------------------------------------------------------------
+
+
+class DualGaussSeidelClassifierCV(DualGaussSeidelClassifier):
+    """:class:`DualGaussSeidelClassifier` with ``lam`` chosen by cross-validation.
+
+    For every fold and binary problem, a warm-started regularization path
+    over ``lams`` (:func:`regularization_path`, docs/mathematics.md §13) is
+    scored on the held-out fold. Multi-label targets get a ``lam`` per label
+    column (the micro-averaged break-even point is a sum over columns, so
+    choosing each column's best maximizes it); binary and multi-class
+    targets get one shared ``lam`` (the classes' scores must be comparable
+    for the argmax). Ties go to the larger ``lam``. Then every problem is
+    refit on all the data at its ``lam``. Folds and problems run together in
+    ``n_jobs`` threads; results do not depend on ``n_jobs``.
+
+    Parameters
+    ----------
+    loss, regularizer, tol, max_epochs, fit_intercept, intercept_solver, rho0, \
+intercept_tol, theta, gamma, prior, mass, shuffle, random_state, n_jobs, step, \
+step_fraction, gradient_step, exp_cap, class_weight, verbose
+        As in :class:`DualGaussSeidelClassifier` (``verbose >= 1``: a progress
+        bar over folds x problems x lams on a terminal).
+    lams : int or array-like of float, default=10
+        The grid of ``lam`` (sorted descending, duplicates dropped), or the
+        number of points from :func:`lam_max` of the training data down to
+        ``lam_max * lam_min_ratio``, evenly on a log scale. Such a grid is
+        continued below its bottom, three points at a time (down to
+        ``lam_max * 1e-8``), while some problem's best ``lam`` is the
+        smallest so far; a given array is searched as it is (a warning says
+        when its smallest value scores best).
+    lam_min_ratio : float in (0, 1), default=1e-4
+        Bottom of the first grid, relative to its top (four decades).
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (``check_cv``): an int is ``StratifiedKFold`` for
+        binary and multi-class targets, ``KFold`` for multi-label ones,
+        without shuffling.
+    scoring : str, callable or None, default=None
+        None: accuracy for binary and multi-class targets, the micro-averaged
+        break-even point (``"micro_breakeven_point"``) for multi-label ones.
+        Otherwise a scikit-learn scorer name or callable; for multi-label
+        targets it scores each label column as a binary problem, and folds
+        where it is undefined (a column without positives in the held-out
+        fold) are left out of that column's mean, with a warning.
+
+    Attributes
+    ----------
+    lams_ : ndarray of shape (n_lams,)
+        The grid searched, descending.
+    lam_ : ndarray of shape (n_problems,)
+        The chosen ``lam`` of each binary problem (all equal when shared).
+    cv_scores_ : ndarray of shape (n_folds, n_lams) or (n_problems, n_folds, n_lams)
+        The held-out score of every fold and ``lam``: of the whole model when
+        ``lam`` is shared, of each label column when it is per problem (NaN
+        where undefined: a fold without a positive of the column).
+    best_score_ : float
+        The cross-validated score of the choice (multi-label micro-BEP: the
+        pooled true positives at each column's ``lam`` over the pooled
+        positives, all folds).
+    scoring_ : str or callable
+        The scoring used.
+    path_n_iter_ : ndarray of shape (n_folds, n_problems, n_lams)
+        Epochs of every path point (the path's cost).
+    classes_, coef_, intercept_, dual_coef_, duality_gap_, gap_history_, \
+n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
+        Of the final fit, as in :class:`DualGaussSeidelClassifier`.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import make_classification
+    >>> from textwin import DualGaussSeidelClassifierCV
+    >>> X, y = make_classification(n_samples=200, random_state=0)
+    >>> clf = DualGaussSeidelClassifierCV(lams=5, cv=3, random_state=0).fit(X, y)
+    >>> clf.lams_.shape, clf.cv_scores_.shape
+    ((5,), (3, 5))
+    """
+
+    def __init__(
+        self,
+        loss="hinge",
+        regularizer="square",
+        lams=_DEFAULT_N_LAMS,
+        lam_min_ratio=_DEFAULT_MIN_RATIO,
+        cv=5,
+        scoring=None,
+        tol=1e-3,
+        max_epochs=1000,
+        fit_intercept=False,
+        intercept_solver="auto",
+        rho0=1.0,
+        intercept_tol=1e-6,
+        theta=0.0,
+        gamma=None,
+        prior=None,
+        mass=1.0,
+        shuffle=True,
+        random_state=None,
+        n_jobs=None,
+        step="auto",
+        step_fraction=1.0,
+        gradient_step=None,
+        exp_cap=math.log(2) / 2,
+        class_weight=None,
+        verbose=0,
+    ):
+        store_params(self, locals())
+
+    @classmethod
+    def from_estimator(cls, estimator, **params):
+        """The cross-validated version of a :class:`DualGaussSeidelClassifier` or preset.
+
+        Every setting of ``estimator`` (a preset's fixed loss and regularizer
+        included) but ``lam`` and ``warm_start``, updated by ``params``
+        (``lams``, ``cv``, ``scoring``, ...).
+        """
+        settings = estimator._all_params()
+        for key in ("lam", "warm_start"):
+            settings.pop(key)
+        return cls(**{**settings, **params})
+
+    def fit(self, X, y, sample_weight=None):
+        """Choose ``lam`` by cross-validation, then fit every problem at its choice.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the training folds' losses (the held-out scores are unweighted).
+
+        Returns
+        -------
+        self : object
+        """
+        name = type(self).__name__
+        problems = _Problems(self, X, y, sample_weight)
+        lams = _resolve_lams(name, self.lams, self.lam_min_ratio, problems)
+        scoring = _Scoring(self.scoring, self)
+        folds = self._folds(problems, y)
+        run = _FoldPaths(self, problems, scoring, folds)
+        bar = tqdm(total=run.n_tasks * lams.size, desc=f"{name} (folds x problems x lams)",
+                   unit="fit", file=sys.stderr, leave=False,
+                   disable=not self.verbose or not sys.stderr.isatty())
+        try:
+            run.extend(lams, bar)
+            self._choose(run)
+            # A grid from the data continues its warm-started paths below its
+            # bottom while some problem's best lam is the smallest yet (three
+            # more points at a time, down to lam_max * 1e-8).
+            auto = isinstance(self.lams, Integral) and lams.size > 1
+            while auto and self._at_the_bottom(run) and run.lams[-1] > lams[0] * _FLOOR:
+                step = lams[1] / lams[0]
+                more = run.lams[-1] * step ** np.arange(1, 4)
+                bar.total += run.n_tasks * more.size
+                run.extend(more[more >= lams[0] * _FLOOR * step], bar)
+                self._choose(run)
+        finally:
+            bar.close()
+        _warn_path_failures(name, run.failures, run.n_tasks * run.lams.size,
+                            problems.settings.tol)
+        self.lams_, self.scoring_, self.path_n_iter_ = run.lams, scoring.name, run.path_iter
+        self._warn_at_the_bottom(run.lams, run.constant)
+        self._refit(problems)
+        return self
+
+    def _choose(self, run):
+        """lam_, best_score_ and cv_scores_ from the paths run so far."""
+        if run.shared:
+            self.cv_scores_ = self._shared_scores(run.problems, run.scoring, run.folds,
+                                                  run.held, run.lams)
+            mean = self.cv_scores_.mean(axis=0)
+            best = int(np.argmax(mean))  # the first maximum: the largest lam
+            self.lam_ = np.full(run.problems.n_problems, run.lams[best])
+            self.best_score_ = float(mean[best])
+        else:
+            self.cv_scores_ = run.col_scores
+            self.lam_, self.best_score_ = self._per_problem_choice(
+                run.problems, run.scoring, run.lams, run.col_scores, run.tp, run.npos,
+                run.constant)
+
+    def _at_the_bottom(self, run):
+        return any(self.lam_[k] == run.lams[-1] for k in range(self.lam_.size)
+                   if k not in run.constant)
+
+    def cv_summary(self, names=None):
+        """What the cross-validation chose, JSON-ready (for reports and plots).
+
+        Parameters
+        ----------
+        names : list of str, optional
+            A name per binary problem (default: the classes, or the label
+            columns' indices).
+
+        Returns
+        -------
+        summary : dict
+            ``scoring``, ``folds``, ``lams`` (the grid, descending), ``shared``
+            (one lam for every problem), ``lam`` ({name: chosen lam}),
+            ``cv_score`` (:attr:`best_score_`) and ``curves`` ({name: mean
+            held-out score per lam}; a single ``"all"`` curve when the lam is
+            shared). Undefined means are None.
+        """
+        check_is_fitted(self, "lam_")
+        if names is None:
+            names = [str(c) for c in (self.classes_[-1:] if self._label_mode == "binary"
+                                      else self.classes_)]
+        shared = self.cv_scores_.ndim == 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: None
+            means = (self.cv_scores_.mean(axis=0)[None] if shared
+                     else np.nanmean(self.cv_scores_, axis=1))
+        curves = {("all" if shared else str(name)): [None if not np.isfinite(x) else float(x)
+                                                    for x in row]
+                  for name, row in zip(["all"] if shared else names, means)}
+        return {
+            "scoring": self.scoring_ if isinstance(self.scoring_, str) else repr(self.scoring_),
+            "folds": int(self.cv_scores_.shape[-2]), "lams": [float(x) for x in self.lams_],
+            "shared": bool(shared),
+            "lam": {str(name): float(lam) for name, lam in zip(names, self.lam_)},
+            "cv_score": float(self.best_score_), "curves": curves,
+        }
+
+    # -- the steps of fit -----------------------------------------------------
+
+    def _warn_at_the_bottom(self, lams, constant):
+        """Say so when the best lam is the grid's smallest: the optimum may lie below it."""
+        at_bottom = [k for k in range(self.lam_.size)
+                     if self.lam_[k] == lams[-1] and k not in constant]
+        if not at_bottom or lams.size < 2:
+            return
+        what = ("the shared lam" if self._label_mode != "multilabel"
+                else f"the lam of label column(s) {at_bottom}")
+        fix = ("a smaller lam_min_ratio" if isinstance(self.lams, Integral)
+               else "smaller values in lams")
+        warnings.warn(
+            f"{type(self).__name__}: {what} is the smallest of the grid ({lams[-1]:.3g}); "
+            f"the cross-validated score may still rise below it. Search further with {fix}.",
+            UserWarning, stacklevel=3)
+
+    def _folds(self, problems, y):
+        """The (train, test) index pairs; one-line errors and warnings about sizes."""
+        name = type(self).__name__
+        n = problems.n
+        if isinstance(self.cv, Integral) and not isinstance(self.cv, bool):
+            if self.cv < 2:
+                raise ValueError(f"{name}: cv={self.cv}; cross-validation needs at least 2 folds.")
+            if self.cv > n:
+                raise ValueError(f"{name}: cv={self.cv} folds but only {n} samples; "
+                                 f"lower cv to at most {n}.")
+        y_split = None if problems.mode == "multilabel" else problems.class_index()
+        splitter = check_cv(self.cv, y_split, classifier=problems.mode != "multilabel")
+        n_splits = splitter.get_n_splits(np.zeros((n, 1)), y_split)
+        if problems.mode != "multilabel":
+            counts = np.bincount(y_split, minlength=problems.classes.size)
+            small = int(np.argmin(counts))
+            if counts[small] < n_splits:
+                label = problems.classes[small]
+                warnings.warn(
+                    f"{name}: class {label!r} has {counts[small]} example(s), fewer than "
+                    f"the {n_splits} folds: some folds train or test without it, which "
+                    f"makes its part of the CV score noisy. Lower cv to at most "
+                    f"{max(counts[small], 2)} for a fold per example.",
+                    UserWarning, stacklevel=3)
+        with warnings.catch_warnings():
+            # said above in textwin's words
+            warnings.filterwarnings("ignore", message=".*least populated class")
+            folds = list(splitter.split(np.zeros((n, 1)), y_split))
+        if problems.mode == "multilabel":
+            self._warn_missing_positives(problems, folds)
+        return folds
+
+    def _warn_missing_positives(self, problems, folds):
+        """Name the label columns with a held-out fold without positives (its score is left out)."""
+        missing = []
+        for k in range(problems.n_problems):
+            y = problems.labels.column(k)
+            empty = [f for f, (_, test) in enumerate(folds) if not np.any(y[test] > 0)]
+            if empty and np.any(y > 0):
+                missing.append((k, empty))
+        if missing:
+            shown = ", ".join(f"column {k} (folds {', '.join(map(str, e))})"
+                              for k, e in missing[:5])
+            more = f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+            warnings.warn(
+                f"{type(self).__name__}: {len(missing)} label column(s) have a held-out fold "
+                f"without positive examples: {shown}{more}. Those folds are left out of "
+                f"the column's score; fewer folds (cv) give each one positives.",
+                UserWarning, stacklevel=4)
+
+    def _shared_scores(self, problems, scoring, folds, held, lams):
+        """(n_folds, n_lams) scores of the whole model (one lam for every problem)."""
+        F, L = len(folds), lams.size
+        out = np.empty((F, L))
+        for f, (_, test) in enumerate(folds):
+            for l in range(L):
+                S = held[f][:, :, l]
+                if scoring.bep:
+                    T = np.column_stack([problems.labels.column(k)[test] > 0
+                                         for k in range(problems.n_problems)])
+                    counts = [scoring.binary_counts(T[:, k], S[:, k]) for k in range(S.shape[1])]
+                    pos = sum(c[1] for c in counts)
+                    out[f, l] = sum(c[0] for c in counts) / pos if pos else np.nan
+                else:
+                    out[f, l] = self._score_scores(problems, scoring, test, S)
+        bad = ~np.isfinite(out)
+        if bad.all(axis=0).any():
+            raise ValueError(
+                f"{type(self).__name__}: the scoring {scoring.name!r} is undefined on every "
+                f"held-out fold; choose another scoring or other folds.")
+        if bad.any():
+            warnings.warn(f"{type(self).__name__}: the scoring {scoring.name!r} is undefined on "
+                          f"some held-out folds; they are left out of the mean.",
+                          UserWarning, stacklevel=3)
+            out = np.where(bad, np.nanmean(out, axis=0), out)
+        return out
+
+    def _score_scores(self, problems, scoring, test, S):
+        """The scorer on one held-out fold, the model given by its scores ``S`` (n_test, K)."""
+        # a model whose decision_function returns S: identity weights over S's columns
+        K = S.shape[1]
+        y_test = problems.classes[problems.class_index()[test]]
+        if problems.mode == "binary":
+            return scoring.score(S[:, :1], y_test, np.ones((1, 1)), np.zeros(1),
+                                 problems.classes, "binary")
+        return scoring.score(S, y_test, np.eye(K), np.zeros(K), problems.classes, problems.mode)
+
+    def _per_problem_choice(self, problems, scoring, lams, col_scores, tp, npos, constant):
+        """lam per label column and the CV score of the choice."""
+        K = problems.n_problems
+        if scoring.bep:
+            pooled_tp, pooled_pos = tp.sum(axis=1), npos.sum(axis=1)  # (K, L), (K,)
+            value = np.divide(pooled_tp, pooled_pos[:, None], out=np.full_like(pooled_tp, np.nan),
+                              where=pooled_pos[:, None] > 0)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: below
+                value = np.nanmean(col_scores, axis=1)
+        usable = np.isfinite(value).all(axis=1)
+        if not usable.any():
+            raise ValueError(
+                f"{type(self).__name__}: the scoring {scoring.name!r} is undefined for every "
+                f"label column on every fold (no held-out positives); choose fewer folds.")
+        # a column without a score takes the lam best on average over the others
+        fallback = int(np.argmax(value[usable].mean(axis=0)))
+        choice = np.where(usable, np.argmax(np.where(usable[:, None], value, 0), axis=1),
+                          fallback)
+        unscored = [k for k in range(K) if not usable[k] and k not in constant]
+        if unscored:
+            warnings.warn(
+                f"{type(self).__name__}: label column(s) {unscored} have no held-out fold "
+                f"where {scoring.name!r} is defined; they take lam={lams[fallback]:.3g}, the "
+                f"best on average over the other columns.", UserWarning, stacklevel=3)
+        cols = np.arange(K)
+        if scoring.bep:
+            best = pooled_tp[cols, choice].sum() / pooled_pos.sum()
+        else:
+            best = value[cols[usable], choice[usable]].mean()
+        return lams[choice], float(best)
+
+    def _refit(self, problems):
+        """Fit every problem on all the data at its chosen lam (the base estimator's collection)."""
+        K, d = problems.n_problems, problems.d_user
+        coef, dual, bias = np.empty((K, d)), np.empty((K, problems.n)), np.empty(K)
+        Xc = problems.checked(problems.X)
+        s = problems.settings
+
+        def solve(k):
+            y, weight = problems.rows(k)
+            alpha = dual[k]
+            alpha[:] = 0.0
+            out = solve_binary_problem(Xc, y, weight, alpha, problems.at(self.lam_[k], problems.n),
+                                       int(problems.seeds[k]))
+            coef[k] = out["w"][:d]
+            own_bias = s.intercept == "constant_feature" and not out["constant"]
+            bias[k] = out["w"][-1] if own_bias else out["bias"]
+            del out["w"]
+            return out
+
+        results = map_problems(solve, K, self.n_jobs)
+        self._collect(results, coef, dual, bias, s)
+        self._fit_dimension = problems.X.shape[1]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            self._warn_after_fit(results, s, problems.params)
+        for w in caught:  # this estimator has no warm start to resume with
+            message = w.message
+            if isinstance(message, SolverConvergenceWarning):
+                message.args = (message.render(SolverConvergenceWarning.API_NAMES, resume=False),)
+            warnings.warn(message, stacklevel=3)
