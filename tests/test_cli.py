@@ -644,3 +644,46 @@ def test_train_tune_thresholds_text_output_and_bad_choice(capsys, jsonl_corpus):
         run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
             "--tune-thresholds", "bep")
     assert exc.value.code == EXIT_USAGE and "invalid choice: 'bep'" in capsys.readouterr().err
+
+
+# -- lam chosen by cross-validation ------------------------------------------------
+
+def test_train_lam_auto_reports_the_choice_and_plots_it(capsys, tmp_path, jsonl_corpus):
+    plot = tmp_path / "cv.png"
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq,grain",
+                         "--features", 15, "--lam", "auto", "--plot", plot, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    cv = result["lam_by_cv"]
+    assert cv["folds"] == 5 and cv["scoring"] == "micro_breakeven_point" and not cv["shared"]
+    assert 0.5 < cv["cv_score"] <= 1 and result["settings"]["lam"] == "auto"
+    for row in result["categories"]:
+        assert row["lam"] == cv["lam"][row["category"]] and row["lam"] in cv["lams"]
+        curve = cv["curves"][row["category"]]
+        assert len(curve) == len(cv["lams"])
+    # the pooled CV score of the choice is the best one the curves allow
+    assert cv["cv_score"] >= min(max(c) for c in cv["curves"].values()) - 1e-12
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and result["plot"] == str(plot)
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq",
+                         "--features", 15, "--lam", "auto")
+    assert code == 0, err
+    assert "lambda by 5-fold cross-validation on the training set" in out
+    assert "micro_breakeven_point" in out and "acq " in out.splitlines()[-2]
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["--lam", "auto", "--method", "linearsvc"], ["needs a dual Gauss-Seidel method"]),
+    (["--plot", "x.png"], ["--plot", "--lam auto"]),
+    (["--lam", "auto", "--plot", "x.txt"], [".png, .pdf or .svg"]),
+])
+def test_train_lam_auto_bad_combinations_are_one_line(capsys, jsonl_corpus, argv, fragments):
+    code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq",
+                         "--features", 15, *argv)
+    assert code != 0
+    assert_one_line_error(err, *fragments)
+
+
+def test_lam_must_be_a_number_or_auto(capsys, jsonl_corpus):
+    with pytest.raises(SystemExit):
+        main(["train", "--corpus", str(jsonl_corpus), "--lam", "often"])
+    assert "expected a number or 'auto'" in capsys.readouterr().err

@@ -145,11 +145,14 @@ def _overrides(args, method):
 def _given_settings(args):
     """The method settings given on the command line, their values checked."""
     given = {k: getattr(args, k) for k in _SETTING_OPTIONS if getattr(args, k, None) is not None}
+    if getattr(args, "plot", None) is not None and given.get("lam") != "auto":
+        raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto")
+    numbers = {k: v for k, v in given.items() if not (k == "lam" and v == "auto")}
     for key in ("lam", "eta", "tol", "theta", "gamma"):
-        if key in given and not math.isfinite(given[key]):
+        if key in numbers and not math.isfinite(given[key]):
             raise CLIError(f"--{key} must be a finite number, got {given[key]}")
     for key in ("lam", "eta", "tol"):
-        if key in given and not given[key] > 0:
+        if key in numbers and not given[key] > 0:
             raise CLIError(f"--{key} must be positive, got {given[key]}")
     if "tol" in given and not given["tol"] < 1:
         raise CLIError(f"--tol is a relative duality gap: give a value below 1 (e.g. 1e-3), "
@@ -395,6 +398,7 @@ def cmd_train(args):
     except ValueError as exc:
         raise CLIError(str(exc)) from None
     overrides = _overrides(args, method)
+    _check_plot(args)
     if args.output is not None:  # before the training, not after it
         from ._io import NotARegularFileError, resolve_destination
 
@@ -415,6 +419,7 @@ def cmd_train(args):
     _PROBLEM_NAMES[:] = categories
     est, seconds = _train_problem(method, X_train, Y_train, overrides, n_jobs=args.n_jobs,
                                   verbose=_estimator_verbosity(args))
+    cv = est.cv_summary(categories) if hasattr(est, "cv_summary") else None  # --lam auto
     scores = score_matrix(est, X_test)
     thresholds = None
     if args.tune_thresholds:
@@ -441,6 +446,8 @@ def cmd_train(args):
         })
         if thresholds is not None:
             rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
+        if cv is not None:
+            rows[-1]["lam"] = cv["lam"][cat]
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": source,
         "settings": {**method.settings, **overrides},
@@ -448,6 +455,11 @@ def cmd_train(args):
         "n_features": int(X_train.shape[1]), "seconds": round(seconds, 3),
         "categories": rows,
     }
+    if cv is not None:
+        result["lam_by_cv"] = cv
+        if args.plot is not None:
+            _plot_cv({"": cv}, args.plot)
+            result["plot"] = str(args.plot)
     if args.output is not None:
         model = TextModel(
             *linear_weights(est), categories,
@@ -487,10 +499,81 @@ def cmd_train(args):
         _out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
              f"{TUNING_FOLDS}-fold cross-validation on the training set: "
              + ", ".join(f"{r['category']} {r['threshold']:.3g}" for r in rows))
+    if cv is not None:
+        _out(_cv_line(cv))
     _out(f"time: {seconds:.2f} s (training)")
+    if "plot" in result:
+        _out(f"plot: {result['plot']}")
     if "model" in result:
         _out(f"model: {result['model']}")
     return EXIT_OK
+
+
+def _cv_line(cv, method=None):
+    """The lambda chosen by --lam auto and its cross-validated score, in one line."""
+    lams = cv["lam"]
+    chosen = (f"{next(iter(lams.values())):.3g} for every class" if cv["shared"] and len(lams) > 1
+              else ", ".join(f"{c} {lam:.3g}" for c, lam in lams.items()))
+    who = f"{method}: " if method else ""
+    return (f"{who}lambda by {cv['folds']}-fold cross-validation on the training set over "
+            f"{len(cv['lams'])} values from {cv['lams'][0]:.3g} to {cv['lams'][-1]:.3g} "
+            f"({cv['scoring']} {100 * cv['cv_score']:.2f}): {chosen}")
+
+
+def _check_plot(args):
+    """--plot: matplotlib present and the file writable, before any training."""
+    if getattr(args, "plot", None) is None:
+        return
+    import importlib.util
+
+    from ._io import NotARegularFileError, resolve_destination
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CLIError("--plot draws with matplotlib, which is not installed: "
+                       "pip install 'textwin[plot]' (or pip install matplotlib)")
+    if args.plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise CLIError(f"--plot {args.plot}: give a .png, .pdf or .svg file")
+    try:
+        resolve_destination(args.plot)
+    except NotARegularFileError as exc:
+        raise CLIError(f"cannot write the plot to {args.plot}: {exc}") from None
+
+
+def _plot_cv(summaries, path):
+    """Cross-validated score against lambda: a curve per category (or the shared one)
+    of every ``{method: cv_summary}``, the chosen lambda marked; written atomically."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ._io import atomic_write
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    scoring = set()
+    for method, cv in summaries.items():
+        scoring.add(cv["scoring"])
+        for name, values in cv["curves"].items():
+            y = [float("nan") if v is None else 100 * v for v in values]
+            label = " ".join(x for x in (method, "" if name == "all" else name) if x) or "mean"
+            line, = ax.semilogx(cv["lams"], y, "-o", ms=3, lw=1.2, label=label)
+            lam = next(iter(cv["lam"].values())) if name == "all" else cv["lam"][name]
+            ax.semilogx([lam], [y[cv["lams"].index(lam)]], "*", ms=11, color=line.get_color())
+    ax.set_xlabel("lambda (star: chosen)")
+    ax.set_ylabel(f"cross-validated {' / '.join(sorted(scoring))} (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=path.suffix.lower().lstrip("."), dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    try:
+        with atomic_write(path) as fh:
+            fh.write(buf.getvalue())
+    except OSError as exc:
+        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
+    logger.info("plot written to %s", path)
 
 
 def _num(x):
@@ -538,6 +621,7 @@ def cmd_eval(args):
         mine = {k: v for k, v in given.items() if k in m.settings}
         if mine:
             overrides[m.key] = mine
+    _check_plot(args)
     try:
         data = _protocol_data(args.categories, args)
     except UnknownCategoryError as exc:
@@ -560,10 +644,17 @@ def cmd_eval(args):
         except ValueError as exc:  # as in train: the estimators' checks name the setting
             raise CLIError(first_line(exc)) from None
     dicts = [r.to_dict() for r in results]
+    chosen = {r.method: r.extra["lam_by_cv"] for r in results if "lam_by_cv" in r.extra}
+    if args.plot is not None and chosen:
+        _plot_cv(chosen, args.plot)
     if args.json:
         _print_json(dicts)
         return EXIT_OK
     _print_table(results, data.categories)
+    for key, cv in chosen.items():
+        _out(_cv_line(cv, key))
+    if args.plot is not None and chosen:
+        _out(f"plot: {args.plot}")
     return EXIT_OK
 
 
@@ -829,10 +920,27 @@ def _training_options(p):
     _common(p, data="download")
 
 
+def _lam_option(text):
+    """--lam: a number, or 'auto' (chosen by cross-validation)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
+
+
 def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: each method's own, the paper's; the methods are listed below)")
-    g.add_argument("--lam", type=float, help="regularization parameter lambda > 0")
+    g.add_argument("--lam", type=_lam_option, metavar="LAM|auto",
+                   help="regularization parameter lambda > 0, or 'auto': chosen per "
+                        "category (one shared for a multi-class task) by 5-fold "
+                        "cross-validation on the training set over a grid from the data "
+                        "(dual Gauss-Seidel methods)")
+    g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
+                   help="with --lam auto: draw the cross-validated score against lambda "
+                        "(needs matplotlib: pip install 'textwin[plot]')")
     g.add_argument("--epochs", type=int,
                    help="passes over the data: at most this many for the dual methods (per "
                         "inner solve for Algorithm 2), exactly this many for Perceptron and "

@@ -100,6 +100,11 @@ def _dual_gauss_seidel(preset, settings, **fixed):
 
     kw = _rename(settings, "max_epochs", **fixed)
     kw.setdefault("shuffle", False)
+    if kw.get("lam") == "auto":  # lam by cross-validation (docs/mathematics.md §13)
+        from .model_selection import DualGaussSeidelClassifierCV
+
+        del kw["lam"]
+        return DualGaussSeidelClassifierCV.from_estimator(getattr(linear, preset)(**kw))
     return getattr(linear, preset)(**kw)
 
 
@@ -109,11 +114,20 @@ def _online(cls_name, settings, **fixed):
     return getattr(online, cls_name)(**_rename(settings, "n_epochs", **fixed))
 
 
+def _sklearn_c(settings, n):
+    """scikit-learn's C = 1/(lam n); its models have no lam chosen by cross-validation."""
+    if settings["lam"] == "auto":
+        raise ValueError("lam='auto' (chosen by cross-validation) needs a dual Gauss-Seidel "
+                         "method (svm, svm-alg2, svm-alg2-converged, mls, rwinnow, "
+                         "rwinnow-balanced), not a scikit-learn one")
+    return 1.0 / (settings["lam"] * n)
+
+
 def _sklearn_svc(settings, n):
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import SVC
 
-    c = 1.0 / (settings["lam"] * n)
+    c = _sklearn_c(settings, n)
     return OneVsRestClassifier(SVC(kernel="linear", C=c, tol=settings.get("tol", 1e-3)))
 
 
@@ -121,7 +135,7 @@ def _sklearn_linearsvc(settings, n):
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import LinearSVC
 
-    c = 1.0 / (settings["lam"] * n)
+    c = _sklearn_c(settings, n)
     return OneVsRestClassifier(LinearSVC(C=c, loss="hinge", dual=True,
                                          tol=settings.get("tol", 1e-4),
                                          max_iter=settings.get("max_iter", 10000),
@@ -410,6 +424,9 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
         est.set_params(n_jobs=n_jobs)
     if verbose and "verbose" in params:
         est.set_params(verbose=verbose)
+    if "scoring" in params and params["scoring"] is None:
+        # categories (one or several columns) are judged by break-even points
+        est.set_params(scoring="micro_breakeven_point")
     return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
 
 
@@ -491,6 +508,8 @@ def run_micro_breakeven(methods=None, categories="top10", data_home=None, *, n_f
                     extra[key] = np.asarray(getattr(est, attr)).tolist()
             if hasattr(est, "gap_history_"):         # exact duality-gap checks per category
                 extra["exact_checks"] = [len(h) for h in est.gap_history_]
+            if hasattr(est, "cv_summary"):           # lam chosen by cross-validation
+                extra["lam_by_cv"] = est.cv_summary(list(data.categories))
             logger.info("%s: micro-BEP %.1f%% in %.1f s", method.key, 100 * micro, seconds)
             results.append(MethodResult(
                 method=method.key, paper_name=method.paper_name, breakeven=per_cat,
