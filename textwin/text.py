@@ -6,10 +6,9 @@ words: lower case, no stop-word removal. Three pieces do that here:
 - :func:`tokenize` splits a text into words with one regular expression,
   :data:`TOKEN_PATTERN`;
 - :class:`PorterStemmer` is a Porter stemmer memoized per distinct token:
-  NLTK's (pure Python, about 20,000 words a second) or PyStemmer's (Snowball's
-  C implementation, about 20 times faster) when that optional package is
-  installed. A corpus of millions of tokens has only tens of thousands of
-  distinct ones, so each is stemmed once;
+  NLTK's (pure Python) or PyStemmer's (Snowball's C implementation) when that
+  optional package is installed. A corpus of millions of tokens has only tens
+  of thousands of distinct ones, so each is stemmed once;
 - :class:`TextVectorizer` is a scikit-learn transformer from raw texts to a CSR
   matrix of binary, count or L2-normalized tf-idf values, fitted in one call
   or chunk by chunk (:meth:`TextVectorizer.partial_fit`).
