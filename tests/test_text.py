@@ -388,7 +388,7 @@ def test_token_pattern_with_several_groups_is_refused():
     assert sorted(vec.vocabulary_) == ["hello", "world"]
 
 
-def test_a_saved_model_keeps_the_stemmer_it_was_fitted_with(tmp_path):
+def test_a_saved_model_keeps_the_stemmer_it_was_fitted_with(tmp_path, monkeypatch, capsys):
     pytest.importorskip("Stemmer")
     from sklearn.pipeline import Pipeline
 
@@ -405,6 +405,17 @@ def test_a_saved_model_keeps_the_stemmer_it_was_fitted_with(tmp_path):
     assert model.preprocessing["stemmer"] == "pystemmer"  # not "auto"
     assert model.vectorizer().stemmer_ == "pystemmer"
     np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+    # `textwin predict` where PyStemmer is missing: one line that says what to install
+    from textwin.cli import EXIT_BAD_MODEL, main
+
+    (tmp_path / "doc.txt").write_text("aged wine")
+    with monkeypatch.context() as patch:
+        patch.setitem(sys.modules, "Stemmer", None)
+        code = main(["predict", str(tmp_path / "m.npz"), str(tmp_path / "doc.txt")])
+    err = capsys.readouterr().err.strip()
+    assert code == EXIT_BAD_MODEL and len(err.splitlines()) == 1
+    assert "fitted with PyStemmer" in err and "pip install PyStemmer" in err
+    assert main(["predict", str(tmp_path / "m.npz"), str(tmp_path / "doc.txt")]) == 0
     # A file written before the choice of stemmer existed has no "stemmer": its
     # vocabulary is NLTK's stems, and so are those of the texts it scores.
     old = TextModel(np.ones((1, 2)), np.zeros(1), ["aged"], vocabulary=["age", "alway"],

@@ -739,7 +739,10 @@ def cmd_predict(args):
         if not docs:
             raise CLIError("no document to score: give files, a folder, or lines on stdin")
         ids = [d[0] for d in docs]
-        scores = model.decision_function([d[1] for d in docs])
+        try:
+            scores = model.decision_function([d[1] for d in docs])
+        except ImportError as exc:  # stems with PyStemmer, not installed here
+            raise CLIError(str(exc), EXIT_BAD_MODEL) from None
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(model.target_names), args.threshold)
