@@ -7,16 +7,28 @@ from setuptools import Extension, setup
 
 HERE = Path(__file__).parent
 
+KERNELS = Path("textwin", "_kernels")
+# The hand-written C (rowops.h) compiled into the extension whose code calls it:
+# its run-time choice of SIMD path lives in one table per extension.
+C_SOURCES = {
+    "textwin._kernels._dual_gs": [
+        str(KERNELS / name)
+        for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
+    ],
+}
+
 # One extension per .pyx under textwin/ (generated C is never committed).
 extensions = [
     Extension(
-        ".".join(pyx.relative_to(HERE).with_suffix("").parts),
-        [str(pyx.relative_to(HERE))],
+        name,
+        [str(pyx.relative_to(HERE))] + C_SOURCES.get(name, []),
         include_dirs=[np.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
+        depends=[str(KERNELS / "rowops.h"), str(KERNELS / "rowops_inline.h")],
     )
     for pyx in sorted((HERE / "textwin").rglob("*.pyx"))
+    for name in [".".join(pyx.relative_to(HERE).with_suffix("").parts)]
 ]
 
 setup(

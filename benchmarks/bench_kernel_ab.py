@@ -2,9 +2,9 @@
 
 On a shared machine two runs of ``bench_epoch_cost.py`` differ by 10 % or more
 between minutes, more than most kernel changes gain. This script builds the
-kernel (``textwin/_kernels/_dual_gs.pyx``) of two revisions as two extension
-modules, compiled as ``setup.py`` compiles the package, imports both, and in
-each round times the same fit with each build back to back on one Reuters
+kernels (``textwin/_kernels/``: the .pyx, .pxd and hand-written C) of two
+revisions as two packages, compiled as ``setup.py`` compiles them, imports
+both, and in each round times the same fit with each build back to back on one Reuters
 category: the time per epoch is (fit of ``--epochs`` epochs - fit of 0 epochs)
 / ``--epochs``, on the thread CPU clock; the builds alternate which goes first
 (the second of a pair can gain from the first's warm caches, or lose to a
@@ -43,49 +43,79 @@ from _common import (emit_json, kernel_fit, load_average, print_machine,  # noqa
                      reuters_binary_ig, reuters_tfidf)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KERNEL = "textwin/_kernels/_dual_gs.pyx"
+KERNELS = "textwin/_kernels"
 REGULARIZERS = ("square", "entropy", "normalized_entropy", "balanced_entropy",
                 "balanced_normalized_entropy")
 SETUP = """
+import glob, os
 import numpy as np
 from Cython.Build import cythonize
 from setuptools import Extension, setup
-names = {names!r}
-ext = [Extension(n, [n + ".pyx"], include_dirs=[np.get_include()],
-                 define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
-                 extra_compile_args=["-O3"]) for n in names]
+packages = {packages!r}
+ext = []
+for pkg in packages:
+    # the hand-written C goes into the extensions that cimport its declarations
+    c_sources = sorted(glob.glob(os.path.join(pkg, "*.c")))
+    for pyx in sorted(glob.glob(os.path.join(pkg, "*.pyx"))):
+        with open(pyx) as f:
+            uses_c = "_rowops cimport" in f.read()
+        name = pkg + "." + os.path.basename(pyx)[:-4]
+        ext.append(Extension(name, [pyx] + (c_sources if uses_c else []),
+                             include_dirs=[np.get_include()],
+                             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+                             extra_compile_args=["-O3"]))
 setup(ext_modules=cythonize(ext, quiet=True, compiler_directives={{
     "language_level": 3, "boundscheck": False, "wraparound": False,
     "cdivision": True, "initializedcheck": False}}))
 """
 
 
-def kernel_source(rev):
-    """The kernel's source at ``rev`` (``WORKTREE``: the file as it is now)."""
-    if rev == "WORKTREE":
-        with open(os.path.join(ROOT, KERNEL)) as f:
-            return f.read()
-    out = subprocess.run(["git", "show", f"{rev}:{KERNEL}"], cwd=ROOT, capture_output=True,
-                         text=True)
+def _git(*args):
+    out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
     if out.returncode != 0:
-        sys.exit(f"error: cannot read {KERNEL} at {rev!r}: {out.stderr.strip()}")
+        sys.exit(f"error: git {' '.join(args)}: {out.stderr.strip()}")
     return out.stdout
 
 
-def build(sources, workdir):
-    """Compile {module name: source} in workdir and import the modules."""
-    for name, text in sources.items():
-        with open(os.path.join(workdir, name + ".pyx"), "w") as f:
-            f.write(text)
+def kernel_sources(rev):
+    """{file name: text} of the kernels' sources (.pyx, .pxd, hand-written .c/.h)
+    at ``rev`` (``WORKTREE``: the files as they are now, committed or not)."""
+    if rev == "WORKTREE":
+        names = _git("ls-files", "--cached", "--others", "--exclude-standard", KERNELS).split()
+    else:
+        names = _git("ls-tree", "-r", "--name-only", rev, KERNELS).split()
+    names = [n for n in names if n.endswith((".pyx", ".pxd", ".c", ".h"))
+             and os.path.basename(n) != "_online.pyx"]
+    out = {}
+    for name in names:
+        if rev == "WORKTREE":
+            with open(os.path.join(ROOT, name)) as f:
+                out[os.path.basename(name)] = f.read()
+        else:
+            out[os.path.basename(name)] = _git("show", f"{rev}:{name}")
+    if "_dual_gs.pyx" not in out:
+        sys.exit(f"error: no {KERNELS}/_dual_gs.pyx at {rev!r}")
+    return out
+
+
+def build(packages, workdir):
+    """Compile {package name: {file: text}} in workdir and import each package's
+    ``_dual_gs`` (each build its own package, so the two load side by side)."""
+    for pkg, files in packages.items():
+        os.makedirs(os.path.join(workdir, pkg))
+        open(os.path.join(workdir, pkg, "__init__.py"), "w").close()
+        for name, text in files.items():
+            with open(os.path.join(workdir, pkg, name), "w") as f:
+                f.write(text)
     with open(os.path.join(workdir, "setup_ab.py"), "w") as f:
-        f.write(SETUP.format(names=list(sources)))
-    print(f"building {', '.join(sources)} in {workdir} ...", file=sys.stderr, flush=True)
+        f.write(SETUP.format(packages=list(packages)))
+    print(f"building {', '.join(packages)} in {workdir} ...", file=sys.stderr, flush=True)
     out = subprocess.run([sys.executable, "setup_ab.py", "build_ext", "--inplace"], cwd=workdir,
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit("error: the build failed:\n" + out.stdout[-3000:] + out.stderr[-3000:])
     sys.path.insert(0, workdir)
-    return {name: importlib.import_module(name) for name in sources}
+    return {pkg: importlib.import_module(pkg + "._dual_gs") for pkg in packages}
 
 
 def by_frequency(X):
@@ -149,8 +179,8 @@ def main(argv=None):
             labels = ("columns as they come", "columns by frequency")
             variants = [(current, X), (current, by_frequency(X))]
         else:
-            mods = build({"_tw_ab_old": kernel_source(args.old),
-                          "_tw_ab_new": kernel_source(args.new)}, workdir)
+            mods = build({"_tw_ab_old": kernel_sources(args.old),
+                          "_tw_ab_new": kernel_sources(args.new)}, workdir)
             labels = (args.old, args.new)
             variants = [(mods["_tw_ab_old"], X), (mods["_tw_ab_new"], X)]
         print(f"reuters {args.data}: n={X.shape[0]} d={X.shape[1]} nnz={X.nnz}, "
