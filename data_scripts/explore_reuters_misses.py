@@ -48,8 +48,9 @@ if __name__ == "__main__":
         print(key, ov, f"{100*r.micro_breakeven:.1f}", flush=True)
     from textwin.online import Perceptron, Winnow
     from textwin.linear import RegularizedWinnow
-    for name, est in [("perceptron no-renorm", Perceptron(renormalize=False)),
-                      ("winnow A=2", Winnow(mass=2.0)), ("winnow A=0.5", Winnow(mass=0.5)),
+    for name, est in [("perceptron no-renorm", Perceptron(renormalize=False, shuffle=False)),
+                      ("winnow A=2", Winnow(mass=2.0, shuffle=False)),
+                      ("winnow A=0.5", Winnow(mass=0.5, shuffle=False)),
                       ("rwinnow A=2", RegularizedWinnow(mass=2.0, shuffle=False)),
                       ("rwinnow A=0.5", RegularizedWinnow(mass=0.5, shuffle=False)),
                       ("rwinnow A=2 theta=.2", RegularizedWinnow(mass=2.0, theta=0.2, shuffle=False)),

@@ -1,9 +1,11 @@
 """The command line on a user's own corpus, and its data-path errors."""
 import json
 
+import numpy as np
 import pytest
 
 from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
+from textwin.persistence import load_model
 
 from test_cli import assert_one_line_error as one_line_error  # noqa: E402 (tests/ on sys.path)
 from test_cli import run
@@ -40,3 +42,170 @@ def test_missing_test_corpus_is_named(capsys, tmp_path):
     assert code == EXIT_NO_DATA
     one_line_error(err, "test corpus not found", "nope.svm")
     assert "train.svm" not in err
+
+
+# -- single-label and multi-label corpora ----------------------------------------------
+
+WORDS = {"sport": "match goal team score league", "politics": "vote party minister law",
+         "science": "atom cell energy theory lab"}
+
+
+def _folder_corpus(root, per_class=(12, 6)):
+    """train/ and test/ folders whose files are numbered from 1 in every class folder."""
+    rng = np.random.default_rng(0)
+    for split, n in zip(("train", "test"), per_class):
+        for cat, words in WORDS.items():
+            (root / split / cat).mkdir(parents=True)
+            for i in range(1, n + 1):
+                own = rng.choice(words.split(), 3)
+                other = rng.choice(" ".join(WORDS.values()).split(), 2)
+                (root / split / cat / f"{i}.txt").write_text(" ".join([*own, *other, str(i)]))
+    return root
+
+
+def test_single_label_folder_corpus_end_to_end(capsys, tmp_path, monkeypatch):
+    corpus = _folder_corpus(tmp_path / "news")
+    model = tmp_path / "news.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--json", "-o", model)
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["task"] == "multiclass"
+    assert (result["n_train"], result["n_test"]) == (36, 18)  # every file, names collide
+    assert {"accuracy", "macro_f1", "micro_f1", "n_features"} <= set(result)
+    assert "micro_breakeven" not in result
+    # the defaults on a user's corpus
+    assert result["settings"]["lam"] == pytest.approx(1 / 36)
+    assert "random example order" in result["order"]
+    saved = load_model(model)
+    assert saved.task == "multiclass" and saved.classes == ["politics", "science", "sport"]
+    assert saved.preprocessing["weighting"] == "tfidf"
+    assert saved.selected is None  # --features all: every word of the training set
+    assert result["n_features"] == saved.vocabulary.size
+    # the figures are the model's own predictions on the test files
+    texts, truth = [], []
+    for f in sorted((corpus / "test").rglob("*.txt")):
+        texts.append(f.read_text())
+        truth.append(f.parent.name)
+    predicted = saved.predict(texts)
+    accuracy = 100 * np.mean(predicted == np.array(truth))
+    assert result["accuracy"] == pytest.approx(accuracy, abs=1e-3)
+    assert result["micro_f1"] == pytest.approx(accuracy, abs=1e-3)
+    assert accuracy > 80
+
+    # predict: exactly one label per document, the argmax
+    code, out, err = run(capsys, "predict", model, corpus / "test", "--json")
+    assert code == 0, err
+    got = json.loads(out)
+    assert all(len(g["labels"]) == 1 for g in got) and len(got) == 18
+    assert [g["labels"][0] for g in got] == list(predicted)
+
+
+def test_task_detection_and_forcing(capsys, tmp_path):
+    corpus = _folder_corpus(tmp_path / "news")
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--task", "multilabel", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["task"] == "multilabel"
+    assert {"micro_breakeven", "macro_breakeven", "micro_f1", "macro_f1"} <= set(result)
+    # one category of a single-label corpus: in it or not (multi-label, BEP table)
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "sport", "--json")
+    assert code == 0 and json.loads(out)["task"] == "multilabel"
+    # two of three classes: the third's documents have no label, so multi-label
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "sport,politics",
+                         "--json")
+    assert code == 0 and json.loads(out)["task"] == "multilabel"
+    # two classes, one label each: binary, predicted as one of the two
+    docs = tmp_path / "two.jsonl"
+    docs.write_text("".join(json.dumps({"text": f"{WORDS[c]} {i}", "labels": [c],
+                                        "split": "test" if i % 3 == 0 else "train"}) + "\n"
+                            for i in range(30) for c in ("sport", "politics")))
+    model = tmp_path / "two.npz"
+    code, out, err = run(capsys, "train", "--corpus", docs, "--json", "-o", model)
+    assert code == 0, err
+    assert json.loads(out)["task"] == "binary" and load_model(model).task == "binary"
+    (tmp_path / "in.txt").write_text("vote party law")
+    code, out, err = run(capsys, "predict", model, tmp_path / "in.txt")
+    assert code == 0 and out.split("\t")[1] == "politics"
+    # a multi-label corpus cannot be forced into one label per document
+    ml = tmp_path / "ml.jsonl"
+    ml.write_text("".join(json.dumps({"text": f"w{i}", "labels": ["a", "b"] if i == 3 else
+                                      ["a" if i % 2 else "b"]}) + "\n" for i in range(20)))
+    code, out, err = run(capsys, "train", "--corpus", ml, "--task", "multiclass")
+    assert code == EXIT_USAGE
+    one_line_error(err, "exactly one label per document", "1 has several", "--task multilabel")
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--tune-thresholds", "f1")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--tune-thresholds is for multi-label", "multiclass")
+
+
+def test_eval_corpus_compares_methods(capsys, tmp_path):
+    corpus = _folder_corpus(tmp_path / "news")
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm,mls,perceptron",
+                         "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["task"] == "multiclass" and result["n_test"] == 18
+    assert [r["method"] for r in result["methods"]] == ["svm", "mls", "perceptron"]
+    for r in result["methods"]:
+        assert 0 <= r["accuracy"] <= 100 and r["seconds"] >= 0 and "macro_f1" in r
+    # the same figures as train with the same method
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--method", "mls", "--json")
+    assert json.loads(out)["accuracy"] == result["methods"][1]["accuracy"]
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm,mls")
+    assert code == 0, err
+    lines = out.splitlines()
+    assert lines[1].split() == ["method", "accuracy", "macro-F1", "micro-F1", "time", "(s)"]
+    assert [ln.split()[0] for ln in lines[2:4]] == ["svm", "mls"]
+    code, _, err = run(capsys, "eval", "--corpus", corpus, "--micro-breakeven")
+    assert code == EXIT_USAGE
+
+
+def test_jsonl_label_singular_and_unlabelled_on_the_command_line(capsys, tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "a b", "labels": ["x"]}\n{"text": "c d", "label": "y"}\n')
+    code, _, err = run(capsys, "train", "--corpus", path)
+    assert code == EXIT_USAGE
+    one_line_error(err, 'c.jsonl:2: the field is "labels"', '"labels": ["y"]')
+    path.write_text("".join(json.dumps({"text": f"w{i} x", "labels": ["x"] if i % 2 else ["y"]})
+                            + "\n" for i in range(12)) + '{"text": "no labels"}\n')
+    code, _, err = run(capsys, "train", "--corpus", path)
+    assert code == EXIT_USAGE
+    one_line_error(err, 'c.jsonl:13: no "labels" field', "--allow-unlabeled")
+    code, out, err = run(capsys, "train", "--corpus", path, "--allow-unlabeled", "--json")
+    assert code == 0, err
+    assert json.loads(out)["task"] == "multilabel"  # a document in no category
+
+
+def test_skipped_files_are_reported_on_the_command_line(capsys, tmp_path):
+    corpus = _folder_corpus(tmp_path / "news")
+    (corpus / "train" / "sport" / "photo.jpg").write_bytes(b"\xff\xd8\xff\x00JFIF" * 50)
+    (corpus / "train" / "sport" / "empty.txt").write_text("")
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--json")
+    assert code == 0, err
+    assert "skipped 2 files" in err and "photo.jpg" in err
+    report = json.loads(out)["corpus_report"]
+    assert report["skipped"] == {"empty": ["train/sport/empty.txt"],
+                                 "binary": ["train/sport/photo.jpg"]}
+    assert report["categories"]["sport"] == {"train": 12, "test": 6}
+    code, out, err = run(capsys, "train", "--corpus", corpus, "-q")
+    assert code == 0 and "skipped 2 files" in err  # -q keeps what was not read
+
+
+@pytest.mark.corpus
+@pytest.mark.slow
+def test_r8_defaults_within_a_point_of_linearsvc(capsys, reuters_data_home):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.svm import LinearSVC
+
+    from textwin.datasets import fetch_reuters_single_label
+
+    code, out, err = run(capsys, "train", "--corpus", "r8", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["task"] == "multiclass" and (result["n_train"], result["n_test"]) == (5485, 2189)
+    train = fetch_reuters_single_label("r8", data_home=reuters_data_home, subset="train")
+    test = fetch_reuters_single_label("r8", data_home=reuters_data_home, subset="test")
+    pipe = make_pipeline(TfidfVectorizer(), LinearSVC()).fit(train.data, train.target)
+    peer = 100 * np.mean(pipe.predict(test.data) == test.target)
+    assert result["accuracy"] >= peer - 1.0, (result["accuracy"], peer)

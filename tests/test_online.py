@@ -58,7 +58,7 @@ def _sparse_problem(n=120, d=15, seed=0, density=0.4):
 @pytest.mark.parametrize("renormalize", [False, True])
 def test_perceptron_matches_numpy_reference(renormalize):
     X, y = _sparse_problem()
-    est = Perceptron(eta=0.05, n_epochs=7, renormalize=renormalize).fit(X, y)
+    est = Perceptron(shuffle=False, eta=0.05, n_epochs=7, renormalize=renormalize).fit(X, y)
     w, mistakes = ref_perceptron(X.toarray(), y, 0.05, 7, renormalize)
     assert_allclose(est.coef_.ravel(), w, rtol=1e-10, atol=1e-13)
     assert_array_equal(est.mistakes_[0], mistakes)
@@ -74,7 +74,7 @@ def test_winnow_matches_numpy_reference(balanced, normalized, theta):
     X, y = _sparse_problem(seed=1)
     d = X.shape[1]
     mu = np.full(d, 1.0 / (2 * d if balanced else d))
-    est = Winnow(theta=theta, eta=0.3, n_epochs=6, balanced=balanced,
+    est = Winnow(shuffle=False, theta=theta, eta=0.3, n_epochs=6, balanced=balanced,
                  normalized=normalized).fit(X, y)
     w, mistakes = ref_winnow(X.toarray(), y, 0.3, theta, 6, balanced, normalized, mu)
     assert_allclose(est.coef_.ravel(), w, rtol=1e-9, atol=1e-15)
@@ -90,7 +90,8 @@ def test_winnow_many_mistakes_stay_finite_and_normalized():
     # scale folding; the result must still match the reference direction.
     X, y = _sparse_problem(n=300, seed=2)
     y[::3] *= -1  # noisy: mistakes never stop
-    est = Winnow(theta=0.0, eta=2.0, n_epochs=30, balanced=True, normalized=True).fit(X, y)
+    est = Winnow(shuffle=False, theta=0.0, eta=2.0, n_epochs=30, balanced=True,
+                 normalized=True).fit(X, y)
     w, _ = ref_winnow(X.toarray(), y, 2.0, 0.0, 30, True, True, np.full(15, 1 / 30))
     assert np.all(np.isfinite(est.coef_))
     assert_allclose(est.coef_.ravel(), w, rtol=1e-6, atol=1e-12)
@@ -99,12 +100,12 @@ def test_winnow_many_mistakes_stay_finite_and_normalized():
 def test_prediction_rules():
     X, y = _sparse_problem(seed=3)
     # Winnow: in class iff score >= theta, i.e. decision_function >= 0
-    est = Winnow(theta=0.05, eta=0.3, n_epochs=3).fit(X, y)
+    est = Winnow(shuffle=False, theta=0.05, eta=0.3, n_epochs=3).fit(X, y)
     scores = X @ est.coef_.ravel()
     assert_allclose(est.decision_function(X), scores - 0.05)
     assert_array_equal(est.predict(X), np.where(scores >= 0.05, 1.0, -1.0))
     # Perceptron: in class iff w x > 0
-    per = Perceptron(eta=0.1, n_epochs=3).fit(X, y)
+    per = Perceptron(shuffle=False, eta=0.1, n_epochs=3).fit(X, y)
     assert_array_equal(per.predict(X), np.where(X @ per.coef_.ravel() > 0, 1.0, -1.0))
 
 
@@ -137,7 +138,7 @@ def test_perceptron_novikoff_bound():
     R = np.sqrt(X.multiply(X).sum(axis=1)).max()
     gamma = np.min(y * (X @ u))
     bound = (R / gamma) ** 2
-    est = Perceptron(eta=0.5, n_epochs=300, renormalize=False).fit(X, y)
+    est = Perceptron(shuffle=False, eta=0.5, n_epochs=300, renormalize=False).fit(X, y)
     total = est.mistakes_[0].sum()
     assert 0 < total <= bound
     assert est.mistakes_[0][-1] == 0  # converged: an epoch without mistakes
@@ -166,7 +167,8 @@ def test_normalized_winnow_littlestone_bound():
     s = np.min(y * (X @ u))
     eta = np.log((R + s) / (R - s)) / (2 * R)  # the step that gives the bound of seeds/003
     bound, _, _ = _winnow_bound(X, y, u, np.full(d, 1.0 / d), eta)
-    est = Winnow(theta=0.0, eta=eta, n_epochs=200, normalized=True, mass=1.0).fit(X, y)
+    est = Winnow(shuffle=False, theta=0.0, eta=eta, n_epochs=200, normalized=True,
+                 mass=1.0).fit(X, y)
     total = est.mistakes_[0].sum()
     assert 0 < total <= bound
     assert est.mistakes_[0][-1] == 0
@@ -185,7 +187,7 @@ def test_balanced_normalized_winnow_bound_by_duplication():
     s = np.min(y * (X @ u1))
     eta = np.log((R + s) / (R - s)) / (2 * R)
     bound, _, _ = _winnow_bound(X2, y, w_star, np.full(2 * d, 1.0 / (2 * d)), eta)
-    est = BalancedWinnow(normalized=True, eta=eta, n_epochs=300, prior=1.0 / (2 * d),
+    est = BalancedWinnow(shuffle=False, normalized=True, eta=eta, n_epochs=300, prior=1.0 / (2 * d),
                          fit_intercept=False).fit(X, y)
     total = est.mistakes_[0].sum()
     assert 0 < total <= bound
@@ -202,8 +204,8 @@ def test_uwin_and_nwin_predict_alike_with_threshold_zero():
     # normalized Winnow divides by, so UWin and NWin make the same mistakes: the
     # paper's Table 1 reports identical accuracies for them (82.4 / 82.4, 69.7 / 69.7).
     X, y = make_winnow_data(300, 200, random_state=0, add_constant=False)
-    u = BalancedWinnow(normalized=False, n_epochs=20).fit(X, y)
-    nw = BalancedWinnow(normalized=True, n_epochs=20).fit(X, y)
+    u = BalancedWinnow(shuffle=False, normalized=False, n_epochs=20).fit(X, y)
+    nw = BalancedWinnow(shuffle=False, normalized=True, n_epochs=20).fit(X, y)
     assert_array_equal(u.mistakes_[0], nw.mistakes_[0])
     assert_array_equal(u.predict(X), nw.predict(X))
     # ... but the weights differ by one common scale
@@ -221,8 +223,9 @@ def _multilabel(n=150, d=12, k=4, seed=0):
 
 @pytest.mark.parametrize(
     "est",
-    [Perceptron(eta=0.1, n_epochs=5), Winnow(theta=0.02, eta=0.5, n_epochs=5),
-     BalancedWinnow(normalized=True, n_epochs=5)],
+    [Perceptron(shuffle=False, eta=0.1, n_epochs=5),
+     Winnow(shuffle=False, theta=0.02, eta=0.5, n_epochs=5),
+     BalancedWinnow(shuffle=False, normalized=True, n_epochs=5)],
     ids=["perceptron", "winnow", "nwin"],
 )
 def test_multilabel_equals_per_column_and_n_jobs(est):
@@ -240,8 +243,8 @@ def test_multilabel_equals_per_column_and_n_jobs(est):
 def test_partial_fit_equals_fit():
     X, y = _sparse_problem(seed=4)
     labels = np.where(y > 0, "in", "out")
-    for make in (lambda e: Perceptron(eta=0.1, n_epochs=e, renormalize=True),
-                 lambda e: Winnow(theta=0.02, eta=0.5, n_epochs=e)):
+    for make in (lambda e: Perceptron(shuffle=False, eta=0.1, n_epochs=e, renormalize=True),
+                 lambda e: Winnow(shuffle=False, theta=0.02, eta=0.5, n_epochs=e)):
         ref = make(4).fit(X, labels)
         inc = make(1)
         inc.partial_fit(X, labels, classes=["in", "out"])
@@ -250,7 +253,7 @@ def test_partial_fit_equals_fit():
         assert_allclose(inc.coef_, ref.coef_, rtol=1e-12)
         assert_array_equal(inc.mistakes_[0], ref.mistakes_[0])
     with pytest.raises(ValueError, match="classes must be passed"):
-        Perceptron().partial_fit(X, labels)
+        Perceptron(shuffle=False).partial_fit(X, labels)
     with pytest.raises(ValueError, match="not in classes"):
         inc.partial_fit(X[:2], ["in", "elsewhere"])
 
@@ -258,19 +261,19 @@ def test_partial_fit_equals_fit():
 def test_bad_parameters_are_named():
     X, y = _sparse_problem()
     with pytest.raises(ValueError, match="eta"):
-        Perceptron(eta=0).fit(X, y)
+        Perceptron(shuffle=False, eta=0).fit(X, y)
     with pytest.raises(ValueError, match="n_epochs"):
-        Winnow(n_epochs=0).fit(X, y)
+        Winnow(shuffle=False, n_epochs=0).fit(X, y)
     with pytest.raises(ValueError, match="prior"):
-        Winnow(prior=-1.0).fit(X, y)
+        Winnow(shuffle=False, prior=-1.0).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):
-        Perceptron().fit(np.full((3, 2), np.nan), [0, 1, 0])
+        Perceptron(shuffle=False).fit(np.full((3, 2), np.nan), [0, 1, 0])
 
 
 def test_partial_fit_multilabel_equals_fit():
     X, Y = _multilabel(seed=5)
-    ref = BalancedWinnow(normalized=True, n_epochs=3).fit(X, Y)
-    inc = BalancedWinnow(normalized=True, n_epochs=1)
+    ref = BalancedWinnow(shuffle=False, normalized=True, n_epochs=3).fit(X, Y)
+    inc = BalancedWinnow(shuffle=False, normalized=True, n_epochs=1)
     for _ in range(3):
         inc.partial_fit(X, sp.csr_matrix(Y))
     # (each call folds the normalization scale into the weights: rounding only)
@@ -282,7 +285,7 @@ def test_partial_fit_multilabel_equals_fit():
 
 def test_partial_fit_rejects_a_change_of_label_kind():
     X, Y = _multilabel(seed=6)
-    est = Perceptron().partial_fit(X, Y)
+    est = Perceptron(shuffle=False).partial_fit(X, Y)
     with pytest.raises(ValueError, match="multi-label"):
         est.partial_fit(X, Y[:, 0] + 5)
     with pytest.raises(ValueError, match="3-column"):
@@ -337,50 +340,53 @@ def _weighted_problem(seed=0):
 
 def test_perceptron_sample_weight_scales_each_mistake():
     X, y, s = _weighted_problem()
-    clf = Perceptron(eta=0.1, n_epochs=5).fit(X, y, sample_weight=s)
+    clf = Perceptron(shuffle=False, eta=0.1, n_epochs=5).fit(X, y, sample_weight=s)
     ref = _reference_perceptron(X, y, 0.1, 5, s)
     np.testing.assert_allclose(clf.coef_.ravel(), ref, rtol=1e-12, atol=1e-14)
     # weight 0 is the same as leaving the example out, exactly
     keep = s > 0
-    sub = Perceptron(eta=0.1, n_epochs=5).fit(X[keep], y[keep], sample_weight=s[keep])
+    sub = Perceptron(shuffle=False, eta=0.1, n_epochs=5).fit(X[keep], y[keep],
+                                                             sample_weight=s[keep])
     np.testing.assert_array_equal(sub.coef_, clf.coef_)
     # all ones is the unweighted fit, bit for bit
-    ones = Perceptron(eta=0.1, n_epochs=5).fit(X, y, sample_weight=np.ones(80))
-    np.testing.assert_array_equal(ones.coef_, Perceptron(eta=0.1, n_epochs=5).fit(X, y).coef_)
+    ones = Perceptron(shuffle=False, eta=0.1, n_epochs=5).fit(X, y, sample_weight=np.ones(80))
+    np.testing.assert_array_equal(
+        ones.coef_, Perceptron(shuffle=False, eta=0.1, n_epochs=5).fit(X, y).coef_)
 
 
 @pytest.mark.parametrize("cls", [Winnow, BalancedWinnow])
 def test_winnow_sample_weight(cls):
     X, y, s = _weighted_problem(1)
     X.data = np.abs(X.data)
-    base = cls(n_epochs=4).fit(X, y)
-    ones = cls(n_epochs=4).fit(X, y, sample_weight=np.ones(X.shape[0]))
+    base = cls(shuffle=False, n_epochs=4).fit(X, y)
+    ones = cls(shuffle=False, n_epochs=4).fit(X, y, sample_weight=np.ones(X.shape[0]))
     np.testing.assert_array_equal(ones.coef_, base.coef_)
     keep = s > 0
-    a = cls(n_epochs=4).fit(X, y, sample_weight=s)
-    b = cls(n_epochs=4).fit(X[keep], y[keep], sample_weight=s[keep])
+    a = cls(shuffle=False, n_epochs=4).fit(X, y, sample_weight=s)
+    b = cls(shuffle=False, n_epochs=4).fit(X[keep], y[keep], sample_weight=s[keep])
     np.testing.assert_array_equal(a.coef_, b.coef_)
     # a weight changes the multiplicative step: doubling every weight is eta doubled
     eta = cls().eta
-    c = cls(n_epochs=4).fit(X, y, sample_weight=np.full(X.shape[0], 2.0))
-    d = cls(n_epochs=4, eta=2 * eta).fit(X, y)
+    c = cls(shuffle=False, n_epochs=4).fit(X, y, sample_weight=np.full(X.shape[0], 2.0))
+    d = cls(shuffle=False, n_epochs=4, eta=2 * eta).fit(X, y)
     np.testing.assert_allclose(c.coef_, d.coef_, rtol=1e-12)
 
 
 def test_online_sample_weight_errors_and_partial_fit():
     X, y, s = _weighted_problem(2)
     with pytest.raises(ValueError, match="Perceptron: sample_weight"):
-        Perceptron().fit(X, y, sample_weight=-s)
+        Perceptron(shuffle=False).fit(X, y, sample_weight=-s)
     with pytest.raises(ValueError, match="Perceptron: sample_weight has shape"):
-        Perceptron().fit(X, y, sample_weight=s[:5])
-    full = Perceptron(eta=0.1, n_epochs=1, renormalize=False).fit(X, y, sample_weight=s)
-    part = Perceptron(eta=0.1, renormalize=False).partial_fit(X, y, classes=[-1, 1],
+        Perceptron(shuffle=False).fit(X, y, sample_weight=s[:5])
+    full = Perceptron(shuffle=False, eta=0.1, n_epochs=1, renormalize=False).fit(
+        X, y, sample_weight=s)
+    part = Perceptron(shuffle=False, eta=0.1, renormalize=False).partial_fit(X, y, classes=[-1, 1],
                                                               sample_weight=s)
     np.testing.assert_array_equal(part.coef_, full.coef_)
 
 
-@pytest.mark.parametrize("make", [lambda: Winnow(eta=1000.0, n_epochs=3),
-                                  lambda: Perceptron(eta=1e308, renormalize=False)])
+@pytest.mark.parametrize("make", [lambda: Winnow(shuffle=False, eta=1000.0, n_epochs=3),
+                                  lambda: Perceptron(shuffle=False, eta=1e308, renormalize=False)])
 def test_overflowing_weights_are_an_error_that_names_eta(make):
     # Winnow's factors e^(eta x) overflow to inf (then NaN after the rescaling),
     # and the fit used to end "fine" with NaN scores the metrics then refused
@@ -389,3 +395,56 @@ def test_overflowing_weights_are_an_error_that_names_eta(make):
     y = (np.asarray(X[:, :3].sum(axis=1)).ravel() > 0).astype(int)
     with pytest.raises(ValueError, match="overflowed to inf or NaN with eta=.*lower eta"):
         make().fit(X, y)
+
+
+# -- shuffle ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda **kw: Perceptron(eta=0.1, n_epochs=4, **kw),
+    lambda **kw: Winnow(eta=0.5, n_epochs=4, theta=0.2, **kw),
+    lambda **kw: Winnow(eta=0.5, n_epochs=4, balanced=True, normalized=False, **kw),
+])
+def test_shuffle_visits_a_fresh_random_order_each_epoch(make):
+    # shuffle=True is, epoch after epoch, a data-order pass over the rows permuted by
+    # the orders drawn from random_state (one seed drawn, as the dual estimators')
+    from textwin._ovr import problem_seeds
+
+    rng0 = np.random.default_rng(5)
+    X = sp.random(60, 15, density=0.3, format="csr", random_state=rng0)
+    y = rng0.integers(0, 3, 60)
+    shuffled = make(shuffle=True, random_state=7).fit(X, y)
+    rng = np.random.default_rng(problem_seeds(7, 1)[0])
+    by_hand = make(shuffle=False).set_params(n_epochs=1)
+    for epoch in range(4):
+        order = rng.permutation(60)
+        if epoch == 0:
+            by_hand.fit(X[order], y[order])
+        else:
+            by_hand.partial_fit(X[order], y[order])
+    np.testing.assert_allclose(shuffled.coef_, by_hand.coef_, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(shuffled.intercept_, by_hand.intercept_, rtol=1e-12,
+                               atol=1e-15)
+    assert [m.size for m in shuffled.mistakes_] == [4, 4, 4]
+    in_order = make(shuffle=False).fit(X, y)
+    assert not np.allclose(shuffled.coef_, in_order.coef_)
+    again = make(shuffle=True, random_state=7).fit(X, y)
+    np.testing.assert_array_equal(again.coef_, shuffled.coef_)
+    other = make(shuffle=True, random_state=8).fit(X, y)
+    assert not np.allclose(other.coef_, shuffled.coef_)
+
+
+def test_shuffle_does_not_stall_on_class_sorted_data():
+    # two separable classes sorted by class: in data order a Perceptron that sees
+    # all positives first, then all negatives, ends on the last class's side
+    rng = np.random.default_rng(0)
+    X = sp.csr_matrix(np.abs(rng.normal(size=(200, 20))))
+    w_true = rng.normal(size=20)
+    y = (X @ w_true > np.median(X @ w_true)).astype(int)
+    order = np.argsort(y, kind="stable")
+    Xs, ys = X[order], y[order]
+    acc = {}
+    for shuffle in (False, True):
+        est = Perceptron(eta=0.1, n_epochs=1, renormalize=False, fit_intercept=True,
+                         shuffle=shuffle, random_state=0).fit(Xs, ys)
+        acc[shuffle] = (est.predict(Xs) == ys).mean()
+    assert acc[True] > acc[False] + 0.1, acc

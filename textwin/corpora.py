@@ -46,7 +46,7 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["CorpusError", "CustomCorpus", "load_corpus", "read_jsonl", "read_folder",
-           "read_svmlight", "looks_binary", "decode_text"]
+           "read_svmlight", "looks_binary", "decode_text", "corpus_from_labels"]
 
 #: The largest feature index an svmlight file may use: the kernels index
 #: features with a C int.
@@ -191,6 +191,19 @@ def _finish(docs, labels, ids, splits, *, kind, source, test_size, random_state,
     return CustomCorpus(take(tr), take(te), Y[tr], Y[te], names, kind, source,
                         [ids[i] for i in tr], [ids[i] for i in te],
                         _report(names, Y[tr], Y[te], split, skipped, merged))
+
+
+def corpus_from_labels(train, labels_train, test, labels_test, *, source, ids_train=None,
+                       ids_test=None):
+    """A text :class:`CustomCorpus` from documents and their label lists, split given."""
+    names = sorted({lab for labs in list(labels_train) + list(labels_test) for lab in labs})
+    Y_train, _ = _indicator(labels_train, names)
+    Y_test, _ = _indicator(labels_test, names)
+    ids_train = ids_train or [str(i + 1) for i in range(len(train))]
+    ids_test = ids_test or [str(i + 1) for i in range(len(test))]
+    return CustomCorpus(list(train), list(test), Y_train, Y_test, names, "text", source,
+                        list(ids_train), list(ids_test),
+                        _report(names, Y_train, Y_test, "split given"))
 
 
 # ---------------------------------------------------------------------------

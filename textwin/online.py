@@ -13,9 +13,15 @@ BalancedWinnow     UWin (``normalized=False``) and NWin (``normalized=True``)
 =================  =============================================================
 
 Each binary problem (one per class, or per label column of a multi-label y) is
-trained by a Cython loop without the GIL over one shared CSR matrix, in data
-order, one pass per epoch; problems run in threads with ``n_jobs``. There is no
-randomness: the result depends only on the data and its order.
+trained by a Cython loop without the GIL over one shared CSR matrix, one pass
+per epoch; problems run in threads with ``n_jobs``. With ``shuffle=True`` (the
+default, as scikit-learn's ``Perceptron``) every epoch visits the examples in a
+fresh random order drawn from ``random_state``, the same order for every
+problem (the rows are permuted once per epoch and the permuted matrix shared);
+with ``shuffle=False`` they are visited in data order, as in the papers, and
+the result depends only on the data and its order. Data sorted by class (as a
+folder per category reads) stalls a mistake-driven learner in data order.
+``partial_fit`` makes one pass, shuffled in the same way.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +37,7 @@ from textwin._ovr import (
     check_sample_weight,
     effective_n_jobs,
     map_problems,
+    problem_seeds,
     store_params,
 )
 
@@ -54,7 +61,8 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name}: {exc}") from None
 
     def fit(self, X, y, sample_weight=None):
-        """Train from scratch for ``n_epochs`` passes in data order.
+        """Train from scratch for ``n_epochs`` passes (in a random order each, or in
+        data order with ``shuffle=False``).
 
         Parameters
         ----------
@@ -177,13 +185,28 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
         return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
 
     def _train(self, X, Y, n_epochs, sample_weight=None):
-        def run(k):
+        def run(k, X, Y, n_epochs, sample_weight):
             mistakes = np.zeros(n_epochs, dtype=np.int32)
             self._run_kernel(X, np.ascontiguousarray(Y[:, k]), k, n_epochs, mistakes,
                              sample_weight)
             return mistakes
 
-        runs = map_problems(run, Y.shape[1], self.n_jobs)
+        if not self.shuffle:
+            runs = map_problems(lambda k: run(k, X, Y, n_epochs, sample_weight), Y.shape[1],
+                                self.n_jobs)
+        else:
+            # one draw from random_state, as the dual estimators' seed
+            rng = np.random.default_rng(problem_seeds(self.random_state, 1)[0])
+            per_epoch = []
+            for _ in range(n_epochs):
+                # one permuted copy of the rows per epoch, shared by every problem
+                order = rng.permutation(X.shape[0])
+                Xe, Ye = X[order], Y[order]
+                swe = None if sample_weight is None else sample_weight[order]
+                per_epoch.append(map_problems(lambda k: run(k, Xe, Ye, 1, swe), Y.shape[1],
+                                              self.n_jobs))
+            runs = [np.concatenate([epoch[k] for epoch in per_epoch])
+                    for k in range(Y.shape[1])]
         self.mistakes_ = [np.concatenate([old, new]) for old, new in zip(self.mistakes_, runs)]
         self.n_iter_ = np.array([m.size for m in self.mistakes_])
         self._set_coef()
@@ -201,7 +224,7 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
 
 
 class Perceptron(_OnlineBase):
-    """The Perceptron, mistake-driven, in data order (docs/mathematics.md §9).
+    """The Perceptron, mistake-driven (docs/mathematics.md §9).
 
     Start from ``w = 0``; predict "in class" iff ``w @ x > 0``; on a mistake
     ``w += eta * y * x``. With ``renormalize=True`` the weight is rescaled to
@@ -220,6 +243,11 @@ class Perceptron(_OnlineBase):
         Rescale ``w`` to unit Euclidean norm after every epoch.
     fit_intercept : bool, default=False
         Append a constant feature 1 (its weight is ``intercept_``).
+    shuffle : bool, default=True
+        Visit the examples in a fresh random order every epoch (``False``: in
+        data order, as the papers).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed of those orders; an int gives the same model on every fit.
     n_jobs : int or None, default=None
         Threads over the binary problems.
 
@@ -234,7 +262,7 @@ class Perceptron(_OnlineBase):
     """
 
     def __init__(self, eta=0.001, n_epochs=100, renormalize=True, fit_intercept=False,
-                 n_jobs=None):
+                 shuffle=True, random_state=None, n_jobs=None):
         store_params(self, locals())
 
     def _init_weights(self, K, d):
@@ -251,7 +279,7 @@ class Perceptron(_OnlineBase):
 
 
 class Winnow(_OnlineBase):
-    """Winnow, mistake-driven, in data order (docs/mathematics.md §9).
+    """Winnow, mistake-driven (docs/mathematics.md §9).
 
     Positive weights start at the prior ``mu`` (uniform: ``mass / d``); the
     score is ``w @ x`` (``(w+ - w-) @ x`` when ``balanced``) and the prediction
@@ -284,6 +312,11 @@ class Winnow(_OnlineBase):
         Initial (and, if normalized, kept) total weight when ``prior`` is None.
     fit_intercept : bool, default=False
         Append a constant feature 1; ``intercept_`` is its weight minus theta.
+    shuffle : bool, default=True
+        Visit the examples in a fresh random order every epoch (``False``: in
+        data order, as the papers).
+    random_state : None, int, RandomState or Generator, default=None
+        Seed of those orders; an int gives the same model on every fit.
     n_jobs : int or None, default=None
         Threads over the binary problems.
 
@@ -300,7 +333,8 @@ class Winnow(_OnlineBase):
     """
 
     def __init__(self, theta=0.1, eta=0.001, n_epochs=100, balanced=False, normalized=True,
-                 prior=None, mass=1.0, fit_intercept=False, n_jobs=None):
+                 prior=None, mass=1.0, fit_intercept=False, shuffle=True, random_state=None,
+                 n_jobs=None):
         store_params(self, locals())
 
     def _in_class(self, scores):
@@ -357,12 +391,12 @@ class BalancedWinnow(Winnow):
     ----------
     normalized : bool, default=False
         NWin instead of UWin.
-    eta, n_epochs, prior, theta, fit_intercept, n_jobs
-        As in :class:`Winnow`.
+    eta, n_epochs, prior, theta, fit_intercept, shuffle, random_state, n_jobs
+        As in :class:`Winnow` (the paper's runs: ``shuffle=False``).
     """
 
     def __init__(self, normalized=False, eta=0.01, n_epochs=200, prior=0.01, theta=0.0,
-                 fit_intercept=True, n_jobs=None):
+                 fit_intercept=True, shuffle=True, random_state=None, n_jobs=None):
         store_params(self, locals())
 
     # Winnow's other parameters, fixed for this preset

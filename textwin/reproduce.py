@@ -302,9 +302,11 @@ def _synthetic_estimators(plan):
     E = plan.synth_epochs
     return {
         "Perceptron": lambda lam: Perceptron(eta=0.01, n_epochs=E, renormalize=False,
-                                             fit_intercept=True),
-        "UWin": lambda lam: BalancedWinnow(normalized=False, eta=0.01, n_epochs=E),
-        "NWin": lambda lam: BalancedWinnow(normalized=True, eta=0.01, n_epochs=E),
+                                             fit_intercept=True, shuffle=False),
+        "UWin": lambda lam: BalancedWinnow(normalized=False, eta=0.01, n_epochs=E,
+                                           shuffle=False),
+        "NWin": lambda lam: BalancedWinnow(normalized=True, eta=0.01, n_epochs=E,
+                                           shuffle=False),
         # LM-Perc: the exact step (eta = 1 / ||x_i||^2); LM-Winnows: the paper's fixed
         # gradient step 0.01 in its own dual scaling.
         "LM-Perc": lambda lam: LargeMarginPerceptron(lam=lam, max_epochs=E),

@@ -1,0 +1,140 @@
+"""Single-label and multi-label categorization: which task, what is predicted, how it scores.
+
+The task of a labelled corpus is read from its labels (:func:`detect_task`):
+
+``"multiclass"``
+    Every document has exactly one label, among three or more classes. One
+    one-vs-rest problem per class; a document gets the class of its highest
+    score less that class's threshold (0 unless tuned). Ties go to the class
+    that comes first in sorted order (``numpy.argmax``, as scikit-learn's
+    one-vs-rest). Scored by accuracy, macro- and micro-F1 and a per-class
+    table (precision, recall, F1 of the predicted classes; break-even point of
+    each class's ranking).
+``"binary"``
+    Every document has exactly one of two labels. One problem, for the second
+    class in sorted order (scikit-learn's positive class): score above the
+    threshold gives it, otherwise the first. Scored as ``"multiclass"``.
+``"multilabel"``
+    Anything else: a document may have no label or several. One problem per
+    category; a document gets every category whose score is above its
+    threshold. Scored per category (break-even point, precision, recall, F1)
+    with micro- and macro-averaged break-even points and F1.
+
+Figures are fractions here; the command line prints them in percent.
+"""
+import numpy as np
+
+__all__ = ["TASKS", "detect_task", "predicted_classes", "score_task"]
+
+TASKS = ("multiclass", "binary", "multilabel")
+
+
+def _label_counts(*Ys):
+    return np.concatenate([np.asarray(Y).sum(axis=1).ravel() for Y in Ys if Y is not None])
+
+
+def detect_task(Y_train, Y_test=None, task=None):
+    """The task of label indicator matrices (documents x categories).
+
+    Parameters
+    ----------
+    Y_train, Y_test : array of shape (n_documents, n_categories)
+        0/1 indicators over the same categories (``Y_test`` may be None).
+    task : None, "multiclass" or "multilabel"
+        Force the task; ``"multiclass"`` needs exactly one label per document
+        (two categories then make it ``"binary"``).
+
+    Returns
+    -------
+    task : {"multiclass", "binary", "multilabel"}
+
+    Raises
+    ------
+    ValueError
+        ``task="multiclass"`` on documents with no label or several, or an
+        unknown ``task``.
+    """
+    if task not in (None, "multiclass", "multilabel"):
+        raise ValueError(f"task={task!r} must be 'multiclass', 'multilabel' or None (detect)")
+    n_labels = _label_counts(Y_train, Y_test)
+    n_categories = np.asarray(Y_train).shape[1]
+    single = n_labels.size > 0 and bool((n_labels == 1).all()) and n_categories >= 2
+    if task == "multilabel":
+        return "multilabel"
+    if task == "multiclass" and not single:
+        if n_categories < 2:
+            raise ValueError("a multi-class task needs at least two classes; this corpus "
+                             f"has {n_categories} category")
+        none, several = int((n_labels == 0).sum()), int((n_labels > 1).sum())
+        raise ValueError(
+            "a multi-class task needs exactly one label per document: "
+            f"{none} document{'s have' if none != 1 else ' has'} none and {several} "
+            f"{'have' if several != 1 else 'has'} several; use the multi-label task")
+    if not single:
+        return "multilabel"
+    return "binary" if n_categories == 2 else "multiclass"
+
+
+def predicted_classes(scores, thresholds=0.0):
+    """Index of each document's class: the highest score less its threshold; ties
+    go to the first class (sorted order). ``scores``: (documents x classes)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    return np.argmax(scores - np.broadcast_to(thresholds, scores.shape[1:]), axis=1)
+
+
+def score_task(task, Y_true, scores, thresholds=0.0):
+    """Summary figures and per-category rows of ``scores`` against ``Y_true``.
+
+    Parameters
+    ----------
+    task : {"multiclass", "binary", "multilabel"}
+    Y_true : array of shape (n_documents, n_categories)
+        0/1 indicators (for a single-label task, one 1 per row).
+    scores : array of shape (n_documents, n_categories)
+        One score per category (for ``"binary"`` too: ``[-s, s]`` ranks as
+        ``s`` does).
+    thresholds : float or array of shape (n_categories,)
+
+    Returns
+    -------
+    summary : dict
+        ``accuracy``, ``macro_f1``, ``micro_f1`` (single-label) or
+        ``micro_breakeven``, ``macro_breakeven``, ``micro_f1``, ``macro_f1``
+        (multi-label), fractions; NaN where undefined.
+    rows : dict
+        ``breakeven``, ``precision``, ``recall``, ``f1`` arrays, one value per
+        category (NaN where undefined: a category without test documents).
+    """
+    from .metrics import (breakeven_points, macro_breakeven_point, micro_breakeven_point,
+                          precision_recall_f1)
+
+    Y_true = np.asarray(Y_true)
+    scores = np.asarray(scores, dtype=np.float64)
+    beps = breakeven_points(Y_true, scores, zero_division=np.nan)
+    if task == "multilabel":
+        prf = precision_recall_f1(Y_true, Y_score=scores, threshold=thresholds,
+                                  zero_division=np.nan)
+        summary = {
+            "micro_breakeven": float(micro_breakeven_point(Y_true, scores,
+                                                           zero_division=np.nan)),
+            "macro_breakeven": float(macro_breakeven_point(Y_true, scores,
+                                                           zero_division=np.nan)),
+            "micro_f1": prf.micro_f1, "macro_f1": prf.macro_f1,
+        }
+        return summary, {"breakeven": beps, "precision": prf.precision,
+                         "recall": prf.recall, "f1": prf.f1}
+    if task not in TASKS:
+        raise ValueError(f"task={task!r} must be one of {TASKS}")
+    predicted = np.zeros_like(Y_true, dtype=np.uint8)
+    predicted[np.arange(Y_true.shape[0]), predicted_classes(scores, thresholds)] = 1
+    prf = precision_recall_f1(Y_true, Y_pred=predicted, zero_division=np.nan)
+    # A class's F1 is undefined only when it is neither in the test set nor
+    # predicted: the macro average skips it, as scikit-learn's f1_score(average=
+    # "macro") averages over the classes present in either.
+    summary = {
+        "accuracy": float((predicted == Y_true).all(axis=1).mean()) if len(Y_true) else np.nan,
+        "macro_f1": prf.macro_f1,
+        "micro_f1": prf.micro_f1,
+    }
+    return summary, {"breakeven": beps, "precision": prf.precision, "recall": prf.recall,
+                     "f1": prf.f1}
