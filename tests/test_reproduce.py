@@ -95,7 +95,8 @@ def test_quick_reuters_numbers_equal_the_library(quick_run):
         # Algorithm 2 with the paper's 4 x 50 budget (no epochs setting to cap)
         ("### Table 2", "svm-alg2"): DualSVM(lam=1e-3, fit_intercept=True,
                                              intercept_solver="paper", shuffle=False),
-        ("### Table 2", "perceptron"): Perceptron(eta=0.001, n_epochs=cap),
+        ("### Table 2", "perceptron"): Perceptron(eta=0.001, n_epochs=cap,
+                                                        shuffle=False),
         ("### Table 1", "rwinnow"): RegularizedWinnow(theta=0.1, gamma=0.1, lam=1e-4,
                                                       max_epochs=cap, shuffle=False),
     }
@@ -123,7 +124,7 @@ def test_quick_synthetic_numbers_equal_the_library(quick_run):
         s_train, _, s_test = np.random.SeedSequence([d, draw]).generate_state(3)
         X, y = make_winnow_data(plan.n_samples, d, add_constant=False, random_state=int(s_train))
         Xt, yt = make_winnow_data(plan.n_samples, d, add_constant=False, random_state=int(s_test))
-        est = Perceptron(eta=0.01, n_epochs=plan.synth_epochs, renormalize=False,
+        est = Perceptron(eta=0.01, n_epochs=plan.synth_epochs, renormalize=False, shuffle=False,
                          fit_intercept=True).fit(X, y)
         accs.append(100 * np.mean(est.predict(Xt) == yt))
     cell = _cell(doc, "**Best lambda on test", str(d), "Perceptron")
