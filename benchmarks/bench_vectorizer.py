@@ -12,6 +12,7 @@ Measured in the same run, interleaved (``--repeats`` rounds, medians):
   emptied before each run, so that every run stems from scratch as a new
   process would; one more row shows a refit with the memo full (what a
   cross-validation's second fold costs);
+* textwin, hashed columns (``n_features=2**20``, no vocabulary);
 * textwin, chunked: ``partial_fit`` over ten batches, then ``transform``,
   checked to give exactly the one-shot matrix;
 * parallel over documents: ``transform`` in one thread against two threads
@@ -158,6 +159,9 @@ def main(argv=None):
     rows += [(f"textwin TextVectorizer('tfidf', stemmer='{s}')", cold(textwin(s)))
              for s in stemmers]
     rows.append((f"  the same, {default}, stem memo full (a refit)", textwin(default)))
+    rows.append((f"  {default}: hashed columns, n_features=2**20",
+                 cold(lambda: TextVectorizer(weighting="tfidf", n_features=2**20)
+                      .fit_transform(texts))))
     rows.append((f"  {default}: partial_fit x 10 batches + transform", cold(lambda: chunked(texts))))
     # Parallel over documents: transform in one thread, and in two threads over halves
     # (the numpy parts release the GIL, the Python parts do not).

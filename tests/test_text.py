@@ -422,3 +422,49 @@ def test_a_saved_model_keeps_the_stemmer_it_was_fitted_with(tmp_path, monkeypatc
                     preprocessing={"weighting": "binary"})
     assert old.vectorizer().stemmer_ == "nltk"
     assert old.transform(["aged always"]).toarray().tolist() == [[1.0, 1.0]]
+
+
+def test_hashed_columns_are_scikit_learns_hashing_vectorizer(tmp_path):
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    docs = _random_corpus(300) + DOCS
+    stem_one = functools.lru_cache(maxsize=None)(NLTKPorter().stem)
+    peer = HashingVectorizer(analyzer=lambda d: [stem_one(t) for t in tokenize(d)],
+                             n_features=64, alternate_sign=False, norm=None)
+    C_ref = peer.transform(docs)  # 64 columns: many terms share one
+    vec = TextVectorizer(weighting="count", stemmer="nltk", n_features=64)
+    X = vec.fit_transform(docs)
+    assert X.shape == (len(docs), 64) and X.has_sorted_indices
+    np.testing.assert_array_equal(X.toarray(), C_ref.toarray())
+    assert not hasattr(vec, "vocabulary_")
+    np.testing.assert_array_equal(vec.document_frequency_,
+                                  np.asarray((C_ref > 0).sum(axis=0)).ravel())
+    # unseen terms count too (no vocabulary to drop them)
+    np.testing.assert_array_equal(vec.transform(["zebra quagga"]).toarray(),
+                                  peer.transform(["zebra quagga"]).toarray())
+    # tf-idf over the hashed columns, in batches as in one fit
+    tfidf = TextVectorizer(weighting="tfidf", stemmer="nltk", n_features=64)
+    for start in range(0, len(docs), 70):
+        tfidf.partial_fit(docs[start:start + 70])
+    ref = TfidfTransformer(sublinear_tf=True).fit(C_ref)
+    np.testing.assert_allclose(tfidf.idf_, ref.idf_)
+    np.testing.assert_allclose(tfidf.transform(docs).toarray(), ref.transform(C_ref).toarray())
+    # what hashed columns cannot do, said plainly
+    with pytest.raises(ValueError, match="no names"):
+        vec.get_feature_names_out()
+    with pytest.raises(ValueError, match="min_df=2 filters a vocabulary"):
+        TextVectorizer(n_features=64, min_df=2).fit(docs)
+    for bad in (0, 2**31, 1.5, True):
+        with pytest.raises(ValueError, match="n_features"):
+            TextVectorizer(n_features=bad).fit(docs)
+    from sklearn.pipeline import Pipeline
+
+    from textwin.linear import DualSVM
+    from textwin.persistence import save_model
+
+    pipe = Pipeline([("vec", TextVectorizer(n_features=256)),
+                     ("svm", DualSVM(lam=1e-2, random_state=0))])
+    pipe.fit(docs, np.arange(len(docs)) % 2)
+    with pytest.raises(ValueError, match="joblib.dump"):
+        save_model(tmp_path / "m.npz", pipe)
+    assert not (tmp_path / "m.npz").exists()

@@ -386,6 +386,11 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
             target_names = [f"category_{i}" for i in range(coef.shape[0])]
     vocabulary = preprocessing = idf = None
     if vectorizer is not None:
+        if getattr(vectorizer, "n_features", None) is not None:
+            raise ValueError(
+                "a model file stores the vectorizer's vocabulary, and a TextVectorizer with "
+                f"n_features={vectorizer.n_features} (hashed columns) has none; save the "
+                "pipeline with joblib.dump, or vectorize with n_features=None")
         terms = [None] * len(vectorizer.vocabulary_)
         for term, j in vectorizer.vocabulary_.items():
             terms[j] = term
@@ -437,8 +442,8 @@ def save_model(path, model, *, vectorizer=None, selector=None, target_names=None
             parts = [step for _, step in steps if step not in (None, "passthrough")]
             estimator = parts[-1]
             for part in parts[:-1]:
-                if hasattr(part, "vocabulary_"):
-                    vectorizer = part
+                if hasattr(part, "vocabulary_") or hasattr(part, "document_frequency_"):
+                    vectorizer = part  # (the latter: hashed columns, refused below)
                 elif hasattr(part, "get_support"):
                     selector = part
                 else:

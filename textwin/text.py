@@ -28,6 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TOKEN_PATTERN", "STEMMERS", "tokenize", "PorterStemmer", "TextVectorizer",
@@ -365,6 +366,13 @@ def _count_matrix(rows, cols, n_docs, n_cols):
     return X
 
 
+def _hashed_columns(terms, n_features):
+    """The columns of ``terms`` in ``n_features`` hashed columns: ``|h| mod n_features`` with
+    ``h`` the signed 32-bit MurmurHash3 of the term's UTF-8 bytes, seed 0, as scikit-learn's
+    ``HashingVectorizer(alternate_sign=False)`` numbers them."""
+    return [abs(murmurhash3_32(term, 0)) % n_features for term in terms]
+
+
 def _csr(data, indices, indptr, n_cols):
     """A CSR matrix with int32 indices when they fit."""
     small = len(data) < 2**31 and n_cols < 2**31
@@ -454,13 +462,23 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         (0, 1]).
     token_pattern : str, default=TOKEN_PATTERN
         Regular expression whose matches are the words.
+    n_features : int or None, default=None
+        ``None``: one column per term of the fitted vocabulary. An int: no
+        vocabulary, the feature hashing of scikit-learn's
+        ``HashingVectorizer(alternate_sign=False)``: term ``t`` counts in column
+        ``|murmurhash3_32(t)| mod n_features``, terms that share a column add
+        up, and the fitted state is ``n_features`` document frequencies
+        whatever the number of distinct terms (8 MB for ``2**20``). Terms
+        never seen in training count too. Needs ``min_df=1``; the columns have
+        no names.
 
     Attributes
     ----------
     vocabulary_ : dict of str to int
-        Term to column index; the columns are in sorted term order.
+        Term to column index; the columns are in sorted term order (not with
+        ``n_features``).
     document_frequency_ : ndarray of shape (n_features,), dtype int64
-        Number of training documents containing each term.
+        Number of training documents containing each term (each hashed column).
     idf_ : ndarray of shape (n_features,)
         The idf weights (only when ``weighting="tfidf"``).
     stemmer_ : {"nltk", "pystemmer"} or None
@@ -489,6 +507,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         lowercase=True,
         min_df=1,
         token_pattern=TOKEN_PATTERN,
+        n_features=None,
     ):
         self.weighting = weighting
         self.stem = stem
@@ -496,6 +515,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.lowercase = lowercase
         self.min_df = min_df
         self.token_pattern = token_pattern
+        self.n_features = n_features
 
     # -- validation --------------------------------------------------------
     def _validate_params(self):
@@ -517,6 +537,15 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 )
         else:
             raise TypeError(f"min_df must be an int or a float, got {min_df!r}")
+        n_features = self.n_features
+        if n_features is not None:
+            if not isinstance(n_features, numbers.Integral) or isinstance(n_features, bool) \
+                    or not 1 <= n_features < 2**31:
+                raise ValueError(f"n_features={n_features!r} must be None (a vocabulary) or "
+                                 "an int from 1 to 2**31 - 1 (hashed columns), e.g. 2**20")
+            if min_df != 1:
+                raise ValueError(f"min_df={min_df!r} filters a vocabulary, and with "
+                                 f"n_features={n_features} there is none; use min_df=1")
         try:
             token_re = re.compile(self.token_pattern)
         except (re.error, TypeError) as exc:
@@ -534,7 +563,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     def _settings(self):
         """The parameters the fitted vocabulary depends on (min_df only filters it)."""
         return {"weighting": self.weighting, "stem": self.stem, "stemmer": self.stemmer,
-                "lowercase": self.lowercase, "token_pattern": self.token_pattern}
+                "lowercase": self.lowercase, "token_pattern": self.token_pattern,
+                "n_features": self.n_features}
 
     def _check_fitted_settings(self):
         fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
@@ -567,11 +597,15 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
         ``column_of_term`` maps terms to columns; with ``grow``, a new term gets
         the next column (and is added to it), else it is dropped. The matrix
-        is ``len(column_of_term)`` wide.
+        is ``len(column_of_term)`` wide; with ``n_features``, the columns are
+        hashed and the matrix ``n_features`` wide.
         """
         ids, rows, distinct = self._words(docs, token_re)
         stemmer = self._term_stemmer()
         terms = stemmer.stem_many(distinct) if stemmer is not None else distinct
+        if self.n_features is not None:
+            column_of_id = np.array(_hashed_columns(terms, self.n_features), dtype=np.int64)
+            return _count_matrix(rows, column_of_id[ids], len(docs), self.n_features)
         if grow:
             setdefault = column_of_term.setdefault
             columns = [setdefault(term, len(column_of_term)) for term in terms]
@@ -610,7 +644,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self._stemmer = None
         self._fitted_settings = self._settings()
         self._column_of_term = {}  # every term seen, in order of first occurrence
-        self._df = np.zeros(0, dtype=np.int64)
+        self._df = np.zeros(self.n_features or 0, dtype=np.int64)
         self.n_documents_ = 0
         self.n_empty_ = 0
         return token_re
@@ -631,6 +665,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         else (a first batch of :meth:`partial_fit` without words, say) it is
         the vocabulary so far.
         """
+        if self.n_features is not None:
+            return self._finish_hashed(strict)
         terms = list(self._column_of_term)  # in column order
         if not terms and strict:
             raise ValueError(
@@ -650,14 +686,35 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                     f"{min_df} of the {self.n_documents_} training documents; lower min_df"
                 )
         self.vocabulary_ = {terms[j]: i for i, j in enumerate(keep.tolist())}
-        self.document_frequency_ = self._df[keep]
-        if self.weighting == "tfidf":
-            self.idf_ = smooth_idf(self.document_frequency_, self.n_documents_)
-        elif hasattr(self, "idf_"):  # left by an earlier fit with weighting="tfidf"
-            del self.idf_
+        self._set_document_frequency(self._df[keep])
         new_column = np.full(len(terms), -1, dtype=np.int64)
         new_column[keep] = np.arange(keep.size)
         return new_column
+
+    def _finish_hashed(self, strict):
+        """:meth:`_finish` for hashed columns: no vocabulary, the columns stay."""
+        if strict and not self._df.any():
+            raise ValueError(
+                f"the {self.n_documents_} training documents contain no word at all "
+                f"(token_pattern={self.token_pattern!r}); there is nothing to learn")
+        if hasattr(self, "vocabulary_"):  # left by an earlier fit without n_features
+            del self.vocabulary_
+        self._set_document_frequency(self._df.copy())
+        return None
+
+    def _set_document_frequency(self, df):
+        self.document_frequency_ = df
+        if self.weighting == "tfidf":
+            self.idf_ = smooth_idf(df, self.n_documents_)
+        elif hasattr(self, "idf_"):  # left by an earlier fit with weighting="tfidf"
+            del self.idf_
+
+    def _width(self):
+        return self.n_features if self.n_features is not None else len(self.vocabulary_)
+
+    def _check_is_fitted(self):
+        # a vocabulary, or (hashed columns) only document frequencies
+        check_is_fitted(self, ["vocabulary_", "document_frequency_"], all_or_any=any)
 
     # -- public API --------------------------------------------------------
     def fit(self, raw_documents, y=None):
@@ -739,11 +796,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         for docs in _chunks(raw_documents):
             parts.append(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
             self._learn(parts[-1])
-        X = _stack_rows(parts, len(self._column_of_term))
+        X = _stack_rows(parts, self.n_features or len(self._column_of_term))
         del parts
         new_column = self._finish()
-        # The columns were numbered in order of first occurrence: sorted now.
-        X = _renumber_columns(X, new_column, len(self.vocabulary_))
+        if new_column is not None:
+            # The columns were numbered in order of first occurrence: sorted now.
+            X = _renumber_columns(X, new_column, len(self.vocabulary_))
         return self._weight(X)
 
     def transform(self, raw_documents):
@@ -759,13 +817,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         -------
         X : scipy.sparse.csr_matrix of shape (n_documents, n_features), float64
         """
-        check_is_fitted(self, "vocabulary_")
+        self._check_is_fitted()
         token_re = self._validate_params()
         self._check_fitted_settings()
-        vocabulary = self.vocabulary_
+        vocabulary = getattr(self, "vocabulary_", None)
         parts = [self._chunk_counts(docs, token_re, vocabulary, grow=False)
                  for docs in _chunks(raw_documents)]
-        return self._weight(_stack_rows(parts, len(vocabulary)))
+        return self._weight(_stack_rows(parts, self._width()))
 
     def _weight(self, X):
         """Apply the weighting to a count matrix, in place."""
@@ -783,7 +841,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         -------
         feature_names : ndarray of str objects, shape (n_features,)
         """
-        check_is_fitted(self, "vocabulary_")
+        self._check_is_fitted()
+        if self.n_features is not None:
+            raise ValueError(f"with n_features={self.n_features} the columns are hashed terms, "
+                             "which have no names; use n_features=None for a vocabulary")
         names = np.empty(len(self.vocabulary_), dtype=object)
         for term, j in self.vocabulary_.items():
             names[j] = term
@@ -796,7 +857,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         (``stemmer_``) rather than ``"auto"``, which may mean another stemmer
         on another machine. A saved model stores these.
         """
-        check_is_fitted(self, "vocabulary_")
+        self._check_is_fitted()
         params = self.get_params()
         if self.stemmer_ is not None:
             params["stemmer"] = self.stemmer_
