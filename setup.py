@@ -11,7 +11,7 @@ KERNELS = Path("textwin", "_kernels")
 # The hand-written C (rowops.h) compiled into the extension whose code calls it:
 # its run-time choice of SIMD path lives in one table per extension.
 C_SOURCES = {
-    "textwin._kernels._dual_gs": [
+    "textwin._kernels._regularizers": [
         str(KERNELS / name)
         for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
     ],

@@ -197,11 +197,17 @@ def apply_rule(cases, args):
 
 
 def kernel_stamp():
-    path = _dual_gs.__file__
-    with open(path, "rb") as fh:
-        digest = hashlib.sha256(fh.read()).hexdigest()[:12]
-    mtime = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(os.path.getmtime(path)))
-    return {"path": path, "sha256_12": digest, "mtime_utc": mtime}
+    """The kernels' build: one digest of their extension modules, the newest one's time."""
+    folder, name = os.path.split(_dual_gs.__file__)
+    suffix = name[len("_dual_gs"):]                      # e.g. .cpython-311-x86_64-linux-gnu.so
+    paths = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(suffix))
+    digest = hashlib.sha256()
+    for path in paths:
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+    newest = max(os.path.getmtime(path) for path in paths)
+    mtime = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(newest))
+    return {"path": folder, "sha256_12": digest.hexdigest()[:12], "mtime_utc": mtime}
 
 
 def main(argv=None):

@@ -16,6 +16,9 @@ from scipy.optimize import minimize
 
 import _reference as R
 from textwin._kernels import _dual_gs as K
+from textwin._kernels import _losses as KL
+from textwin._kernels import _regularizers as KR
+from textwin._kernels._stop import StopRule
 from textwin._kernels._dual_gs import dual_gauss_seidel
 
 LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
@@ -232,7 +235,7 @@ def test_uncapped_newton_raises_the_dual():
 @pytest.mark.parametrize("loss", LOSSES)
 def test_loss_shims_fenchel_young(loss):
     t, s = 0.7, 1.6
-    lo, hi = K.py_domain(loss, s)
+    lo, hi = KL.py_domain(loss, s)
     assert (lo, hi) == R.domain(loss, s)
     for u in np.linspace(-3, 3, 13):
         # at the optimum alpha = -s f'(u) (inside the domain) the gap term vanishes
@@ -244,16 +247,16 @@ def test_loss_shims_fenchel_young(loss):
             a = 2 * s * (t - u)
             if loss == "squared_hinge":
                 a = max(a, 0.0)
-        assert K.py_gap_term(loss, u, a, t, s) == pytest.approx(0, abs=1e-12)
+        assert KL.py_gap_term(loss, u, a, t, s) == pytest.approx(0, abs=1e-12)
         for a2 in np.linspace(max(lo, -3) + 1e-3, min(hi, 3) - 1e-3, 7):
-            direct = s * K.py_loss(loss, u, t) + K.py_conj(loss, a2, t, s) + a2 * u
-            assert K.py_gap_term(loss, u, a2, t, s) == pytest.approx(direct, abs=1e-10)
-            assert K.py_gap_term(loss, u, a2, t, s) >= 0
+            direct = s * KL.py_loss(loss, u, t) + KL.py_conj(loss, a2, t, s) + a2 * u
+            assert KL.py_gap_term(loss, u, a2, t, s) == pytest.approx(direct, abs=1e-10)
+            assert KL.py_gap_term(loss, u, a2, t, s) >= 0
             eps = 1e-6
-            fd = (K.py_conj(loss, a2 + eps, t, s) - K.py_conj(loss, a2 - eps, t, s)) / (2 * eps)
-            assert K.py_dconj(loss, a2, t, s) == pytest.approx(fd, rel=1e-5, abs=1e-7)
-            fd2 = (K.py_dconj(loss, a2 + eps, t, s) - K.py_dconj(loss, a2 - eps, t, s)) / (2 * eps)
-            assert K.py_d2conj(loss, a2, t, s) == pytest.approx(fd2, rel=1e-4, abs=1e-6)
+            fd = (KL.py_conj(loss, a2 + eps, t, s) - KL.py_conj(loss, a2 - eps, t, s)) / (2 * eps)
+            assert KL.py_dconj(loss, a2, t, s) == pytest.approx(fd, rel=1e-5, abs=1e-7)
+            fd2 = (KL.py_dconj(loss, a2 + eps, t, s) - KL.py_dconj(loss, a2 - eps, t, s)) / (2 * eps)
+            assert KL.py_d2conj(loss, a2, t, s) == pytest.approx(fd2, rel=1e-4, abs=1e-6)
 
 
 # --- structure: duplication trick, reference Gauss-Seidel, bias coordinate ----------
@@ -557,6 +560,83 @@ def test_gap_every_spaces_the_checks():
     assert np.all(np.isnan(res["gap_estimates"][np.arange(res["n_epochs"]) % 7 != 6]))
 
 
+# The stopping rule alone (textwin/_kernels/_stop.pyx), on made-up estimates
+
+
+def test_stop_rule_checks_once_the_corrected_estimate_reaches_tol():
+    rule = StopRule(1e-3, 1, 100, 50)
+    assert rule.lag == 1.2                              # before any exact check
+    # the estimate times the lag is compared with tol: 1.1e-3 <= 1.2 * 1e-3
+    assert [rule.py_after_epoch(e, est) for e, est in
+            enumerate([1e-1, 1e-2, 2e-3, 1.1e-3], start=1)] == ["continue"] * 3 + ["check_exact"]
+    # not converged after a check the estimate made: the set aside come back
+    assert rule.py_learn(4, 1.1e-3, 2.2e-3) == "unshrink"
+    assert rule.lag == pytest.approx(0.5) and rule.last_exact == 4
+    # the estimate ran at half the gap: now it must reach tol * 0.5
+    assert rule.py_after_epoch(5, 6e-4) == "continue"
+    assert rule.py_after_epoch(6, 4e-4) == "check_exact"
+    assert rule.py_learn(6, 4e-4, 9e-4) == "stop"
+
+
+def test_stop_rule_forces_a_check_when_the_lag_is_below_one():
+    # a lag below 1 may drift: an exact check every quarter of the epochs so
+    # far, at least 5 apart, whatever the estimate says
+    rule = StopRule(1e-3, 1, 1000, 10 ** 6)
+    rule.py_learn(4, 1e-3, 2e-3)                        # lag 0.5 from epoch 4
+    got = [e for e in range(5, 80) if rule.py_after_epoch(e, 1.0) == "check_exact"
+           and rule.py_learn(e, 1.0, 2.0) == "unshrink"]
+    # 9 = 4 + 5, 14, 19, 24, 30 = 24 + 24 // 4, 37, 46, 57, 71
+    assert got == [9, 14, 19, 24, 30, 37, 46, 57, 71]
+    above = StopRule(1e-3, 1, 1000, 10 ** 6)            # a lag of 1 or more: never
+    above.py_learn(4, 4e-3, 2e-3)
+    assert all(above.py_after_epoch(e, 1.0) == "continue" for e in range(5, 80))
+
+
+def test_stop_rule_clamps_the_lag_and_learns_nothing_below_one_while_shrunk():
+    rule = StopRule(1e-6, 1, 100, 100)
+    rule.py_learn(1, 1e-9, 1.0)
+    assert rule.lag == 0.001
+    rule.py_learn(2, 100.0, 1.0)
+    assert rule.lag == 5.0
+    rule.py_learn(3, 0.5, 1.0, shrunk=True)             # stale terms of the set aside
+    assert rule.lag == 1.0
+    rule.py_learn(4, float("inf"), 0.5)                 # no estimate formed: no lesson
+    assert rule.lag == 1.0
+    rule.py_learn(5, 0.5, 0.0)                          # an exact 0: no lesson either
+    assert rule.lag == 1.0
+
+
+def test_stop_rule_periodic_checks_gap_every_and_the_actions():
+    rule = StopRule(1e-3, 3, 10, 25)
+    # estimates only on multiples of gap_every: elsewhere the value is ignored
+    assert rule.py_after_epoch(1, 0.0) == "continue"
+    assert rule.py_after_epoch(3, 0.0) == "check_exact"
+    assert rule.py_learn(3, 0.0, 1.0) == "unshrink"     # the estimate's check failed
+    assert rule.py_after_epoch(10, 1.0) == "check_exact"    # every exact_every epochs
+    assert rule.py_learn(10, float("inf"), 1.0) == "continue"
+    assert rule.py_learn(10, float("inf"), 1.0, shrunk=True) == "unshrink"
+    assert rule.py_after_epoch(25, 1.0) == "check_exact"    # and after the last
+    assert rule.py_learn(25, 1.0, 1e-3) == "stop"       # within tol (<=)
+
+
+@pytest.mark.parametrize("reg", ["square", "normalized_entropy"])
+def test_the_solver_checks_where_its_stop_rule_says(reg):
+    # replaying the solver's estimates through a fresh rule gives its checks
+    X, y = make_csr(n=200, d=40, density=0.2, seed=2)
+    res = solve(X, y, "squared_hinge", reg, lam=1e-3, tol=1e-6, max_epochs=3000,
+                shrinking=False, gap_every=2, exact_gap_every=15)
+    rule, at, k = StopRule(1e-6, 2, 15, 3000), list(res["epochs_at_gaps"]), 0
+    for e in range(1, res["n_epochs"] + 1):
+        est = res["gap_estimates"][e - 1]
+        if rule.py_after_epoch(e, est) == "check_exact":
+            assert at[k] == e
+            action = rule.py_learn(e, est if e % 2 == 0 else np.inf, res["gaps"][k])
+            k += 1
+            assert (action == "stop") == (e == res["n_epochs"])
+    assert k == len(at) >= 3 and res["converged"]
+    assert any(e % 15 for e in at)                      # some checks came from the estimate
+
+
 def _with_stored_zeros(X):
     """The same matrix with an explicit 0.0 stored in every nonempty row.
 
@@ -719,7 +799,7 @@ def test_exp_pm_row_is_exact_to_rounding_on_every_tier(simd):
     for T in sorted(EXP_TIERS + list(np.geomspace(1e-7, 0.35, 60))):
         x = np.concatenate([np.linspace(-T, T, 2001), [0.0, 1e-300, -1e-20]])
         for dv in (1.0, -1.0):
-            f, fi = K.py_exp_pm_row(x, dv)
+            f, fi = KR.py_exp_pm_row(x, dv)
             assert _ulps(f, np.exp(dv * x)) <= 2 and _ulps(fi, np.exp(-dv * x)) <= 2, T
 
 
@@ -729,17 +809,17 @@ def test_one_value_rows_factors_are_expm1_to_rounding():
     # (e^t - 1) sum E to Z, where 1 + t - 1 would lose the small steps' digits)
     for T in sorted([1.1e-5, 2.0e-3, 0.021, 0.35] + list(np.geomspace(1e-12, 0.35, 80))):
         for t in (T, -T, T / 3, -T / 7):
-            ep, em = K.py_expm1_pm(t)
+            ep, em = KR.py_expm1_pm(t)
             assert abs(ep - np.expm1(t)) <= 2 * np.spacing(abs(np.expm1(t))), t
             assert abs(em - np.expm1(-t)) <= 2 * np.spacing(abs(np.expm1(-t))), t
-    assert K.py_expm1_pm(0.0) == (0.0, 0.0)
+    assert KR.py_expm1_pm(0.0) == (0.0, 0.0)
 
 
 def test_exp_pm_row_beyond_the_cap_uses_libm():
-    f, fi = K.py_exp_pm_row(np.zeros(3), 0.3)
+    f, fi = KR.py_exp_pm_row(np.zeros(3), 0.3)
     assert np.all(f == 1.0) and np.all(fi == 1.0)
     x = np.array([0.36, -5.0, 40.0])
-    f, fi = K.py_exp_pm_row(x, 1.0, poly=False)
+    f, fi = KR.py_exp_pm_row(x, 1.0, poly=False)
     assert np.all(f == np.exp(x)) and np.allclose(fi, np.exp(-x), rtol=1e-15)
 
 
@@ -766,7 +846,7 @@ def test_row_update_applies_every_factor_once(simd, pairs, T):
             else:
                 ref[c] *= np.exp(dv * xk)
         before = w.copy()
-        dz = K.py_scale_exp(w, col, x, dv, pairs=pairs)
+        dz = KR.py_scale_exp(w, col, x, dv, pairs=pairs)
         once = np.ones(w.shape, bool)
         if n >= 3:
             once[[2 * col[0], 2 * col[0] + 1] if pairs else col[0]] = False
