@@ -257,6 +257,18 @@ def test_sklearn_api_clone_and_pickle():
     np.testing.assert_array_equal(restored.transform(DOCS).toarray(), vec.transform(DOCS).toarray())
     restored.partial_fit(["more grain"])  # the counts travel with the pickle
     assert restored.n_documents_ == len(DOCS) + 1
+    # pickled by a textwin without the choice of stemmer: NLTK's stems, transform works
+    old = TextVectorizer(weighting="count", stemmer="nltk").fit(DOCS)
+    state = old.__getstate__()
+    for key in ("stemmer", "stemmer_", "n_features"):
+        del state[key]
+    state["_fitted_settings"] = dict(state["_fitted_settings"])
+    for key in ("stemmer", "n_features"):
+        del state["_fitted_settings"][key]
+    unpickled = TextVectorizer.__new__(TextVectorizer)
+    unpickled.__setstate__(state)
+    assert unpickled.stemmer_ == "nltk" and unpickled.get_params()["stemmer"] == "nltk"
+    np.testing.assert_array_equal(unpickled.transform(DOCS).toarray(), old.transform(DOCS).toarray())
 
 
 def test_latin1_fast_path_equals_general_path(monkeypatch):

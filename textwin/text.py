@@ -875,6 +875,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         # choice existed give): those stems are NLTK's.
         state = dict(state)
         state.setdefault("stemmer", "nltk")
+        state.setdefault("n_features", None)
+        if state.get("_fitted_settings") is not None:  # settings then, as named now
+            state["_fitted_settings"] = {"stemmer": state["stemmer"], "n_features": None,
+                                         **state["_fitted_settings"]}
         if "vocabulary_" in state and "stemmer_" not in state:
             fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
             state["stemmer_"] = fitted if state.get("stem", True) else None
