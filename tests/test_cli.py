@@ -690,3 +690,11 @@ def test_lam_must_be_a_number_or_auto(capsys, jsonl_corpus):
     with pytest.raises(SystemExit):
         main(["train", "--corpus", str(jsonl_corpus), "--lam", "often"])
     assert "expected a number or 'auto'" in capsys.readouterr().err
+
+
+def test_eval_lam_auto_refuses_a_method_that_cannot_before_training(capsys):
+    code, out, err = run(capsys, "eval", "--micro-breakeven", "--methods", "svm,smo",
+                         "--lam", "auto", "--offline")
+    assert code != 0
+    assert_one_line_error(err, "--methods smo", "dual Gauss-Seidel method")
+    assert "training" not in err

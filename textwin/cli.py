@@ -751,6 +751,11 @@ def cmd_eval(args):
         mine = {k: v for k, v in given.items() if k in m.settings}
         if mine:
             overrides[m.key] = mine
+        if mine.get("lam") == "auto":  # not every method can: say so before any training
+            try:
+                m.build(1, **mine)
+            except ValueError as exc:
+                raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
     _check_plot(args)
     given_corpus = [opt for opt, key in _CORPUS_ONLY if getattr(args, key, None)]
     if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
