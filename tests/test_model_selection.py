@@ -150,7 +150,7 @@ def test_lams_are_sorted_descending_and_deduplicated():
 def test_cv_chooses_the_best_mean_fold_score_and_refits_there():
     X, y = _text_like(n=150, seed=6)
     clf = DualGaussSeidelClassifierCV(lams=lam_grid(lam_max(X, y), 5, 1e-2), cv=3,
-                                      random_state=0).fit(X, y)
+                                      early_stopping=False, random_state=0).fit(X, y)
     # the same folds, scored independently by cold fits at each lam
     folds = list(StratifiedKFold(3).split(X, y))
     scores = np.array([[DualGaussSeidelClassifier(lam=lam, random_state=0)
@@ -167,7 +167,8 @@ def test_cv_chooses_the_best_mean_fold_score_and_refits_there():
 def test_multilabel_cv_chooses_a_lam_per_column_maximizing_micro_bep():
     X, Y = _text_like(n=200, n_labels=3, seed=7)
     grid = lam_grid(lam_max(X, Y), 4, 1e-2)
-    clf = DualGaussSeidelClassifierCV(lams=grid, cv=4, random_state=0).fit(X, Y)
+    clf = DualGaussSeidelClassifierCV(lams=grid, cv=4, early_stopping=False,
+                                      random_state=0).fit(X, Y)
     assert clf.scoring_ == "micro_breakeven_point"
     assert clf.cv_scores_.shape == (3, 4, 4)
     assert clf.lam_.shape == (3,)
@@ -269,14 +270,15 @@ def test_no_grid_for_data_whose_trivial_solution_does_not_move():
 def test_an_automatic_grid_continues_below_its_bottom_while_the_best_is_there():
     X, y = _text_like(n=150, seed=21)  # the smallest lam of three scores best
     first = lam_grid(lam_max(X, y), 3, 1e-2)
-    clf = DualGaussSeidelClassifierCV(lams=3, cv=3, lam_min_ratio=1e-2,
+    clf = DualGaussSeidelClassifierCV(lams=3, cv=3, lam_min_ratio=1e-2, early_stopping=False,
                                       random_state=0).fit(X, y)
     assert clf.lams_.size > 3
     np.testing.assert_allclose(clf.lams_[:3], first)
     np.testing.assert_allclose(np.diff(np.log(clf.lams_)), np.log(first[1] / first[0]))
     assert clf.lam_[0] != clf.lams_[-1] or clf.lams_[-1] < first[0] * 1e-8 * 10
     # the continued paths are the paths of the whole grid
-    whole = DualGaussSeidelClassifierCV(lams=clf.lams_, cv=3, random_state=0)
+    whole = DualGaussSeidelClassifierCV(lams=clf.lams_, cv=3, early_stopping=False,
+                                        random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         whole.fit(X, y)
@@ -290,3 +292,28 @@ def test_a_given_grid_whose_bottom_scores_best_says_to_search_further():
         clf = DualGaussSeidelClassifierCV(lams=lam_grid(lam_max(X, y), 3, 1e-2), cv=3,
                                           random_state=0).fit(X, y)
     assert clf.lam_[0] == clf.lams_[-1]
+
+
+def test_early_stopping_leaves_out_only_lams_past_the_optimum():
+    X, Y = _text_like(n=240, n_labels=3, seed=15)
+    Y[:, 2] = (np.random.default_rng(0).random(240) < 0.4)  # noise: its best lam is large
+    grid = lam_grid(lam_max(X, Y), 8, 1e-3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = DualGaussSeidelClassifierCV(lams=grid, cv=3, early_stopping=False,
+                                           random_state=0).fit(X, Y)
+        early = DualGaussSeidelClassifierCV(lams=grid, cv=3, random_state=0).fit(X, Y)
+    solved = ~np.isnan(early.cv_scores_).all(axis=1)             # (problems, lams)
+    assert not solved.all() and solved[:, 0].all()
+    assert early.path_n_iter_.sum() < full.path_n_iter_.sum()
+    # where a path went, it is the full grid's path
+    mask = solved[:, None, :].repeat(3, 1)
+    np.testing.assert_array_equal(early.cv_scores_[mask], full.cv_scores_[mask])
+    for k in range(3):
+        mean = np.nanmean(early.cv_scores_[k], axis=0)
+        reached = np.flatnonzero(solved[k])
+        assert early.lam_[k] == grid[reached][np.argmax(mean[reached])]
+        if reached[-1] < grid.size - 1:  # stopped: its last two points were well below the best
+            best = np.argmax(mean[reached])
+            se = np.std(early.cv_scores_[k][:, best]) / np.sqrt(3)
+            assert np.all(mean[reached[-2:]] < mean[best] - se)

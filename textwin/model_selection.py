@@ -447,6 +447,7 @@ class _FoldPaths:
         self.held = [np.zeros((test.size, K, 0)) for _, test in folds]  # shared: scores
         self.col_scores, self.tp = np.zeros((K, F, 0)), np.zeros((K, F, 0))
         self.npos = np.zeros((K, F))
+        self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
         self.failures, self.constant = [], set()
         self.matrices = [self._fold_matrices(train, test) for train, test in folds]
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
@@ -456,7 +457,9 @@ class _FoldPaths:
         X_train = as_canonical_csr(self.problems.X[train])
         return self.problems.checked(X_train), X_train, self.problems.X_user[test]
 
-    def extend(self, lams, bar):
+    def extend(self, lams, bar, active=None):
+        """Solve ``lams`` on every path of the ``active`` problems (default: all);
+        the others' scores at these lams are NaN and their paths end."""
         problems, scoring, shared = self.problems, self.scoring, self.shared
         F, K, L0, L = len(self.folds), problems.n_problems, self.lams.size, lams.size
         theta, d = problems.settings.theta, problems.d_user
@@ -466,7 +469,10 @@ class _FoldPaths:
         col_scores, tp = np.full((K, F, L), np.nan), np.zeros((K, F, L))
         lock = threading.Lock()
 
-        def task(j):
+        tasks = [j for j in range(self.n_tasks) if active is None or active[j % K]]
+
+        def task(i):
+            j = tasks[i]
             f, k = divmod(j, K)
             train, test = self.folds[f]
             Xc, X_train, X_test = self.matrices[f]
@@ -500,12 +506,14 @@ class _FoldPaths:
             self.state[j] = _solve_path(problems, Xc, X_train, y_k, weight, lams,
                                         int(problems.seeds[k]), record, start)
 
-        map_problems(task, self.n_tasks, self.estimator.n_jobs)
+        map_problems(task, len(tasks), self.estimator.n_jobs)
         self.lams = all_lams
         self.path_iter = np.concatenate([self.path_iter, path_iter], axis=2)
         self.held = [np.concatenate([a, b], axis=2) for a, b in zip(self.held, held)]
         self.col_scores = np.concatenate([self.col_scores, col_scores], axis=2)
         self.tp = np.concatenate([self.tp, tp], axis=2)
+        reached = np.ones(K, dtype=bool) if active is None else active.copy()
+        self.solved = np.concatenate([self.solved, np.repeat(reached[:, None], L, axis=1)], axis=1)
 
 
 # ---------------------------------------------------------------------------
@@ -555,6 +563,14 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         where it is undefined (a column without positives in the held-out
         fold) are left out of that column's mean, with a warning.
 
+    early_stopping : bool, default=True
+        Stop descending a problem's paths (all of them, when lam is shared)
+        once its mean held-out score has been more than one standard error
+        (over the folds) below its best at two lams in a row: the path is past its optimum, and the
+        smaller lams, the costliest to solve, are left out (NaN in
+        ``cv_scores_``). As liblinear's ``-C`` search stops. False solves the
+        whole grid.
+
     Attributes
     ----------
     lams_ : ndarray of shape (n_lams,)
@@ -595,6 +611,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         lam_min_ratio=_DEFAULT_MIN_RATIO,
         cv=5,
         scoring=None,
+        early_stopping=True,
         tol=1e-3,
         max_epochs=1000,
         fit_intercept=False,
@@ -653,19 +670,18 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         bar = tqdm(total=run.n_tasks * lams.size, desc=f"{name} (folds x problems x lams)",
                    unit="fit", file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
+        active = np.ones(problems.n_problems, dtype=bool)
         try:
-            run.extend(lams, bar)
-            self._choose(run)
+            self._descend(run, lams, active, bar)
             # A grid from the data continues its warm-started paths below its
             # bottom while some problem's best lam is the smallest yet (three
             # more points at a time, down to lam_max * 1e-8).
             auto = isinstance(self.lams, Integral) and lams.size > 1
-            while auto and self._at_the_bottom(run) and run.lams[-1] > lams[0] * _FLOOR:
-                step = lams[1] / lams[0]
-                more = run.lams[-1] * step ** np.arange(1, 4)
-                bar.total += run.n_tasks * more.size
-                run.extend(more[more >= lams[0] * _FLOOR * step], bar)
-                self._choose(run)
+            while (auto and active.any() and self._at_the_bottom(run)
+                   and run.lams[-1] > lams[0] * _FLOOR):
+                more = run.lams[-1] * (lams[1] / lams[0]) ** np.arange(1, 4)
+                self._descend(run, more[more >= lams[0] * _FLOOR * lams[1] / lams[0]],
+                              active, bar)
         finally:
             bar.close()
         _warn_path_failures(name, run.failures, run.n_tasks * run.lams.size,
@@ -674,6 +690,40 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         self._warn_at_the_bottom(run.lams, run.constant)
         self._refit(problems)
         return self
+
+    def _descend(self, run, lams, active, bar):
+        """Solve ``lams`` one after another on the active problems' paths, choosing as it goes.
+
+        With ``early_stopping``, a problem (every problem, when lam is shared)
+        stops descending once its mean held-out score has fallen more than one
+        standard error (over the folds) below its best at two lams in a row:
+        the path is past its optimum. ``active`` is updated in place.
+        """
+        for lam in lams:
+            if not active.any():
+                return
+            bar.total = bar.n + run.n_tasks // active.size * int(active.sum()) * (
+                lams.size - int(np.searchsorted(-lams, -lam)))
+            run.extend(np.array([lam]), bar, active)
+            self._choose(run)
+            if self.early_stopping:
+                active &= ~self._past_the_best(run)
+
+    def _past_the_best(self, run):
+        """Per problem: are the last two lams' mean scores below best - one standard error?"""
+        scores = self.cv_scores_  # (F, L) shared, (K, F, L) per problem
+        per_fold = scores[None] if run.shared else scores
+        F = per_fold.shape[1]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: no decision
+            mean = np.nanmean(per_fold, axis=1)               # (K', L)
+            best = np.nanargmax(np.where(np.isnan(mean), -np.inf, mean), axis=1)
+            rows = np.arange(mean.shape[0])
+            se = np.nanstd(per_fold[rows, :, best], axis=1) / math.sqrt(F)
+            # two points in a row: one low fold score alone does not end a path
+            past = np.all(mean[:, -2:] < (mean[rows, best] - se)[:, None], axis=1)
+        past &= best < mean.shape[1] - 2
+        return np.broadcast_to(past, (run.problems.n_problems,)) if run.shared else past
 
     def _choose(self, run):
         """lam_, best_score_ and cv_scores_ from the paths run so far."""
@@ -688,7 +738,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             self.cv_scores_ = run.col_scores
             self.lam_, self.best_score_ = self._per_problem_choice(
                 run.problems, run.scoring, run.lams, run.col_scores, run.tp, run.npos,
-                run.constant)
+                run.constant, run.solved)
 
     def _at_the_bottom(self, run):
         return any(self.lam_[k] == run.lams[-1] for k in range(self.lam_.size)
@@ -836,7 +886,8 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
                                  problems.classes, "binary")
         return scoring.score(S, y_test, np.eye(K), np.zeros(K), problems.classes, problems.mode)
 
-    def _per_problem_choice(self, problems, scoring, lams, col_scores, tp, npos, constant):
+    def _per_problem_choice(self, problems, scoring, lams, col_scores, tp, npos, constant,
+                            solved):
         """lam per label column and the CV score of the choice."""
         K = problems.n_problems
         if scoring.bep:
@@ -847,14 +898,19 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns: below
                 value = np.nanmean(col_scores, axis=1)
-        usable = np.isfinite(value).all(axis=1)
+        value = np.where(solved, value, np.nan)  # lams a stopped path did not reach
+        finite = np.isfinite(value)
+        usable = finite.any(axis=1)
         if not usable.any():
             raise ValueError(
                 f"{type(self).__name__}: the scoring {scoring.name!r} is undefined for every "
                 f"label column on every fold (no held-out positives); choose fewer folds.")
         # a column without a score takes the lam best on average over the others
-        fallback = int(np.argmax(value[usable].mean(axis=0)))
-        choice = np.where(usable, np.argmax(np.where(usable[:, None], value, 0), axis=1),
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a lam no column reached
+            average = np.nanmean(value[usable], axis=0)
+        fallback = int(np.argmax(np.where(np.isfinite(average), average, -np.inf)))
+        choice = np.where(usable, np.argmax(np.where(finite, value, -np.inf), axis=1),
                           fallback)
         unscored = [k for k in range(K) if not usable[k] and k not in constant]
         if unscored:
