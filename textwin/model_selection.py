@@ -546,9 +546,10 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         number of points from :func:`lam_max` of the training data down to
         ``lam_max * lam_min_ratio``, evenly on a log scale. Such a grid is
         continued below its bottom, three points at a time (down to
-        ``lam_max * 1e-8``), while some problem's best ``lam`` is the
-        smallest so far; a given array is searched as it is (a warning says
-        when its smallest value scores best).
+        ``lam_max * 1e-8``), while some problem's score at the smallest
+        ``lam`` so far beats all others by more than a standard error (over
+        the folds); a given array is searched as it is. A warning says when
+        the smallest ``lam`` searched scores best.
     lam_min_ratio : float in (0, 1), default=1e-4
         Bottom of the first grid, relative to its top (four decades).
     cv : int, cross-validation generator or iterable, default=5
@@ -674,10 +675,10 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         try:
             self._descend(run, lams, active, bar)
             # A grid from the data continues its warm-started paths below its
-            # bottom while some problem's best lam is the smallest yet (three
-            # more points at a time, down to lam_max * 1e-8).
+            # bottom while some problem's score still rises there by more than
+            # a standard error (three more points at a time, to lam_max * 1e-8).
             auto = isinstance(self.lams, Integral) and lams.size > 1
-            while (auto and active.any() and self._at_the_bottom(run)
+            while (auto and (active & self._rising_at_the_bottom(run)).any()
                    and run.lams[-1] > lams[0] * _FLOOR):
                 more = run.lams[-1] * (lams[1] / lams[0]) ** np.arange(1, 4)
                 self._descend(run, more[more >= lams[0] * _FLOOR * lams[1] / lams[0]],
@@ -709,21 +710,33 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             if self.early_stopping:
                 active &= ~self._past_the_best(run)
 
+    def _mean_and_se(self, run):
+        """Mean held-out score and its standard error over the folds, (problems, lams)
+        (one row when lam is shared); -inf where a path did not reach."""
+        per_fold = self.cv_scores_[None] if run.shared else self.cv_scores_
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # lams not reached: NaN
+            mean = np.nanmean(per_fold, axis=1)
+            se = np.nanstd(per_fold, axis=1) / math.sqrt(per_fold.shape[1])
+        return np.where(np.isnan(mean), -np.inf, mean), se
+
+    def _per_problem(self, run, flags):
+        return np.broadcast_to(flags, (run.problems.n_problems,)) if run.shared else flags
+
     def _past_the_best(self, run):
         """Per problem: are the last two lams' mean scores below best - one standard error?"""
-        scores = self.cv_scores_  # (F, L) shared, (K, F, L) per problem
-        per_fold = scores[None] if run.shared else scores
-        F = per_fold.shape[1]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN: no decision
-            mean = np.nanmean(per_fold, axis=1)               # (K', L)
-            best = np.nanargmax(np.where(np.isnan(mean), -np.inf, mean), axis=1)
-            rows = np.arange(mean.shape[0])
-            se = np.nanstd(per_fold[rows, :, best], axis=1) / math.sqrt(F)
-            # two points in a row: one low fold score alone does not end a path
-            past = np.all(mean[:, -2:] < (mean[rows, best] - se)[:, None], axis=1)
-        past &= best < mean.shape[1] - 2
-        return np.broadcast_to(past, (run.problems.n_problems,)) if run.shared else past
+        mean, se = self._mean_and_se(run)
+        best = np.argmax(mean, axis=1)
+        rows = np.arange(mean.shape[0])
+        # two points in a row: one low fold score alone does not end a path
+        past = np.all(mean[:, -2:] < (mean[rows, best] - se[rows, best])[:, None], axis=1)
+        return self._per_problem(run, past & (best < mean.shape[1] - 2))
+
+    def _rising_at_the_bottom(self, run):
+        """Per problem: does the smallest lam's mean score beat all others by a standard error?"""
+        mean, se = self._mean_and_se(run)
+        rising = mean[:, -1] > mean[:, :-1].max(axis=1) + se[:, -1]
+        return self._per_problem(run, rising)
 
     def _choose(self, run):
         """lam_, best_score_ and cv_scores_ from the paths run so far."""
@@ -739,10 +752,6 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             self.lam_, self.best_score_ = self._per_problem_choice(
                 run.problems, run.scoring, run.lams, run.col_scores, run.tp, run.npos,
                 run.constant, run.solved)
-
-    def _at_the_bottom(self, run):
-        return any(self.lam_[k] == run.lams[-1] for k in range(self.lam_.size)
-                   if k not in run.constant)
 
     def cv_summary(self, names=None):
         """What the cross-validation chose, JSON-ready (for reports and plots).
