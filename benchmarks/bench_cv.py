@@ -26,8 +26,8 @@ one ``DualGaussSeidelClassifier`` fit on all the data at the (median) chosen
 lam, and the epochs of all path points over that fit's epochs.
 
 Data: Reuters-21578 top ten, ModApte training, tf-idf over every stem
-(``--reuters``), and a synthetic Zipf corpus with a binary label
-with 10 % of its labels flipped (``--n``, ``--d``). Every fit runs in one thread. Run from
+(``--no-reuters`` skips it), and a synthetic Zipf corpus with a binary label,
+10 % of the labels flipped (``--n``, ``--d``; ``--no-synthetic`` skips it). Every fit runs in one thread. Run from
 the repository root:
 
     python benchmarks/bench_cv.py [--no-reuters] [--no-synthetic] [--n 20000] [--d 20000] \

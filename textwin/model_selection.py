@@ -378,9 +378,9 @@ def _warn_path_failures(name, failures, total, tol):
 # ---------------------------------------------------------------------------
 
 
-def _snapshot(template, coef, intercept, classes, mode):
+def _snapshot(params, coef, intercept, classes, mode):
     """A fitted DualGaussSeidelClassifier holding given weights (for scikit-learn scorers)."""
-    est = DualGaussSeidelClassifier(**template.get_params(deep=False))
+    est = DualGaussSeidelClassifier(**params)
     est.coef_, est.intercept_ = coef, intercept
     est.classes_, est._label_mode, est._sparse_labels = classes, mode, False
     est.n_features_in_ = coef.shape[1]
@@ -412,7 +412,7 @@ class _Scoring:
 
     def score(self, X, y, coef, intercept, classes, mode):
         """A scorer's value of the model (coef, intercept) on (X, y); NaN if undefined."""
-        est = _snapshot(DualGaussSeidelClassifier(**self.params), coef, intercept, classes, mode)
+        est = _snapshot(self.params, coef, intercept, classes, mode)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # undefined metrics: NaN, reported by the caller
@@ -461,7 +461,7 @@ class _FoldPaths:
         """Solve ``lams`` on every path of the ``active`` problems (default: all);
         the others' scores at these lams are NaN and their paths end."""
         problems, scoring, shared = self.problems, self.scoring, self.shared
-        F, K, L0, L = len(self.folds), problems.n_problems, self.lams.size, lams.size
+        F, K, L = len(self.folds), problems.n_problems, lams.size
         theta, d = problems.settings.theta, problems.d_user
         all_lams = np.concatenate([self.lams, lams])
         path_iter = np.zeros((F, K, L), dtype=int)
