@@ -307,3 +307,51 @@ def test_benchmarks_readme_lists_every_script():
     scripts = sorted(p.name for p in (REPO / "benchmarks").glob("*.py")
                      if not p.name.startswith("_"))
     assert [s for s in scripts if f"`{s}`" not in readme] == []
+
+
+# --- docs/architecture.md: the map matches the territory ---------------------------------
+
+_PATH = re.compile(r"(?<![\w./-])((?:textwin|tests|benchmarks|docs|data_scripts)/[\w./-]*|"
+                   r"[\w-]+\.(?:py|pyx|pxd|c|h|md|toml))(?![\w/-])")
+
+
+def _architecture_code():
+    """Every `quoted` token of docs/architecture.md, and the text of its code blocks."""
+    doc = _read("docs/architecture.md")
+    blocks = re.findall(r"^```\n(.*?)^```", doc, re.M | re.S)
+    return re.findall(r"`([^`\n]+)`", re.sub(r"^```\n.*?^```", "", doc, flags=re.M | re.S)), \
+        "\n".join(blocks)
+
+
+def _missing_paths(tokens, blocks):
+    named = {m.group(1).rstrip(".") for t in tokens for m in _PATH.finditer(t)}
+    named |= {m.group(1).rstrip(".") for m in _PATH.finditer(blocks)}
+    missing = []
+    for name in sorted(named):
+        if "/" in name:
+            if not (REPO / name).exists():
+                missing.append(name)
+        elif not any(REPO.glob(f"**/{name}")):
+            missing.append(name)
+    return named, missing
+
+
+def test_every_file_the_architecture_names_exists():
+    tokens, blocks = _architecture_code()
+    named, missing = _missing_paths(tokens, blocks)
+    assert len(named) >= 20, named  # the pattern still finds the page's paths
+    assert missing == []
+    # and a wrong one is caught
+    assert _missing_paths(["textwin/no_such_module.py"], "")[1] == ["textwin/no_such_module.py"]
+
+
+def test_every_name_the_architecture_says_to_grep_for_is_in_the_source():
+    tokens, _ = _architecture_code()
+    source = "\n".join(p.read_text(encoding="utf-8", errors="replace")
+                       for p in _repo_text_files() if p.parts[len(REPO.parts)] == "textwin")
+    names = {t.split(".")[-1].rstrip("()") for t in tokens
+             if re.fullmatch(r"[A-Za-z_][\w.]*(?:\(\))?", t) and "/" not in t
+             and not _PATH.fullmatch(t)}
+    assert len(names) >= 30, names
+    absent = sorted(n for n in names if not re.search(rf"\b{re.escape(n)}\b", source))
+    assert absent == []
