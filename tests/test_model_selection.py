@@ -317,3 +317,15 @@ def test_early_stopping_leaves_out_only_lams_past_the_optimum():
             best = np.argmax(mean[reached])
             se = np.std(early.cv_scores_[k][:, best]) / np.sqrt(3)
             assert np.all(mean[reached[-2:]] < mean[best] - se)
+
+
+def test_the_accuracy_shortcut_scores_as_scikit_learns_scorer():
+    from sklearn.metrics import accuracy_score, make_scorer
+
+    X, Y = _text_like(n=180, n_labels=3, seed=16)
+    y = np.array(["a", "b", "c"])[np.argmax(Y + np.random.default_rng(1).random(Y.shape), axis=1)]
+    for target in (y, y == "a"):
+        fits = [DualGaussSeidelClassifierCV(lams=4, cv=3, lam_min_ratio=1e-2, scoring=scoring,
+                                            random_state=0).fit(X, target)
+                for scoring in (None, make_scorer(accuracy_score))]
+        np.testing.assert_allclose(fits[0].cv_scores_, fits[1].cv_scores_)

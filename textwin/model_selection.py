@@ -92,12 +92,14 @@ class _Problems:
 
     def class_index(self):
         """Index into ``classes`` of each sample's class (binary and multi-class targets)."""
-        if self.mode == "binary":
-            return (self.labels.column(0) > 0).astype(np.intp)
-        index = np.zeros(self.n, dtype=np.intp)
-        for k in range(self.n_problems):
-            index[self.labels.column(k) > 0] = k
-        return index
+        if getattr(self, "_class_index", None) is None:
+            if self.mode == "binary":
+                self._class_index = (self.labels.column(0) > 0).astype(np.intp)
+            else:
+                self._class_index = np.zeros(self.n, dtype=np.intp)
+                for k in range(self.n_problems):
+                    self._class_index[self.labels.column(k) > 0] = k
+        return self._class_index
 
     def checked(self, X):
         return check_csr(X.data, X.indices, X.indptr, X.shape[1],
@@ -448,6 +450,7 @@ class _FoldPaths:
         self.col_scores, self.tp = np.zeros((K, F, 0)), np.zeros((K, F, 0))
         self.npos = np.zeros((K, F))
         self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
+        self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
         self.matrices = [self._fold_matrices(train, test) for train, test in folds]
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
@@ -687,6 +690,9 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             bar.close()
         _warn_path_failures(name, run.failures, run.n_tasks * run.lams.size,
                             problems.settings.tol)
+        if run.shared and not np.isfinite(run.fold_scores).all():
+            warnings.warn(f"{name}: the scoring {scoring.name!r} is undefined on some held-out "
+                          f"folds; they are left out of the mean.", UserWarning, stacklevel=2)
         self.lams_, self.scoring_, self.path_n_iter_ = run.lams, scoring.name, run.path_iter
         self._warn_at_the_bottom(run.lams, run.constant)
         self._refit(problems)
@@ -741,8 +747,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
     def _choose(self, run):
         """lam_, best_score_ and cv_scores_ from the paths run so far."""
         if run.shared:
-            self.cv_scores_ = self._shared_scores(run.problems, run.scoring, run.folds,
-                                                  run.held, run.lams)
+            self.cv_scores_ = self._shared_scores(run)
             mean = self.cv_scores_.mean(axis=0)
             best = int(np.argmax(mean))  # the first maximum: the largest lam
             self.lam_ = np.full(run.problems.n_problems, run.lams[best])
@@ -858,38 +863,44 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
                 f"the column's score; fewer folds (cv) give each one positives.",
                 UserWarning, stacklevel=4)
 
-    def _shared_scores(self, problems, scoring, folds, held, lams):
-        """(n_folds, n_lams) scores of the whole model (one lam for every problem)."""
-        F, L = len(folds), lams.size
-        out = np.empty((F, L))
-        for f, (_, test) in enumerate(folds):
-            for l in range(L):
-                S = held[f][:, :, l]
+    def _shared_scores(self, run):
+        """(n_folds, n_lams) scores of the whole model (one lam for every problem).
+
+        The lams scored before are kept (``run.fold_scores``); NaN where the
+        scoring is undefined on a fold, which :meth:`fit` reports.
+        """
+        problems, scoring = run.problems, run.scoring
+        done = run.fold_scores.shape[1]
+        new = np.empty((len(run.folds), run.lams.size - done))
+        for f, (_, test) in enumerate(run.folds):
+            for l in range(done, run.lams.size):
+                S = run.held[f][:, :, l]
                 if scoring.bep:
                     T = np.column_stack([problems.labels.column(k)[test] > 0
                                          for k in range(problems.n_problems)])
                     counts = [scoring.binary_counts(T[:, k], S[:, k]) for k in range(S.shape[1])]
                     pos = sum(c[1] for c in counts)
-                    out[f, l] = sum(c[0] for c in counts) / pos if pos else np.nan
+                    new[f, l - done] = sum(c[0] for c in counts) / pos if pos else np.nan
                 else:
-                    out[f, l] = self._score_scores(problems, scoring, test, S)
+                    new[f, l - done] = self._score_scores(problems, scoring, test, S)
+        run.fold_scores = np.concatenate([run.fold_scores, new], axis=1)
+        out = run.fold_scores
         bad = ~np.isfinite(out)
         if bad.all(axis=0).any():
             raise ValueError(
                 f"{type(self).__name__}: the scoring {scoring.name!r} is undefined on every "
                 f"held-out fold; choose another scoring or other folds.")
-        if bad.any():
-            warnings.warn(f"{type(self).__name__}: the scoring {scoring.name!r} is undefined on "
-                          f"some held-out folds; they are left out of the mean.",
-                          UserWarning, stacklevel=3)
-            out = np.where(bad, np.nanmean(out, axis=0), out)
-        return out
+        return np.where(bad, np.nanmean(out, axis=0), out) if bad.any() else out
 
     def _score_scores(self, problems, scoring, test, S):
         """The scorer on one held-out fold, the model given by its scores ``S`` (n_test, K)."""
+        index = problems.class_index()[test]
+        if scoring.name == "accuracy":  # the estimator's predict, without building one
+            predicted = (S[:, 0] > 0) if problems.mode == "binary" else np.argmax(S, axis=1)
+            return float(np.mean(predicted == index))
         # a model whose decision_function returns S: identity weights over S's columns
         K = S.shape[1]
-        y_test = problems.classes[problems.class_index()[test]]
+        y_test = problems.classes[index]
         if problems.mode == "binary":
             return scoring.score(S[:, :1], y_test, np.ones((1, 1)), np.zeros(1),
                                  problems.classes, "binary")
