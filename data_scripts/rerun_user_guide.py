@@ -2,8 +2,8 @@
 
 Every ``console`` block that starts with ``$ `` is re-run command by command
 (``textwin reproduce`` blocks excepted: minutes long, and shown for their
-messages) in a scratch folder holding ``reuters10.jsonl`` (written as the guide
-shows), with the ``textwin`` command first on PATH, and the lines after each
+messages) in a scratch folder holding ``reuters10.jsonl`` and ``r8/`` (written as
+the guide shows), with the ``textwin`` command first on PATH, and the lines after each
 command are replaced by what it printed (stderr, then stdout, as a terminal
 shows a short run). Times are the run's own; review the diff before committing.
 
@@ -32,6 +32,18 @@ def write_reuters10(path):
             for text, row in zip(bunch.data, bunch.target):
                 labels = [c for c, on in zip(bunch.target_names, row) if on]
                 fh.write(json.dumps({"text": text, "labels": labels, "split": subset}) + "\n")
+
+
+def write_r8_folder(root):
+    """The guide's single-label example corpus: R8 as a folder per class."""
+    from textwin.datasets import fetch_reuters_single_label
+
+    for subset in ("train", "test"):
+        bunch = fetch_reuters_single_label("r8", subset=subset)
+        for text, k, newid in zip(bunch.data, bunch.target, bunch.ids):
+            folder = Path(root) / subset / bunch.target_names[k]
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"{newid}.txt").write_text(text, encoding="utf-8")
 
 
 def rerun_block(lines, work, env):
@@ -70,6 +82,7 @@ def main(argv=None):
                PYTHONPATH=f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     sys.path.insert(0, str(ROOT))
     write_reuters10(work / "reuters10.jsonl")
+    write_r8_folder(work / "r8")
     text = args.guide.read_text(encoding="utf-8")
     parts, pos = [], 0
     for m in re.finditer(r"```console\n(.*?)```", text, flags=re.S):

@@ -82,7 +82,7 @@ def test_jsonl_label_singular_gets_a_hint_and_unlabelled_needs_the_option(tmp_pa
     assert c.report["unlabeled"] == 5 and c.report["skipped"] == {}
 
 
-def test_folder_multilabel_only_for_identical_bytes(tmp_path):
+def test_folder_multilabel_only_for_same_name_and_identical_bytes(tmp_path):
     root = tmp_path / "news"
     for cat, files in {"grain": ["1.txt", "2.txt", "3.txt"], "wheat": ["2.txt"],
                        "crude": ["4.txt", "5.txt", "6.txt", "7.txt"]}.items():
@@ -91,17 +91,20 @@ def test_folder_multilabel_only_for_identical_bytes(tmp_path):
             (root / cat / f).write_text(f"story {f}", encoding="utf-8")
     (root / "crude" / "8.txt").write_bytes("caf\xe9 latin-1".encode("latin-1"))
     (root / "crude" / "1.txt").write_text("another story under a taken name")
+    (root / "crude" / "9.txt").write_text("story 3.txt")  # grain/3.txt's bytes, another name
     c = read_folder(root, test_size=0.25, random_state=0)
     assert c.target_names == ["crude", "grain", "wheat"]
     docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
     Y = dict(zip(c.ids_train + c.ids_test, list(c.Y_train) + list(c.Y_test)))
-    assert len(docs) == 9  # 10 files, two of them the same bytes in two folders
+    assert len(docs) == 10  # 11 files, two of them one name and the same bytes
     np.testing.assert_array_equal(Y["grain/2.txt"], [0, 1, 1])  # in grain and wheat
     np.testing.assert_array_equal(Y["grain/1.txt"], [0, 1, 0])  # same name, other text:
     np.testing.assert_array_equal(Y["crude/1.txt"], [1, 0, 0])  # two documents
     assert docs["crude/8.txt"] == "caf\xe9 latin-1"
     assert c.report["merged"] == {"files": 2, "documents": 1}
-    assert c.report["categories"]["crude"]["train"] + c.report["categories"]["crude"]["test"] == 6
+    np.testing.assert_array_equal(Y["crude/9.txt"], [1, 0, 0])  # a duplicate: its own
+    assert docs["crude/9.txt"] == docs["grain/3.txt"]
+    assert c.report["categories"]["crude"]["train"] + c.report["categories"]["crude"]["test"] == 7
 
 
 def test_folder_with_colliding_names_reads_every_file(tmp_path):

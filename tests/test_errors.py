@@ -191,12 +191,13 @@ def test_empty_corpus_or_no_usable_labels(capsys, tmp_path, records, fragment):
 
 
 def test_category_in_every_training_document(capsys, tmp_path):
-    # In a folder corpus, files with identical bytes in two folders are one document
-    # with both labels: here "sport" covers every document, so no negative example is left.
+    # In a folder corpus, files of the same name and identical bytes in two folders are
+    # one document with both labels: here "sport" covers every document, so no negative
+    # example is left.
     for cat in ("sport", "politics"):
         (tmp_path / cat).mkdir()
         for i in range(8):
-            (tmp_path / cat / f"{cat[0]}{i}.txt").write_text(f"words {i}")
+            (tmp_path / cat / f"{i}.txt").write_text(f"words {i}")
     code, _, err = run(capsys, "train", "--corpus", tmp_path, "--category", "sport")
     assert code == EXIT_USAGE
     one_line_error(err, "every training document", "'sport'", "negative examples")
@@ -362,10 +363,14 @@ def test_svmlight_input_wider_than_the_model(capsys, tmp_path):
                        model, "-q")
     assert code == 0, err
     wide = tmp_path / "wide.svm"
-    wide.write_text("0 1:1 9:1\n")
+    wide.write_text("0 1:1\n0 1:1 9:1\n")
     code, out, err = run(capsys, "predict", model, wide)
     assert code == EXIT_USAGE and out == ""
-    one_line_error(err, "wide.svm", "not an svmlight file for this model")
+    one_line_error(err, "wide.svm:2: feature index 9 is beyond the 3 features of the model")
+    wide.write_text("0 1:1\n0 x:1\n")
+    code, out, err = run(capsys, "predict", model, wide)
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, "wide.svm:2: feature index 'x' is not an integer")
 
 
 # -- interruption ------------------------------------------------------------------------

@@ -368,8 +368,9 @@ def _check_trainable(categories, Y_train, source, everything):
     if no_neg:
         raise CLIError(
             f"every training document of {source} is in category {no_neg[0]!r}; a "
-            "classifier needs negative examples too (in a folder corpus, files with identical "
-            "bytes in several category folders are one document with all their labels)")
+            "classifier needs negative examples too (in a folder corpus, files of the same name "
+            "and identical bytes in several category folders are one document with all "
+            "their labels)")
 
 
 _CORPUS_ONLY = (("--test-corpus", "test_corpus"), ("--test-size", "test_size"),
@@ -1017,26 +1018,25 @@ def cmd_predict(args):
 
 
 def _read_svmlight_inputs(inputs, model):
-    from sklearn.datasets import load_svmlight_file
+    import scipy.sparse as sp
+
+    from .corpora import CorpusError, read_svmlight_file
 
     if not inputs or inputs == ["-"]:
         raise CLIError("this model was trained on svmlight vectors: give svmlight files to score")
     ids, mats = [], []
-    import scipy.sparse as sp
-
     for item in inputs:
+        if Path(item).is_dir():
+            raise CLIError(f"{item} is a folder: this model scores svmlight files, give "
+                           f"them one by one (e.g. {item}/*.svm)")
         try:
-            X, _ = load_svmlight_file(item, n_features=model.n_features_in_, multilabel=True,
-                                      zero_based=False)
+            X, _ = read_svmlight_file(item, n_features=model.n_features_in_)
         except FileNotFoundError:
             raise CLIError(f"no such file: {item}", EXIT_NO_DATA) from None
-        except IsADirectoryError:
-            raise CLIError(f"{item} is a folder: this model scores svmlight files, give "
-                           f"them one by one (e.g. {item}/*.svm)") from None
         except OSError as exc:
             raise CLIError(f"cannot read {item}: {exc.strerror or exc}", EXIT_NO_DATA) from None
-        except ValueError as exc:
-            raise CLIError(f"{item}: not an svmlight file for this model ({exc})") from None
+        except CorpusError as exc:
+            raise CLIError(str(exc)) from None
         mats.append(X)
         ids += [f"{item}:{k + 1}" for k in range(X.shape[0])]
     if not ids:

@@ -8,15 +8,18 @@ JSON Lines
     ``"labels"`` is an error (or, with ``allow_unlabeled=True``, a document in no
     category). An optional ``"split": "train"|"test"`` field fixes the split;
     without it the corpus is split at random (``test_size``, ``random_state``).
-    Blank lines are ignored.
+    Blank lines are ignored; a line whose text is empty is a document (it
+    scores the bias).
 A folder per category
     ``ROOT/<category>/<file>``: each file is one document, as in
     ``sklearn.datasets.load_files`` (decoded as UTF-8, undecodable bytes as
-    latin-1), whatever its name: files of the same name in two category
-    folders are two documents. Files whose *bytes* are identical in several
-    category folders are one document with all those labels (the way a
-    multi-label corpus is laid out as folders). If ``ROOT`` holds ``train/``
-    and ``test/`` folders, each is read this way and gives the split.
+    latin-1). Files of the same name in several category folders are one
+    document with all those labels only when their bytes are identical (the
+    way a multi-label corpus is laid out as folders: a copy of the document in
+    the folder of each of its categories); otherwise, and whenever the names
+    differ, each file is a document of its own (a corpus that numbers its files
+    from 1 in every folder loses nothing). If ``ROOT`` holds ``train/`` and
+    ``test/`` folders, each is read this way and gives the split.
 svmlight / libsvm
     ``label[,label...] index:value ...`` lines (1-based increasing indices,
     label-only lines allowed, multi-label as a comma-separated list, ``#``
@@ -46,7 +49,8 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = ["CorpusError", "CustomCorpus", "load_corpus", "read_jsonl", "read_folder",
-           "read_svmlight", "looks_binary", "decode_text", "corpus_from_labels"]
+           "read_svmlight", "read_svmlight_file", "looks_binary", "decode_text",
+           "corpus_from_labels"]
 
 #: The largest feature index an svmlight file may use: the kernels index
 #: features with a C int.
@@ -103,9 +107,9 @@ class CustomCorpus:
         if r.get("unlabeled"):
             lines.append(f"  {r['unlabeled']} documents have no label")
         if r.get("merged"):
-            lines.append(f"  {r['merged']['files']} files with identical bytes in several "
-                         f"category folders read as {r['merged']['documents']} multi-labelled "
-                         "documents")
+            lines.append(f"  {r['merged']['files']} files of the same name and identical bytes "
+                         f"in several category folders read as {r['merged']['documents']} "
+                         "multi-labelled documents")
         for reason, paths in r.get("skipped", {}).items():
             if paths:
                 lines.append(f"  skipped {len(paths)} {SKIP_REASONS[reason]}: "
@@ -318,7 +322,8 @@ def _is_hidden(relative):
 
 
 def _read_category_folders(root, prefix, skipped):
-    """``[(key, raw bytes, category)]`` for every file read under ``root``."""
+    """``[(shown path, name in its category folder, raw bytes, category)]`` for every
+    file read under ``root``."""
     found = []
     for entry in sorted(root.iterdir()):
         rel = Path(prefix) / entry.name
@@ -345,7 +350,7 @@ def _read_category_folders(root, prefix, skipped):
             elif looks_binary(raw):
                 skipped["binary"].append(shown)
             else:
-                found.append((shown, raw, cat_dir.name))
+                found.append((shown, str(rel), raw, cat_dir.name))
         for d in sorted(p for p in cat_dir.rglob(".*") if p.is_dir()):
             if not _is_hidden(d.relative_to(cat_dir).parent):
                 skipped["hidden"].append(str(Path(prefix) / cat_dir.name / d.relative_to(cat_dir))
@@ -354,25 +359,28 @@ def _read_category_folders(root, prefix, skipped):
 
 
 def _documents_of(found):
-    """One document per file; identical bytes in several category folders are one
-    document with all their labels. Returns ``(docs, labels, ids, merged)``."""
+    """One document per file, except that files of the same name with identical bytes
+    in several category folders are one document with all their labels.
+    Returns ``(docs, labels, ids, merged)``."""
     groups = {}
-    for key, raw, cat in found:
-        groups.setdefault(hashlib.sha256(raw).digest(), []).append((key, raw, cat))
+    for shown, name, raw, cat in found:
+        groups.setdefault((name, hashlib.sha256(raw).digest()), []).append(cat)
     docs, labels, ids = [], [], []
     merged_files = merged_docs = 0
-    for key, raw, cat in found:
-        group = groups[hashlib.sha256(raw).digest()]
-        cats = {c for _, _, c in group}
-        if len(cats) == 1:  # same bytes in one category only: each file is a document
+    done = set()
+    for shown, name, raw, cat in found:
+        key = (name, hashlib.sha256(raw).digest())
+        cats = groups[key]
+        if len(cats) == 1:
             docs.append(decode_text(raw))
             labels.append([cat])
-            ids.append(key)
-        elif group[0][0] == key:  # the first file of a multi-category group stands for it
+            ids.append(shown)
+        elif key not in done:  # the first copy stands for the document
+            done.add(key)
             docs.append(decode_text(raw))
             labels.append(sorted(cats))
-            ids.append(key)
-            merged_files += len(group)
+            ids.append(shown)
+            merged_files += len(cats)
             merged_docs += 1
     merged = {"files": merged_files, "documents": merged_docs} if merged_files else None
     return docs, labels, ids, merged
@@ -522,6 +530,22 @@ def _load_svmlight(path):
     X = sp.csr_matrix(X)
     if not np.isfinite(X.data).all():
         raise CorpusError(_first_bad_line(path) or f"{path}: a value is NaN or infinite")
+    return X, y
+
+
+def read_svmlight_file(path, n_features=None):
+    """``(X, label tuples)`` of one svmlight file (CSR, 1-based indices).
+
+    Every problem is a :class:`CorpusError` naming the line; with ``n_features``
+    (a model's width), an index beyond it too, and ``X`` has that width.
+    """
+    X, y = _load_svmlight(Path(path))
+    if n_features is not None:
+        if X.shape[1] > n_features:
+            raise CorpusError(
+                f"{path}:{_line_with_index(path, n_features + 1)}: feature index "
+                f"{X.shape[1]} is beyond the {n_features} features of the model")
+        X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
     return X, y
 
 
