@@ -147,7 +147,7 @@ def main(argv=None):
     p.add_argument("--old", default="HEAD", help="git revision of the first build "
                    "(default HEAD)")
     p.add_argument("--new", default="WORKTREE", help="git revision of the second build "
-                   "(default WORKTREE: the file as it is now)")
+                   "(default WORKTREE: the files as they are now)")
     p.add_argument("--columns-by-frequency", action="store_true",
                    help="compare the current build on the columns as they come (old) and "
                         "renumbered by decreasing document frequency (new), no builds")
