@@ -1,7 +1,8 @@
-/* The row operations with AVX2/FMA (rowops.h): 4 lanes per gather, fused
-   multiply-adds, the entropy factors by Estrin's scheme in registers.  Each
-   function carries target("avx2,fma"), so the file compiles with the
-   package's flags and runs only where tw_simd_select found the features. */
+/* The row operations with AVX2/FMA (rowops.h; docs/mathematics.md §5-§6): 4 lanes
+   per gather, fused multiply-adds, the entropy factors by Estrin's scheme in
+   registers.  Each function carries target("avx2,fma"), so the file compiles
+   with the package's flags and runs only where tw_simd_select found the
+   features. */
 #include "rowops.h"
 
 #ifdef TW_X86_AVX2

@@ -1,6 +1,7 @@
 /* The small row pieces the regularizers call directly, inline (included by
-   rowops.h): the exponential polynomials, the lanes of an SSE2 pair, and the
-   one-value (binary) rows' pair sums and update. */
+   rowops.h): the exponential polynomials of the entropy steps (docs/mathematics.md
+   §6), the lanes of an SSE2 pair, and the one-value (binary) rows' pair sums
+   and update. */
 #ifndef TEXTWIN_ROWOPS_INLINE_H
 #define TEXTWIN_ROWOPS_INLINE_H
 
