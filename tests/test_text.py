@@ -480,3 +480,21 @@ def test_hashed_columns_are_scikit_learns_hashing_vectorizer(tmp_path):
     with pytest.raises(ValueError, match="joblib.dump"):
         save_model(tmp_path / "m.npz", pipe)
     assert not (tmp_path / "m.npz").exists()
+
+
+def test_the_command_lines_models_record_the_stemmer(tmp_path, capsys):
+    import json
+
+    from textwin.cli import main
+    from textwin.persistence import load_model
+
+    corpus = tmp_path / "c.jsonl"
+    texts = ["aged wheat always", "young oil", "aged corn", "oil prices"] * 10
+    corpus.write_text("".join(json.dumps({"text": t, "labels": ["grain"] if i % 2 == 0 else
+                                          ["crude"]}) + "\n" for i, t in enumerate(texts)))
+    assert main(["train", "--corpus", str(corpus), "--category", "grain", "--features", "5",
+                 "-o", str(tmp_path / "m.npz")]) == 0
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["stemmer"] == text_module.resolve_stemmer("auto")  # not "auto"
+    aged = "ag" if model.preprocessing["stemmer"] == "pystemmer" else "age"
+    assert aged in model.vocabulary.tolist()
