@@ -38,7 +38,7 @@ printed with the ratio of their steps to the square's.
 
 The reference is textwin's own square-regularized kernel on the same problem
 (liblinear has no entropy regularizer): the ratio entropy / square is the
-price of the entropy rows. Target (issue #5): <= 1.5. The peer row is
+price of the entropy rows. The goal: <= 1.5. The peer row is
 liblinear's seconds per outer iteration on the square-regularized problem
 (same loss, ``C = 1/(lam n)``, no intercept; see
 ``liblinear_epoch_seconds``), to place textwin's square kernel; liblinear

@@ -24,7 +24,7 @@ least as fast). Run from the repository root:
 
     python benchmarks/bench_liblinear.py [--reuters] [--tfidf] [--no-zipf] [--n 20000] [--d 50000]
 
-The issue's three cases: ``--reuters`` (a), ``--tfidf`` (b) and
+Three cases: ``--reuters`` (a), ``--tfidf`` (b) and
 ``--n 200000 --d 50000 --lam 1e-4`` (c).
 """
 import argparse

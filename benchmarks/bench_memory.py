@@ -23,7 +23,7 @@ Two figures per fit, both as the increase over the state just before
 * ``peak_traced``: the peak of ``tracemalloc`` (every numpy array and Python
   object; not liblinear's C ``malloc``).
 
-The target (issue #5): peak memory at most the CSR matrix plus O(n + d) per
+The goal: peak memory at most the CSR matrix plus O(n + d) per
 category, i.e. no copy of the matrix per category. The report gives the
 bytes per extra category, ``(peak(100) - peak(1)) / 99``, beside
 ``8 (n + d)``: one float64 per example (the dual variables) and per feature

@@ -16,7 +16,7 @@ the same seed whatever ``n_jobs`` is).
 Peer: scikit-learn's ``OneVsRestClassifier(LinearSVC(...), n_jobs=1 / 2)`` on
 the same problems (joblib's default backend: worker processes).
 
-Target (issue #5): speed-up >= 1.7 for textwin. The speed-up can only be
+The goal: a speed-up >= 1.7 for textwin. The speed-up can only be
 as large as the free cores allow: the script prints the load average before
 and after, the CPU utilization (process CPU seconds / wall seconds) of
 each run and the cores other processes took meanwhile (machine CPU time from

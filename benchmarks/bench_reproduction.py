@@ -15,7 +15,7 @@ Peer rows on the same ten problems, same features: scikit-learn's
 ``SVC(kernel="linear")`` (libsvm's SMO, the paper's SMO row; ``smo`` in the
 registry) and ``LinearSVC`` (liblinear; ``linearsvc``).
 
-Target (issue #5): the textwin total under 5 s on this 2-core machine. The
+The goal: the textwin total under 5 s on this 2-core machine. The
 paper's 400 MHz Pentium II needed 33 s for Algorithm 2 and 191 s for SMO.
 
 Run from the repository root (corpus under TEXTWIN_DATA_HOME):

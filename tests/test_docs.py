@@ -175,7 +175,7 @@ _TEXT_FILES = ("README.md", "setup.py", "pyproject.toml")
 _TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".c", ".h", ".md", ".txt", ".toml", ".cfg"}
 # "docs/mathematics.md §3", "docs/mathematics.md §1-§8, §10", "docs/mathematics.md's
 # scaling (§10)": the section list that follows a mention within a few words.
-_MATH_REF = re.compile(r"mathematics\.md(?:'s)?[^§\n.;]{0,30}?"
+_MATH_REF = re.compile(r"mathematics\.md(?:'s)?(?:[^§\n.;]|\n[ \t#*]*){0,30}?"
                        r"(§\d+(?:\s*[-–]\s*§?\d+)?(?:(?:,\s*|\s+and\s+)§\d+(?:\s*[-–]\s*§?\d+)?)*)")
 
 
@@ -257,10 +257,10 @@ def test_a_reference_to_a_missing_section_is_reported(tmp_path):
     missing = max(sections) + 1
     src = tmp_path / "example.py"
     src.write_text(f"# the step (docs/mathematics.md §6), the bias (docs/mathematics.md "
-                   f"§2-§{missing}, §3)\n# docs/mathematics.md's scaling (§{missing + 1})\n",
-                   encoding="utf-8")
+                   f"§2-§{missing}, §3)\n# docs/mathematics.md's scaling (§{missing + 1})\n"
+                   f"# the cap (docs/mathematics.md\n# §{missing + 2})\n", encoding="utf-8")
     assert _unresolved_math_refs([src], sections) == [
-        ("example.py", 1, missing), ("example.py", 2, missing + 1)]
+        ("example.py", 1, missing), ("example.py", 2, missing + 1), ("example.py", 3, missing + 2)]
 
 
 # --- docs/performance.md: a current-state page whose figures say where they come from ------
@@ -355,3 +355,33 @@ def test_every_name_the_architecture_says_to_grep_for_is_in_the_source():
     assert len(names) >= 30, names
     absent = sorted(n for n in names if not re.search(rf"\b{re.escape(n)}\b", source))
     assert absent == []
+
+
+# --- the repository speaks of the product ------------------------------------------------
+
+# Who wrote what, this project's issue numbers, the rounds in which work was done, and
+# design notes that are not in the repository: git history keeps them, files do not.
+_HISTORY = [
+    (re.compile(r"(?<!scikit-learn )(?<!sklearn )(?<!numpy )(?<!scipy )\bissues? #?\d+\b",
+                re.I), "an issue number"),
+    (re.compile(r"\bthe issue'?s\b", re.I), "an issue"),
+    (re.compile(r"\b(?:the|another|an?|other) (?:\w+ )?engineers?'?s?\b", re.I), "a role"),
+    (re.compile(r"\bthe lead\b|\breviewers?\b", re.I), "a role"),
+    (re.compile(r"\b(?:users|aesthetics|math)\.md\b"), "a design note outside the repository"),
+    (re.compile(r"mathematics\.md(?:'s)?[\s#*(]*section \d"), "a section not cited as §N"),
+    (re.compile(r"\b(?:this|that|the previous|the next|an earlier|a later|first|second|third|"
+                r"fourth|fifth) session\b|\brounds? of work\b", re.I), "a round of work"),
+]
+
+
+def test_no_file_names_authors_issue_numbers_or_rounds_of_work():
+    found = []
+    for path in _repo_text_files():
+        if path == Path(__file__).resolve():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for pattern, what in _HISTORY:
+            for m in pattern.finditer(text):
+                found.append(f"{path.relative_to(REPO)}:{text.count(chr(10), 0, m.start()) + 1}: "
+                             f"{what} ({m.group(0)!r})")
+    assert found == [], "\n".join(found)

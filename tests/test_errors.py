@@ -325,7 +325,7 @@ def test_model_with_a_newer_preprocessing_option(capsys, tmp_path, text_model):
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_output_that_is_not_a_regular_file(capsys, tmp_path, corpus):
-    # a FIFO (or a device such as /dev/full) used to be replaced by a regular file
+    # a FIFO (or a device such as /dev/full) must not be replaced by a regular file
     fifo = tmp_path / "pipe.npz"
     os.mkfifo(fifo)
     folder = tmp_path / "models"

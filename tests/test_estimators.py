@@ -394,7 +394,7 @@ def test_labels_shortcut_agrees_with_type_of_target(Y):
                                  DualSVM(max_epochs=2, random_state=0, n_jobs=2),
                                  ModifiedLeastSquares(max_epochs=2, random_state=0)])
 def test_fit_memory_is_the_fitted_arrays_plus_o_n_plus_d_per_thread(est):
-    # issue #5: training K categories holds the CSR matrix, coef_ (K x d) and
+    # Training K categories holds the CSR matrix, coef_ (K x d) and
     # dual_coef_ (K x n), and O(n + d) per problem in flight; no n x K label or
     # weight tables, no list of K solutions stacked into copies at the end
     # (that was 2.7 x K 8(n + d) here).

@@ -116,7 +116,7 @@ def map_problems(fn, n_problems, n_jobs, desc=None, verbose=0):
     threads, each taking the next problem in order as it gets free (a greedy
     pool). Fits of ten problems take a tenth of a second: a pool executor's
     start-up, its futures and an idle calling thread cost a visible part of
-    that (issue #5). After a failure no new problem starts; the exception of
+    that. After a failure no new problem starts; the exception of
     the first failed problem (in problem order) is raised.
 
     With ``verbose``, a progress bar over the problems goes to stderr (only

@@ -531,7 +531,7 @@ def cmd_train(args):
                 X_train.shape[0], X_train.shape[1], len(categories),
                 "y" if len(categories) == 1 else "ies", d.task)
     empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (X_train, X_test)]
-    if any(empty):  # valid documents, but worth knowing about (users.md row 16)
+    if any(empty):  # valid documents, but a user wants to know they carry no feature
         logger.info("%d training and %d test documents have none of the %d features; "
                     "they score the bias", *empty, X_train.shape[1])
     _PROBLEM_NAMES[:] = categories[1:] if d.task == "binary" else categories

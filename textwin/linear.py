@@ -1,8 +1,8 @@
 """Linear classifiers trained by dual Gauss-Seidel (docs/mathematics.md §1-§8, §10).
 
 :class:`DualGaussSeidelClassifier` is the general estimator: any loss of
-docs/mathematics.md §4 with any regularizer of section 5, an optional threshold and
-margin (section 7), and an optional bias (Algorithm 2 of section 8, or a
+docs/mathematics.md §4 with any regularizer of §5, an optional threshold and
+margin (§7), and an optional bias (Algorithm 2 of §8, or a
 regularized constant feature). The presets below it fix the loss and the
 regularizer and carry the papers' defaults:
 
@@ -180,7 +180,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
     gradient_step : float or None, default=None
         The fixed step of ``step="gradient"``, in the *Regularized Winnow*
         paper's scaling: the kernel takes ``gradient_step * lam * n`` (docs/mathematics.md
-        section 10). None means 0.01, the paper's value.
+        §10). None means 0.01, the paper's value.
     exp_cap : float > 0, default=ln(2)/2
         The entropy rows' exponent cap ``kappa`` (docs/mathematics.md §6).
     warm_start : bool, default=False

@@ -144,7 +144,7 @@ def clear_stem_cache():
 class PorterStemmer:
     """A Porter stemmer, memoized per distinct token: NLTK's or PyStemmer's.
 
-    Stemming dominates text preprocessing (users.md row 21), and a corpus
+    Stemming dominates text preprocessing, and a corpus
     repeats its words, so each distinct token is stemmed once and looked up
     afterwards. The memo is shared by all the stemmers of a process with the
     same ``backend`` and ``mode`` and is cleared when it passes about a
@@ -441,7 +441,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         - ``"tfidf"``: ``(1 + ln c_ij) * idf_j`` with the smoothed
           ``idf_j = ln((1 + n) / (1 + df_j)) + 1`` of the ``n`` training
           documents, each row then scaled to unit Euclidean norm (the LIBLINEAR
-          FAQ's advice, users.md row 23). Equal to scikit-learn's
+          FAQ's advice). Equal to scikit-learn's
           ``TfidfTransformer(sublinear_tf=True)``.
     stem : bool, default=True
         Replace each word by its Porter stem.

@@ -133,12 +133,12 @@ cdef void _epoch(Problem* P, Loss loss, Regularizer reg, int* order,
         j = P.indices + e.start
         if k + 1 < P.active:
             # a random permutation visits rows anywhere in the CSR arrays: start
-            # loading the next row now (1.1-1.6x per epoch, docs/performance.md)
+            # loading the next row now, while this one is processed
             TW_PREFETCH(P.data + P.ex[order[k + 1]].start)
             TW_PREFETCH(P.indices + P.ex[order[k + 1]].start)
         if k + 2 < P.active:
             # and the record of the example two ahead, whose row start the
-            # line above reads next time (docs/performance.md)
+            # line above reads next time (docs/performance.md, "The per-example record")
             TW_PREFETCH(&P.ex[order[k + 2]])
 
         # b = w.z_i, c = z_i' hess h(v) z_i (+ the bias coordinate: z = y_i, h'' = 1/rho)
@@ -338,7 +338,7 @@ cdef void solve(Problem* P, Loss loss, Regularizer reg, StopRule stop, Order* or
     cdef StopAction action
     # The multiplicative updates of the entropy rows walk vanishing weights
     # (mu e^v with v -> -inf) down through the subnormal doubles, where each
-    # multiply costs ~100 cycles on x86 (1.7x per epoch, docs/performance.md);
+    # multiply costs about a hundred cycles on x86 (docs/mathematics.md §5);
     # a weight under 2.2e-308 is 0 to every use, so this thread flushes
     # them to 0 while the solver runs (restored on exit).
     cdef unsigned int csr = TW_CSR_GET()
