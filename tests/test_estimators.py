@@ -308,8 +308,14 @@ def test_thread_pool_returns_in_problem_order_and_the_caller_works_too():
     from textwin._ovr import map_problems
 
     caller, seen = threading.get_ident(), []
+    caller_worked = threading.Event()
 
     def fn(k):
+        if threading.get_ident() == caller:
+            caller_worked.set()
+        else:  # the helpers hold their problems until the caller has one, however
+            # loaded the machine (a pool whose caller only waits fails below)
+            caller_worked.wait(timeout=5)
         time.sleep(0.002 * (k % 3))  # uneven problems finish out of order
         seen.append((k, threading.get_ident()))
         return k * k
