@@ -209,3 +209,16 @@ def test_r8_defaults_within_a_point_of_linearsvc(capsys, reuters_data_home):
     pipe = make_pipeline(TfidfVectorizer(), LinearSVC()).fit(train.data, train.target)
     peer = 100 * np.mean(pipe.predict(test.data) == test.target)
     assert result["accuracy"] >= peer - 1.0, (result["accuracy"], peer)
+
+
+def test_eval_corpus_lam_auto_leaves_out_the_methods_that_cannot(capsys, tmp_path):
+    corpus = _folder_corpus(tmp_path / "news")
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--lam", "auto", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["methods"]
+    assert "linearsvc" not in [r["method"] for r in rows] and "linearsvc left out" in err
+    assert all("lam_by_cv" in r for r in rows if r["method"] in ("svm", "mls"))
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--lam", "auto", "--methods",
+                         "svm,linearsvc")
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, "--methods linearsvc", "lam='auto'")

@@ -102,6 +102,7 @@ def test_folder_multilabel_only_for_same_name_and_identical_bytes(tmp_path):
     np.testing.assert_array_equal(Y["crude/1.txt"], [1, 0, 0])  # two documents
     assert docs["crude/8.txt"] == "caf\xe9 latin-1"
     assert c.report["merged"] == {"files": 2, "documents": 1}
+    assert c.task == "multilabel"  # grain/2.txt is in wheat too
     np.testing.assert_array_equal(Y["crude/9.txt"], [1, 0, 0])  # a duplicate: its own
     assert docs["crude/9.txt"] == docs["grain/3.txt"]
     assert c.report["categories"]["crude"]["train"] + c.report["categories"]["crude"]["test"] == 7
@@ -124,6 +125,7 @@ def test_folder_with_colliding_names_reads_every_file(tmp_path):
         assert {k: v[split] for k, v in c.report["categories"].items()} == counts[split]
     assert c.report["documents"] == {"train": 18, "test": 9}
     assert c.report["skipped"] == {} and "merged" not in c.report
+    assert c.task == "multiclass"
 
 
 def test_folder_skips_hidden_empty_and_binary_files_and_says_so(tmp_path):

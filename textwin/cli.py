@@ -826,6 +826,18 @@ def _eval_corpus(args):
     from ._ovr import ConstantModelWarning
 
     methods, given = _eval_methods(args, CORPUS_METHODS)
+    if given.get("lam") == "auto":  # not every method can choose lam: before any training
+        able = []
+        for m in methods:
+            try:
+                if "lam" in m.settings:
+                    m.build(1, lam="auto")
+                able.append(m)
+            except ValueError as exc:
+                if args.methods is not None:
+                    raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
+                logger.info("%s left out: it cannot choose lam by cross-validation", m.key)
+        methods = able
     _check_plot(args)
     d = _training_data(args, args.categories)
     logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",

@@ -95,6 +95,14 @@ class CustomCorpus:
     def is_text(self):
         return self.kind == "text"
 
+    @property
+    def task(self):
+        """``"multiclass"``, ``"binary"`` or ``"multilabel"``, read from the labels
+        (see :func:`textwin.tasks.detect_task`)."""
+        from .tasks import detect_task
+
+        return detect_task(self.Y_train, self.Y_test)
+
     def describe(self):
         """The report as lines of text: documents per split and category, skips."""
         r = self.report
