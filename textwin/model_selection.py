@@ -572,13 +572,15 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         once its mean held-out score has been more than one standard error
         (over the folds) below its best at two lams in a row: the path is past its optimum, and the
         smaller lams, the costliest to solve, are left out (NaN in
-        ``cv_scores_``). As liblinear's ``-C`` search stops. False solves the
-        whole grid.
+        ``cv_scores_`` and 0 in ``path_n_iter_`` for that problem; with a
+        shared lam, ``lams_`` ends there). As liblinear's ``-C`` search
+        stops. False solves the whole grid.
 
     Attributes
     ----------
     lams_ : ndarray of shape (n_lams,)
-        The grid searched, descending.
+        The grid searched, descending (continued or cut short as
+        ``lams`` and ``early_stopping`` say).
     lam_ : ndarray of shape (n_problems,)
         The chosen ``lam`` of each binary problem (all equal when shared).
     cv_scores_ : ndarray of shape (n_folds, n_lams) or (n_problems, n_folds, n_lams)
