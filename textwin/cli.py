@@ -397,7 +397,8 @@ def _training_data(args, categories_arg):
         if given:
             raise CLIError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for "
                            "--corpus; Reuters-21578 has its own ModApte split and is "
-                           "multi-label")
+                           "multi-label" + ("; on it, --seed seeds the order of --shuffle"
+                                            if "--seed" in given else ""))
         if args.features == "all":
             raise CLIError("--features all is for --corpus; the Reuters protocol selects "
                            "features by information gain: give a number (the paper: 1000)")
