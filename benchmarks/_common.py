@@ -33,7 +33,7 @@ except ImportError:
 
 __all__ = [
     "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
-    "zipf_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
+    "zipf_corpus", "rcv1_like_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
     "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json",
     "add_common_args", "kernel_fit",
 ]
@@ -174,6 +174,67 @@ def zipf_corpus(n, d, mean_nnz=80, exponent=1.1, seed=0, positive_rate=0.3):
     score = score + 0.3 * score.std() * rng.normal(size=n)
     y = np.where(score > np.quantile(score, 1.0 - positive_rate), 1.0, -1.0)
     return X, y
+
+
+def rcv1_like_corpus(n=800_000, d=47_000, mean_nnz=75, n_categories=103, top_rate=0.30,
+                     bottom_rate=1e-4, exponent=1.1, seed=0, chunk=100_000):
+    """An RCV1-shaped multi-label corpus: ``n`` documents, ``d`` words, ``n_categories`` topics.
+
+    Documents as in :func:`zipf_corpus` (Zipf words, ``1 + ln(count)``, rows of
+    unit length), with the number of words drawn per document set so that a
+    row holds ``mean_nnz`` distinct words on average (RCV1: 804,414
+    documents, 47,236 stemmed words, about 75 per document, 103 topics).
+    Word ranks are drawn by inverting the Zipf law's continuous distribution
+    function (closed form: 800,000 documents in seconds, not minutes).
+    Topic ``k``'s frequency falls geometrically from ``top_rate`` (the first)
+    to ``bottom_rate`` (the last), as RCV1's run from about 30 % to 0.01 %.
+    A document is in topic ``k`` when its score on the topic's 40 key words
+    (random mid-frequency words with random positive weights) plus Gaussian
+    noise is among the top ``rate_k`` of all documents' scores: learnable,
+    not separable. Returns ``(X, Y, rates)``: X canonical CSR float64 /
+    int32, Y a CSC 0/1 indicator matrix (n, n_categories), rates the target
+    frequencies.
+    """
+    rng = np.random.default_rng(seed)
+    a = 1.0 - exponent  # rank r in [1, d + 1) with density ~ r^-exponent: F(r) = (r^a - 1) / top
+    top = (d + 1.0) ** a - 1.0
+    edges = np.arange(1, d + 2, dtype=np.float64)
+    p = np.diff((edges ** a - 1.0) / top)  # P(word j)
+    lo, hi = float(mean_nnz), 50.0 * mean_nnz  # words drawn per document: mean_nnz distinct
+    for _ in range(60):  # Poisson thinning: P(word j in a document) = 1 - exp(-L p_j)
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if np.sum(-np.expm1(-mid * p)) < mean_nnz else (lo, mid)
+    blocks = []
+    for start in range(0, n, chunk):  # in chunks: COO triplets for 800,000 rows are GiBs
+        rows_here = min(chunk, n - start)
+        lengths = rng.poisson(hi, size=rows_here)
+        u = rng.random(int(lengths.sum()))
+        cols = ((1.0 + u * top) ** (1.0 / a)).astype(np.int32) - 1
+        np.clip(cols, 0, d - 1, out=cols)
+        rows = np.repeat(np.arange(rows_here, dtype=np.int32), lengths)
+        B = sp.csr_matrix((np.ones(cols.size), (rows, cols)), shape=(rows_here, d))
+        B.sum_duplicates()
+        B.data = 1.0 + np.log(B.data)
+        norms = np.sqrt(np.asarray(B.multiply(B).sum(axis=1)).ravel())
+        blocks.append(as_kernel_csr(sp.diags(1.0 / np.maximum(norms, 1e-12)) @ B))
+    X = as_kernel_csr(sp.vstack(blocks, format="csr"))
+    del blocks
+
+    rates = top_rate * (bottom_rate / top_rate) ** np.linspace(0.0, 1.0, n_categories)
+    key_words = 40
+    band = np.arange(20, min(d, 5000))  # mid-frequency words: not "the", not hapaxes
+    W = sp.lil_matrix((d, n_categories))
+    for k in range(n_categories):
+        W[rng.choice(band, key_words, replace=False), k] = (rng.random(key_words) + 0.5)[:, None]
+    S = (X @ W.tocsc()).tocsc()
+    columns = []
+    for k in range(n_categories):
+        s = S[:, [k]].toarray().ravel()
+        s += 0.5 * s.std() * rng.standard_normal(n)
+        m = max(1, int(round(rates[k] * n)))
+        columns.append(s >= np.partition(s, n - m)[n - m])  # the top m scores
+    Y = sp.csc_matrix(np.column_stack(columns), dtype=np.int8)
+    return X, Y, rates
 
 
 _CORPUS_HINT = ("(set TEXTWIN_DATA_HOME to the folder holding reuters21578/, or run "

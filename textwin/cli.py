@@ -9,9 +9,11 @@ apart (see :data:`EXIT_CODES`); there is never a traceback for those.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import math
+import os
 import sys
 import textwrap
 import time
@@ -1166,6 +1168,12 @@ def _common(p, data=True):
         p.add_argument("--n-jobs", type=int, default=None, metavar="N",
                        help="threads over the categories (-1: one per core); the results "
                             "do not depend on it")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       default=os.environ.get("DASK_SCHEDULER_ADDRESS") or None,
+                       help="train the categories as tasks on the Dask cluster of this "
+                            "scheduler (e.g. tcp://HOST:8786, from `dask scheduler`; "
+                            "default: $DASK_SCHEDULER_ADDRESS); same results as locally "
+                            "(docs/scaling.md)")
     if data:
         p.add_argument("--data-home", metavar="DIR", default=None,
                        help="folder holding reuters21578/ (default: $TEXTWIN_DATA_HOME or "
@@ -1449,7 +1457,8 @@ def main(argv=None):
                 warnings.simplefilter("ignore")
                 # -q silences progress, not a corpus that differs from the published one
                 warnings.filterwarnings("always", message=r".*differ from the published")
-            return args.func(args)
+            with _on_cluster(getattr(args, "scheduler", None)):
+                return args.func(args)
     except CLIError as exc:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:
@@ -1485,6 +1494,32 @@ def cmd_reproduce(argv):
                      EXIT_NO_DATA)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
+
+
+@contextlib.contextmanager
+def _on_cluster(address, timeout=5):
+    """Inside: joblib's Dask backend on the scheduler at ``address`` (nothing when None)."""
+    if not address:
+        yield
+        return
+    from ._distributed import ClusterError, connect
+
+    try:
+        client = connect(address, timeout=timeout)
+    except ClusterError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    import joblib
+
+    workers = client.scheduler_info().get("workers", {})
+    logger.info("on the Dask cluster at %s: %d workers, %d threads", address, len(workers),
+                sum(w.get("nthreads", 0) for w in workers.values()))
+    try:
+        with joblib.parallel_config(backend="dask"):
+            yield
+    except ClusterError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    finally:
+        client.close()
 
 
 def console_main():  # pragma: no cover - thin wrapper for `python -m textwin.cli`

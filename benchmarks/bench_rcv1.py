@@ -1,0 +1,325 @@
+"""An RCV1-sized one-vs-rest fit and scoring on one machine and on a two-worker LocalCluster.
+
+The corpus is ``_common.rcv1_like_corpus``: by default RCV1's size, 800,000
+documents over 47,000 words with about 75 nonzeros per row (tf-idf-like
+values, rows of unit length: a 0.7 GB CSR matrix) and 103 categories whose
+frequencies fall from 30 % to 0.01 %. Every fit is ``DualSVM(lam=1/n,
+random_state=0)`` (hinge loss, square regularizer, no intercept, relative
+gap 1e-3: the defaults but ``lam``), one binary problem per category.
+Phases (``--phases``, default all of them):
+
+``local``
+    textwin's full one-vs-rest fit with ``n_jobs=2`` (two threads over the
+    one shared matrix) and its ``decision_function`` over the 800,000
+    documents; the peak memory of the fit over the state just before it
+    (``VmHWM`` of the process, and the peak of ``tracemalloc``: every numpy
+    array), less the fitted ``coef_`` and ``dual_coef_``, against the CSR
+    matrix and ``8 (n + d)`` bytes, the size of one problem's dual variables
+    and weights.
+``peer``
+    scikit-learn's ``OneVsRestClassifier(LinearSVC(loss="hinge",
+    C=1/(lam n), fit_intercept=False), n_jobs=2)`` (liblinear, joblib's
+    worker processes) on the same data: fit and ``decision_function``. The
+    ratio textwin / peer of fit + scoring is the headline (target <= 0.5),
+    and each category's primal objective ``P(w)`` of both models says that
+    both solved the same problems (liblinear stops on its own rule, textwin
+    on the relative duality gap).
+``sweep``
+    textwin's fit time on every 4th and every 2nd category (26 and 52, the
+    same mix of frequencies as all 103): seconds per category and the slope
+    of log time against log categories (1: linear).
+``cluster``
+    the same fit and scoring inside ``joblib.parallel_config(backend="dask")``
+    on a ``LocalCluster`` of two worker processes with one thread each: wall
+    time, the bytes that went into and out of the worker processes (their
+    ``read_chars`` / ``write_chars``, sockets included), what each worker
+    received of the shared data (``textwin._distributed.arrivals``), the
+    workers' peak memory, and whether ``coef_`` and ``dual_coef_`` are
+    bit-identical to the threads' (their SHA-256, compared with the
+    ``local`` phase of the same run or of ``--reference`` JSON).
+
+Each phase prints the load average before and after it (other programs on
+the machine slow the figures, not the ratios of a phase run back to back).
+
+Run from the repository root (about an hour on 2 busy cores at full size):
+
+    python benchmarks/bench_rcv1.py [--n 800000] [--phases local,peer,sweep,cluster] [--json out.json]
+
+``--n 20000 --categories 20`` runs every phase in a minute.
+"""
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+import tracemalloc
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
+                     rcv1_like_corpus)
+
+PHASES = ("local", "peer", "sweep", "cluster")
+TARGET = 0.5
+MiB = 2 ** 20
+
+
+def _status_kib(field, pid="self"):
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise OSError(field)
+
+
+def _reset_peak():
+    """Reset VmHWM to the current RSS (Linux); False where that is not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def digest(*arrays):
+    """SHA-256 of the arrays' bytes: equal digests, bit-identical arrays."""
+    h = hashlib.sha256()
+    for a in arrays:
+        h.update(np.ascontiguousarray(a).tobytes())
+    return h.hexdigest()
+
+
+def primal_objectives(scores, Y, coef, lam):
+    """P_k(w) = mean_i max(0, 1 - y_i s_ik) + lam/2 |w_k|^2 for each category k."""
+    out = np.empty(Y.shape[1])
+    for k in range(Y.shape[1]):
+        y = np.where(Y[:, [k]].toarray().ravel() > 0, 1.0, -1.0)
+        out[k] = np.maximum(0.0, 1.0 - y * scores[:, k]).mean() + lam / 2 * coef[k] @ coef[k]
+    return out
+
+
+def fitted_bytes(est):
+    return sum(getattr(est, a).nbytes for a in ("coef_", "dual_coef_", "intercept_",
+                                                 "duality_gap_", "n_iter_"))
+
+
+def phase_local(X, Y, lam):
+    from textwin import DualSVM
+
+    n, d = X.shape
+    est = DualSVM(lam=lam, random_state=0, n_jobs=2)
+    exact = _reset_peak()
+    rss0 = _status_kib("VmRSS")
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    est.fit(X, Y)
+    fit_s = time.perf_counter() - t0
+    peak = (_status_kib("VmHWM") - rss0) * 1024
+    traced = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    t0 = time.perf_counter()
+    scores = est.decision_function(X)
+    score_s = time.perf_counter() - t0
+    working = traced - fitted_bytes(est)
+    unit = 8 * (n + d)
+    print(f"textwin DualSVM n_jobs=2: fit {fit_s:.1f} s, decision_function {score_s:.1f} s, "
+          f"total {fit_s + score_s:.1f} s; epochs per problem: median "
+          f"{np.median(est.n_iter_):.0f}, max {est.n_iter_.max()}")
+    print(f"  peak memory of the fit over the state before it: RSS {peak / MiB:.0f} MiB "
+          f"({'VmHWM' if exact else 'VmHWM not resettable: an upper bound'}), numpy/Python "
+          f"allocations {traced / MiB:.0f} MiB (tracemalloc); of these the fitted coef_ + "
+          f"dual_coef_ {fitted_bytes(est) / MiB:.0f} MiB, the rest {working / MiB:.0f} MiB = "
+          f"{working / unit:.1f} x 8(n + d) for 2 threads (CSR: {csr_bytes(X) / MiB:.0f} MiB)")
+    return est, scores, {"fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+                         "peak_rss_bytes": peak, "exact_hwm": exact, "peak_traced_bytes": traced, "fitted_bytes": fitted_bytes(est),
+                         "working_bytes": working, "working_over_8_n_plus_d": working / unit,
+                         "epochs_median": float(np.median(est.n_iter_)),
+                         "epochs_max": int(est.n_iter_.max()),
+                         "coef_sha256": digest(est.coef_),
+                         "dual_coef_sha256": digest(est.dual_coef_)}
+
+
+def phase_peer(X, Y, lam):
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.svm import LinearSVC
+
+    n = X.shape[0]
+    est = OneVsRestClassifier(LinearSVC(loss="hinge", C=1.0 / (lam * n), fit_intercept=False,
+                                        dual=True, random_state=0), n_jobs=2)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ConvergenceWarning: liblinear's own budget
+        est.fit(X, Y)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    scores = est.decision_function(X)
+    score_s = time.perf_counter() - t0
+    coef = np.vstack([e.coef_ for e in est.estimators_])
+    print(f"OneVsRestClassifier(LinearSVC(hinge)) n_jobs=2: fit {fit_s:.1f} s, "
+          f"decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s")
+    return coef, scores, {"fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s}
+
+
+def phase_sweep(X, Y, lam, full_fit_s):
+    from textwin import DualSVM
+
+    K = Y.shape[1]
+    rows = []
+    for step in (4, 2):
+        sub = Y[:, ::step]
+        t0 = time.perf_counter()
+        DualSVM(lam=lam, random_state=0, n_jobs=2).fit(X, sub)
+        rows.append({"categories": sub.shape[1], "fit_s": time.perf_counter() - t0})
+    if full_fit_s is not None:
+        rows.append({"categories": K, "fit_s": full_fit_s})
+    for r in rows:
+        r["s_per_category"] = r["fit_s"] / r["categories"]
+        print(f"  {r['categories']:4d} categories: fit {r['fit_s']:7.1f} s, "
+              f"{r['s_per_category']:.2f} s per category")
+    slope = None
+    if len(rows) >= 2:
+        slope = float(np.polyfit(np.log([r["categories"] for r in rows]),
+                                 np.log([r["fit_s"] for r in rows]), 1)[0])
+        print(f"  slope of log time against log categories: {slope:.2f} (1 = linear)")
+    return {"rows": rows, "slope": slope}
+
+
+def _proc_io(pid):
+    with open(f"/proc/{pid}/io") as fh:
+        fields = dict(line.split(":") for line in fh)
+    return int(fields["rchar"]), int(fields["wchar"])
+
+
+def phase_cluster(X, Y, lam, reference):
+    import joblib
+    from distributed import Client, LocalCluster
+
+    from textwin import DualSVM
+    from textwin._distributed import arrivals
+
+    t0 = time.perf_counter()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                           dashboard_address=None)
+    client = Client(cluster)
+    start_s = time.perf_counter() - t0
+    try:
+        pids = client.run(os.getpid)
+        io0 = {w: _proc_io(p) for w, p in pids.items()}
+        est = DualSVM(lam=lam, random_state=0)
+        with joblib.parallel_config(backend="dask"):
+            t0 = time.perf_counter()
+            est.fit(X, Y)
+            fit_s = time.perf_counter() - t0
+            io1 = {w: _proc_io(p) for w, p in pids.items()}
+            t0 = time.perf_counter()
+            est.decision_function(X)
+            score_s = time.perf_counter() - t0
+        io2 = {w: _proc_io(p) for w, p in pids.items()}
+        got = client.run(arrivals)
+        peaks = {w: _status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
+    finally:
+        client.close()
+        cluster.close()
+    fit_in = sum(io1[w][0] - io0[w][0] for w in pids)
+    fit_out = sum(io1[w][1] - io0[w][1] for w in pids)
+    score_in = sum(io2[w][0] - io1[w][0] for w in pids)
+    shipments = {w: [(label, nbytes) for label, nbytes, _ in a] for w, a in got.items()}
+    same = {"coef_": digest(est.coef_) == reference.get("coef_sha256"),
+            "dual_coef_": digest(est.dual_coef_) == reference.get("dual_coef_sha256")}
+    results_bytes = est.coef_.nbytes + est.dual_coef_.nbytes
+    print(f"LocalCluster, 2 worker processes x 1 thread (started in {start_s:.1f} s): "
+          f"fit {fit_s:.1f} s, decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s")
+    print(f"  into the workers during the fit: {fit_in / MiB:.0f} MiB = "
+          f"{fit_in / csr_bytes(X):.2f} x the CSR matrix ({csr_bytes(X) / MiB:.0f} MiB) for 2 "
+          f"workers; out of them {fit_out / MiB:.0f} MiB (coef_ + dual_coef_: "
+          f"{results_bytes / MiB:.0f} MiB)")
+    print(f"  into the workers during decision_function: {score_in / MiB:.0f} MiB")
+    for w, a in shipments.items():
+        print(f"  worker {w}: received {', '.join(f'{lbl} ({b / MiB:.0f} MiB)' for lbl, b in a)};"
+              f" peak RSS {peaks[w] / MiB:.0f} MiB")
+    print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
+          f"dual_coef_ {same['dual_coef_']}")
+    return {"start_s": start_s, "fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+            "fit_bytes_into_workers": fit_in, "fit_bytes_out_of_workers": fit_out,
+            "score_bytes_into_workers": score_in, "results_bytes": results_bytes,
+            "shipments": shipments, "worker_peak_rss": peaks, "identical": same}
+
+
+def csr_bytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=800_000, help="documents (default 800,000)")
+    ap.add_argument("--d", type=int, default=47_000, help="words (default 47,000)")
+    ap.add_argument("--nnz", type=float, default=75, help="nonzeros per row (default 75)")
+    ap.add_argument("--categories", type=int, default=103, help="categories (default 103)")
+    ap.add_argument("--lam", type=float, default=None, help="lambda (default 1/n)")
+    ap.add_argument("--phases", default=",".join(PHASES),
+                    help=f"comma-separated, of {', '.join(PHASES)} (default: all)")
+    ap.add_argument("--reference", metavar="JSON", default=None,
+                    help="an earlier run's --json output whose local digests the cluster "
+                         "phase compares with (when this run has no local phase)")
+    add_common_args(ap, repeats=1)
+    args = ap.parse_args(argv)
+    phases = [p.strip() for p in args.phases.split(",") if p.strip()]
+    unknown = sorted(set(phases) - set(PHASES))
+    if unknown:
+        ap.error(f"unknown phase(s) {', '.join(unknown)}; choose from {', '.join(PHASES)}")
+    info = print_machine()
+    t0 = time.perf_counter()
+    X, Y, rates = rcv1_like_corpus(args.n, args.d, args.nnz, args.categories)
+    gen_s = time.perf_counter() - t0
+    n, d = X.shape
+    lam = args.lam if args.lam is not None else 1.0 / n
+    freq = np.asarray(Y.mean(axis=0)).ravel()
+    print(f"corpus: n={n} d={d} nnz={X.nnz} ({X.nnz / n:.1f} per row), CSR "
+          f"{csr_bytes(X) / MiB:.0f} MiB; {Y.shape[1]} categories, frequencies "
+          f"{freq.max():.2%} to {freq.min():.3%} (built in {gen_s:.0f} s); lam = {lam:.3g}")
+    out = {"benchmark": "rcv1", "machine": info, "n": n, "d": d, "nnz": int(X.nnz),
+           "categories": Y.shape[1], "lam": lam, "csr_bytes": csr_bytes(X), "phases": {}}
+    reference = {}
+    if args.reference:
+        with open(args.reference) as fh:
+            reference = json.load(fh)["phases"].get("local", {})
+    tw = tw_scores = None
+    for phase in phases:
+        print(f"\n[{phase}] load average {load_average()}", flush=True)
+        if phase == "local":
+            tw, tw_scores, res = phase_local(X, Y, lam)
+            reference = res
+        elif phase == "peer":
+            coef, scores, res = phase_peer(X, Y, lam)
+            if tw is not None:
+                ratio = out["phases"]["local"]["total_s"] / res["total_s"]
+                p_tw = primal_objectives(tw_scores, Y, tw.coef_, lam)
+                p_ll = primal_objectives(scores, Y, coef, lam)
+                rel = (p_ll - p_tw) / p_tw
+                res.update(ratio=ratio, fit_ratio=out["phases"]["local"]["fit_s"] / res["fit_s"],
+                           primal_rel_diff_median=float(np.median(rel)),
+                           primal_rel_diff_min=float(rel.min()),
+                           primal_rel_diff_max=float(rel.max()))
+                print(f"  ratio textwin / peer (fit + scoring): {ratio:.2f} (target <= "
+                      f"{TARGET}); fit alone {res['fit_ratio']:.2f}")
+                print(f"  (P_peer - P_textwin) / P_textwin over the categories: median "
+                      f"{np.median(rel):.2e}, range [{rel.min():.2e}, {rel.max():.2e}]")
+            del scores
+        elif phase == "sweep":
+            full = out["phases"].get("local", {}).get("fit_s")
+            res = phase_sweep(X, Y, lam, full)
+        else:
+            res = phase_cluster(X, Y, lam, reference)
+        res["load_after"] = load_average()
+        out["phases"][phase] = res
+        print(f"[{phase}] done; load average {res['load_after']}", flush=True)
+    info["load_average_end"] = load_average()
+    emit_json(args.json, out)
+
+
+if __name__ == "__main__":
+    main()
