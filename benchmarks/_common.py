@@ -35,7 +35,7 @@ __all__ = [
     "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
     "zipf_corpus", "rcv1_like_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
     "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json",
-    "add_common_args", "kernel_fit",
+    "add_common_args", "kernel_fit", "status_kib", "reset_peak_rss",
 ]
 
 
@@ -99,6 +99,25 @@ def print_machine(info=None, file=None):
           f"scikit-learn {info['scikit-learn']}, textwin {info['textwin']} "
           f"(kernel loops: {info.get('kernel_simd')})", file=file)
     return info
+
+
+def status_kib(field, pid="self"):
+    """A ``/proc/PID/status`` field in KiB (Linux): VmRSS, VmHWM (peak RSS), ..."""
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise OSError(field)
+
+
+def reset_peak_rss():
+    """Reset VmHWM to the current RSS (Linux); False where that is not allowed."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
 
 
 # ---------------------------------------------------------------------------

@@ -47,27 +47,10 @@ import warnings
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import add_common_args, emit_json, load_average, print_machine, zipf_corpus  # noqa: E402
+from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
+                     reset_peak_rss, status_kib, zipf_corpus)
 
 N_LABELS = 100
-
-
-def _rss_kib(field):
-    with open("/proc/self/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise OSError(field)
-
-
-def _reset_peak():
-    """Reset VmHWM to the current RSS; True if the kernel allows it."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def child(folder, side, labels, n_jobs):
@@ -93,8 +76,8 @@ def child(folder, side, labels, n_jobs):
     else:
         est = OneVsRestClassifier(LinearSVC(C=1 / (1e-3 * X.shape[0]), loss="hinge", dual=True,
                                             max_iter=3, random_state=0), n_jobs=n_jobs)
-    exact = _reset_peak()
-    rss0 = _rss_kib("VmRSS")
+    exact = reset_peak_rss()
+    rss0 = status_kib("VmRSS")
     maxrss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     tracemalloc.start()
     with warnings.catch_warnings():
@@ -103,7 +86,7 @@ def child(folder, side, labels, n_jobs):
     _, traced = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     if exact:
-        peak = (_rss_kib("VmHWM") - rss0) * 1024
+        peak = (status_kib("VmHWM") - rss0) * 1024
     else:
         peak = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - maxrss0) * 1024
     print(json.dumps({"peak_rss": peak, "peak_traced": traced, "exact_hwm": exact,

@@ -60,29 +60,11 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
-                     rcv1_like_corpus)
+                     rcv1_like_corpus, reset_peak_rss, status_kib)
 
 PHASES = ("local", "peer", "sweep", "cluster")
 TARGET = 0.5
 MiB = 2 ** 20
-
-
-def _status_kib(field, pid="self"):
-    with open(f"/proc/{pid}/status") as fh:
-        for line in fh:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    raise OSError(field)
-
-
-def _reset_peak():
-    """Reset VmHWM to the current RSS (Linux); False where that is not allowed."""
-    try:
-        with open("/proc/self/clear_refs", "w") as fh:
-            fh.write("5")
-        return True
-    except OSError:
-        return False
 
 
 def digest(*arrays):
@@ -112,13 +94,13 @@ def phase_local(X, Y, lam):
 
     n, d = X.shape
     est = DualSVM(lam=lam, random_state=0, n_jobs=2)
-    exact = _reset_peak()
-    rss0 = _status_kib("VmRSS")
+    exact = reset_peak_rss()
+    rss0 = status_kib("VmRSS")
     tracemalloc.start()
     t0 = time.perf_counter()
     est.fit(X, Y)
     fit_s = time.perf_counter() - t0
-    peak = (_status_kib("VmHWM") - rss0) * 1024
+    peak = (status_kib("VmHWM") - rss0) * 1024
     traced = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     t0 = time.perf_counter()
@@ -220,7 +202,7 @@ def phase_cluster(X, Y, lam, reference):
             score_s = time.perf_counter() - t0
         io2 = {w: _proc_io(p) for w, p in pids.items()}
         got = client.run(arrivals)
-        peaks = {w: _status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
+        peaks = {w: status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
     finally:
         client.close()
         cluster.close()
