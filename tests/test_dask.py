@@ -1,0 +1,184 @@
+"""Binary problems as tasks on a Dask cluster: a LocalCluster of two worker processes.
+
+Each test checks what a wrong implementation would get wrong: coefficients
+that differ from the threads' by a bit, tasks that ran in the client
+instead of the workers, a matrix sent once per task, a dead worker that
+leaves a partial model.
+"""
+import os
+import subprocess
+import sys
+import types
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+distributed = pytest.importorskip("distributed")
+joblib = pytest.importorskip("joblib")
+
+from textwin import DualSVM, RegularizedWinnow  # noqa: E402
+from textwin._distributed import ClusterError, arrivals, check_distributed  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """Two worker processes with one thread each (the workers import this checkout)."""
+    cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, silence_logs=40)
+    client = distributed.Client(cluster)
+    yield cluster, client
+    client.close()
+    cluster.close()
+
+
+def _data(n=400, d=150, labels=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.08, format="csr", random_state=rng)
+    W = rng.normal(size=(d, labels))
+    S = X @ W + 0.3 * rng.normal(size=(n, labels))
+    Y = (S > np.quantile(S, 0.7, axis=0)).astype(int)
+    return X, Y
+
+
+def _task_workers(ts, prefix):
+    """{task key: worker address} of the task stream's records whose key starts with prefix."""
+    return {r["key"]: r["worker"] for r in ts.data if str(r["key"]).startswith(prefix)}
+
+
+def test_fit_runs_each_problem_on_the_workers_bit_identical_to_threads(cluster):
+    cl, client = cluster
+    X, Y = _data()
+    local = DualSVM(lam=1e-3, random_state=3, n_jobs=2).fit(X, Y)
+    before = {w: len(a) for w, a in client.run(arrivals).items()}
+    remote = DualSVM(lam=1e-3, random_state=3)
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        remote.fit(X, Y)
+    for attr in ("coef_", "intercept_", "dual_coef_", "duality_gap_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(remote, attr), getattr(local, attr), err_msg=attr)
+    # one task per category, each run by one of the two worker processes
+    ran = _task_workers(ts, "textwin-fit")
+    assert len(ran) == Y.shape[1]
+    assert set(ran.values()) <= set(cl.scheduler_info["workers"])
+    # the shared data reached each worker once for this fit, not once per task
+    after = client.run(arrivals)
+    new = {w: a[before.get(w, 0):] for w, a in after.items()}
+    assert all(len(a) == 1 and a[0][0] == "textwin-fit" for a in new.values()), new
+    assert all(a[0][1] >= X.data.nbytes for a in new.values())
+    assert all(a[0][2] != os.getpid() for a in new.values())  # unpickled in other processes
+
+
+def test_decision_function_on_the_cluster_equals_local(cluster):
+    _, client = cluster
+    X, Y = _data(labels=6, seed=1)
+    est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    local = est.decision_function(X)
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        remote = est.decision_function(X)
+    np.testing.assert_array_equal(remote, local)
+    assert len(_task_workers(ts, "textwin-scores")) >= 2
+
+
+def test_multiclass_entropy_and_warm_start_match_threads(cluster):
+    X, Y = _data(labels=4, seed=2)
+    y = np.argmax(Y + np.arange(4) * 0.1, axis=1)  # four classes
+    local = RegularizedWinnow(random_state=1, max_epochs=30).fit(X, y)
+    with joblib.parallel_config(backend="dask"):
+        remote = RegularizedWinnow(random_state=1, max_epochs=30).fit(X, y)
+    np.testing.assert_array_equal(remote.coef_, local.coef_)
+    # a warm start sends each problem its previous dual variables
+    local.set_params(warm_start=True, lam=5e-5).fit(X, y)
+    with joblib.parallel_config(backend="dask"):
+        remote.set_params(warm_start=True, lam=5e-5).fit(X, y)
+    np.testing.assert_array_equal(remote.coef_, local.coef_)
+    np.testing.assert_array_equal(remote.dual_coef_, local.dual_coef_)
+
+
+def _die():
+    os._exit(1)
+
+
+def _install_fault():
+    """Make this worker process die at its next textwin task (a restarted worker is clean)."""
+    import textwin._distributed as D
+
+    D._run_task = lambda *args: _die()
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluster):
+    cl, client = cluster
+    X, Y = _data(labels=4, seed=4)
+    local = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    victim = sorted(cl.scheduler_info["workers"])[0]
+    client.run(_install_fault, workers=[victim])
+    remote = DualSVM(lam=1e-3, random_state=0)
+    with joblib.parallel_config(backend="dask"):
+        remote.fit(X, Y)
+    np.testing.assert_array_equal(remote.coef_, local.coef_)
+    client.wait_for_workers(2, timeout=60)
+
+
+@pytest.mark.slow
+def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(cluster):
+    cl, client = cluster
+    X, Y = _data(labels=3, seed=5)
+    est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    coef, classes = est.coef_.copy(), est.classes_.copy()
+    scheduler = cl.scheduler
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0  # the first death is fatal
+    try:
+        client.wait_for_workers(2, timeout=60)
+        client.run(_install_fault)
+        X2, Y2 = _data(labels=5, seed=6)
+        with joblib.parallel_config(backend="dask"):
+            with pytest.raises(ClusterError, match=r"died too often.*nothing was fitted"):
+                est.fit(X2, Y2)
+    finally:
+        scheduler.allowed_failures = allowed
+        client.wait_for_workers(2, timeout=60)
+    np.testing.assert_array_equal(est.coef_, coef)  # the earlier model, whole
+    np.testing.assert_array_equal(est.classes_, classes)
+    assert est.dual_coef_.shape == (X.shape[0], Y.shape[1])[::-1]
+
+
+def test_an_old_or_incomplete_distributed_is_one_clear_error():
+    old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1)
+    with pytest.raises(ClusterError, match=r"needs dask.distributed >= 2023.1; this one is "
+                                           r"2022.2.1: pip install"):
+        check_distributed(old)
+    partial = types.SimpleNamespace(__version__="2099.1.0", Client=1)
+    with pytest.raises(ClusterError, match="lacks as_completed, KilledWorker"):
+        check_distributed(partial)
+    assert check_distributed(distributed) is distributed
+
+
+def test_an_unreachable_scheduler_is_one_line_from_the_command_line(capsys):
+    from textwin import cli
+
+    code = cli.main(["train", "-c", "acq", "--scheduler", "nonsense::", "--offline"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE
+    assert err.count("\n") == 1 and "cannot reach a Dask scheduler at 'nonsense::'" in err
+    assert "dask scheduler" in err
+
+
+def test_connect_gives_up_quickly_on_a_silent_port():
+    from textwin._distributed import connect
+
+    with pytest.raises(ClusterError, match=r"cannot reach a Dask scheduler.*within 1 s"):
+        connect("tcp://127.0.0.1:1", timeout=1)
+
+
+def test_outside_a_dask_context_dask_is_never_imported():
+    code = ("import sys, numpy as np, scipy.sparse as sp, textwin\n"
+            "X = sp.random(50, 20, density=0.3, format='csr', random_state=0)\n"
+            "Y = (np.arange(150).reshape(50, 3) % 4 == 0).astype(int)\n"
+            "m = textwin.DualSVM(n_jobs=2).fit(X, Y); m.decision_function(X)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                         env={**os.environ, "PYTHONPATH": ROOT}, check=True)
+    assert out.stdout.strip() == "[]"
