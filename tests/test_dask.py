@@ -29,6 +29,7 @@ def cluster():
     cluster = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                        dashboard_address=None, silence_logs=40)
     client = distributed.Client(cluster)
+    client.run(__import__, "textwin.linear")  # the workers' imports, once, before any timing
     yield cluster, client
     client.close()
     cluster.close()
@@ -112,13 +113,16 @@ def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluste
     cl, client = cluster
     X, Y = _data(labels=4, seed=4)
     local = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
-    victim = sorted(cl.scheduler_info["workers"])[0]
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
     client.run(_install_fault, workers=[victim])
     remote = DualSVM(lam=1e-3, random_state=0)
     with joblib.parallel_config(backend="dask"):
         remote.fit(X, Y)
     np.testing.assert_array_equal(remote.coef_, local.coef_)
+    np.testing.assert_array_equal(remote.dual_coef_, local.dual_coef_)
     client.wait_for_workers(2, timeout=60)
+    assert pids[victim] not in client.run(os.getpid).values()  # it did die, and was replaced
 
 
 @pytest.mark.slow
@@ -164,6 +168,37 @@ def test_an_unreachable_scheduler_is_one_line_from_the_command_line(capsys):
     assert code == cli.EXIT_USAGE
     assert err.count("\n") == 1 and "cannot reach a Dask scheduler at 'nonsense::'" in err
     assert "dask scheduler" in err
+
+
+def _svmlight(path, n, seed):
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as fh:
+        for _ in range(n):
+            idx = np.sort(rng.choice(40, size=6, replace=False)) + 1
+            fh.write(f"{1 + int(idx[0] // 4) % 3} " + " ".join(f"{j}:1" for j in idx) + "\n")
+
+
+def test_the_command_line_trains_on_the_scheduler_of_dask_scheduler_address(
+        cluster, tmp_path, capsys, monkeypatch):
+    import json
+
+    from textwin import cli
+
+    _, client = cluster
+    _svmlight(tmp_path / "train.svm", 200, 0)
+    _svmlight(tmp_path / "test.svm", 80, 1)
+    argv = ["train", "--corpus", str(tmp_path / "train.svm"), "--test-corpus",
+            str(tmp_path / "test.svm"), "-c", "all", "--json", "-q"]
+    assert cli.main(argv) == 0
+    local = json.loads(capsys.readouterr().out)
+    monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", client.scheduler.address)
+    with distributed.get_task_stream(client) as ts:
+        assert cli.main(argv) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert len(_task_workers(ts, "textwin-fit")) == 3  # three categories, three tasks
+    for result in (local, remote):
+        result.pop("seconds")
+    assert remote == local
 
 
 def test_connect_gives_up_quickly_on_a_silent_port():

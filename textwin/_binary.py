@@ -6,13 +6,15 @@ class (one-vs-rest) or label column. Everything a problem needs is in the
 arguments, so that problems may run in threads over one shared matrix or as
 tasks elsewhere.
 """
+import time
 from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
 
 from textwin._intercept import algorithm2
-from textwin._kernels._dual_gs import dual_gauss_seidel
+from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
+from textwin._ovr import problem_weight
 
 
 @dataclass(frozen=True)
@@ -106,4 +108,69 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0):
                    gaps=np.asarray(res["gaps"]), gap=gap, residual=np.nan, rounds=0,
                    converged=gap <= settings.tol)
     out["constant"] = False
+    return out
+
+
+class ProblemArguments:
+    """``problem(k, alpha)``: the per-problem arguments of :func:`solve_binary_problem`.
+
+    Holds what every problem of a fit derives its own arguments from -- the
+    labels of all problems, the sample weights, the class weights, one seed
+    per problem -- and builds problem ``k``'s labels and loss weights on
+    demand (O(n) per problem in flight). A plain object, so that it travels
+    to a cluster's workers once per fit (see :func:`solve_problem_task`).
+
+    ``alpha`` receives the start: ``alpha0[k]`` (the previous fit's dual
+    variables) on a warm start, else 0 -- for every loss: the kernel moves a
+    logistic alpha outside the open domain (0, s) to a small interior start
+    scaled by lam / max|x_ij| (docs/mathematics.md §4).
+    """
+
+    def __init__(self, labels, sample_weight, weight_scale, classes, mode, class_weight, seeds,
+                 sigma0, alpha0=None):
+        self.labels, self.sample_weight, self.weight_scale = labels, sample_weight, weight_scale
+        self.classes, self.mode, self.class_weight = classes, mode, class_weight
+        self.seeds, self.sigma0, self.alpha0 = seeds, sigma0, alpha0
+
+    def __call__(self, k, alpha):
+        y = self.labels.column(k)
+        weight = problem_weight(self.class_weight, y, k, self.sample_weight, self.classes,
+                                self.mode)
+        weight *= self.weight_scale
+        alpha[:] = self.alpha0[k] if self.alpha0 is not None else 0.0
+        return dict(y=y, weight=weight, alpha=alpha, seed=int(self.seeds[k]),
+                    sigma0=float(self.sigma0[k]))
+
+    def without_warm_start(self):
+        """A copy without ``alpha0`` (n_problems x n): what every worker gets; each
+        problem's own row of ``alpha0`` goes with its task."""
+        copy = ProblemArguments.__new__(ProblemArguments)
+        copy.__dict__.update(self.__dict__, alpha0=None)
+        return copy
+
+
+def solve_problem_task(shipment, k, alpha0=None):
+    """Problem ``k`` of a fit, run as a task on a Dask worker.
+
+    ``shipment.payload`` is the fit's shared data, on this worker once:
+    ``X`` (canonical CSR, with the constant feature if it is the bias),
+    ``entropy`` (the kernels' row statistic), ``problem``
+    (:class:`ProblemArguments` without the warm start) and ``settings``;
+    ``alpha0`` is this problem's warm start (None for a cold one). The
+    kernels' check of the matrix runs once per worker, shared by its tasks.
+    Returns :func:`solve_binary_problem`'s solution with ``alpha`` (the dual
+    variables) and ``seconds`` added.
+    """
+    started = time.perf_counter()
+    P = shipment.payload
+    Xc = shipment.cached("checked", lambda P: check_csr(P["X"].data, P["X"].indices,
+                                                        P["X"].indptr, P["X"].shape[1],
+                                                        P["entropy"]))
+    alpha = np.empty(P["X"].shape[0])
+    args = P["problem"](k, alpha)
+    if alpha0 is not None:
+        alpha[:] = alpha0
+    out = solve_binary_problem(Xc, settings=P["settings"], **args)
+    out["alpha"] = alpha
+    out["seconds"] = time.perf_counter() - started
     return out

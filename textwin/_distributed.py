@@ -14,6 +14,7 @@ only looks at joblib's active backend (joblib comes with scikit-learn), and
 Dask is only touched once that backend is Dask's, which has imported it.
 """
 import os
+import sys
 import threading
 import uuid
 
@@ -198,15 +199,15 @@ def _run_task(task, shipment, k, extra):
 
 
 def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, label="textwin",
-                   describe=None, progress=None):
+                   describe=None, desc=None, verbose=0):
     """``[on_result(k, task(shipment, k, *extra(k))) for k in range(n_tasks)]`` on the cluster.
 
     ``payload`` is scattered to every worker once (a :class:`Shipment`);
     ``extra(k)`` gives task ``k``'s own (small) arguments. Results come back as
     the tasks finish and go through ``on_result`` at once (their memory on the
     worker is released then), in any order; the list returned is in task
-    order. ``describe(k)`` names task ``k`` in errors; ``progress()`` is
-    called once per finished task.
+    order. ``describe(k)`` names task ``k`` in errors. With ``verbose``, a
+    progress bar over the tasks goes to stderr (only when it is a terminal).
 
     A worker that dies takes its running tasks with it: the scheduler runs
     them again elsewhere (up to ``distributed.scheduler.allowed-failures``
@@ -224,11 +225,16 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
                  getattr(distributed.client, "FutureCancelledError", concurrent.futures.CancelledError))
     extra = extra or (lambda k: ())
     describe = describe or (lambda k: f"task {k}")
+    from tqdm import tqdm
+
     shipment = Shipment(payload, label)
+    bar = tqdm(total=n_tasks, desc=desc, unit="problem", file=sys.stderr, leave=False,
+               disable=not verbose or n_tasks < 2 or not sys.stderr.isatty())
     token = uuid.uuid4().hex
     futures, keys = [], {}
     try:
-        [shared] = client.scatter([shipment], broadcast=True, hash=False)
+        # every worker needs the data when there are tasks for all of them
+        [shared] = client.scatter([shipment], broadcast=n_tasks > 1, hash=False)
         for k in range(n_tasks):
             fut = client.submit(_run_task, task, shared, k, tuple(extra(k)), pure=False,
                                 key=f"{label}-{k}-{token}")
@@ -252,11 +258,41 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
                     f"{exc}); nothing was fitted: check the scheduler and run again") from None
             fut.release()
             results[k] = out if on_result is None else on_result(k, out)
-            if progress is not None:
-                progress()
+            bar.update(1)
         return results
     finally:
+        bar.close()
         pending = [f for f in futures if not f.done()]
         if pending:
             client.cancel(pending)
         futures.clear()
+
+
+def _scores_task(shipment, k, coef, intercept):
+    """Scores of one block of problems: ``X @ coef.T + intercept`` (as locally, bit for bit)."""
+    import numpy as np
+
+    return np.asarray(shipment.payload @ coef.T) + intercept
+
+
+def scores_on_cluster(client, X, coef, intercept):
+    """``X @ coef.T + intercept`` with one task per block of rows of ``coef`` (problems).
+
+    ``X`` goes to every worker once; each worker thread gets about one block.
+    A score is the same sum in the same order as in one product, so the
+    result equals the local one bit for bit.
+    """
+    import numpy as np
+
+    threads = max(1, sum(client.nthreads().values()))
+    blocks = np.array_split(np.arange(coef.shape[0]), min(threads, coef.shape[0]))
+    scores = np.empty((X.shape[0], coef.shape[0]))
+
+    def collect(b, block_scores):
+        scores[:, blocks[b]] = block_scores
+
+    map_on_cluster(client, _scores_task, X, len(blocks),
+                   extra=lambda b: (coef[blocks[b]], intercept[blocks[b]]),
+                   on_result=collect, label="textwin-scores",
+                   describe=lambda b: f"the scores of problems {blocks[b][0]}-{blocks[b][-1]}")
+    return scores

@@ -35,7 +35,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from tqdm import tqdm
 
-from textwin._binary import SolverSettings, solve_binary_problem
+from textwin._binary import (ProblemArguments, SolverSettings, solve_binary_problem,
+                             solve_problem_task)
+from textwin._distributed import active_dask_client, map_on_cluster
 from textwin._kernels._dual_gs import LOSSES, REGULARIZERS, check_csr
 from textwin._ovr import (
     MAX_EPOCHS,
@@ -49,7 +51,6 @@ from textwin._ovr import (
     effective_n_jobs,
     map_problems,
     problem_seeds,
-    problem_weight,
     shuffle_block,
     store_params,
 )
@@ -374,36 +375,64 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         """
         p = self._all_params()
         self._check_params(p)
-        X, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
-        n, d_user = X.shape
-        K = labels.n_problems
-        X = self._choose_intercept(X, p)
-        settings = self._solver_settings(X, p)
-        Xc = check_csr(X.data, X.indices, X.indptr, X.shape[1], p["regularizer"] != "square")
-        problem = self._problem_arguments(labels, sw, p, n, X.shape[1])
+        before = dict(self.__dict__)
+        try:
+            X, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
+            n, d_user = X.shape
+            K = labels.n_problems
+            X = self._choose_intercept(X, p)
+            settings = self._solver_settings(X, p)
+            entropy = p["regularizer"] != "square"
+            problem = self._problem_arguments(labels, sw, p, n, X.shape[1])
 
-        # The fitted arrays are filled in place, row k by problem k: a fit over
-        # K problems holds the CSR matrix, these and O(n + d) per thread, not a
-        # list of K solutions stacked into copies at the end.
-        coef, dual, bias = np.empty((K, d_user)), np.empty((K, n)), np.empty(K)
+            # The fitted arrays are filled in place, row k by problem k: a fit over
+            # K problems holds the CSR matrix, these and O(n + d) per thread, not a
+            # list of K solutions stacked into copies at the end.
+            coef, dual, bias = np.empty((K, d_user)), np.empty((K, n)), np.empty(K)
 
-        def solve(k):
-            started = time.perf_counter()
-            args = problem(k, dual[k])  # dual[k]: the contiguous row the kernel updates
-            out = solve_binary_problem(Xc, settings=settings, **args)
-            coef[k] = out["w"][:d_user]
-            own_bias = settings.intercept == "constant_feature" and not out["constant"]
-            bias[k] = out["w"][-1] if own_bias else out["bias"]
-            self._log_problem(k, out, time.perf_counter() - started, p["verbose"])
-            del out["w"]
-            return out
+            def store(k, out, seconds):
+                w = out.pop("w")
+                coef[k] = w[:d_user]
+                own_bias = settings.intercept == "constant_feature" and not out["constant"]
+                bias[k] = w[-1] if own_bias else out["bias"]
+                self._log_problem(k, out, seconds, p["verbose"])
+                return out
 
-        results = map_problems(solve, K, p["n_jobs"], desc=type(self).__name__,
-                               verbose=p["verbose"])
-        self._collect(results, coef, dual, bias, settings)
-        self._fit_dimension = X.shape[1]
-        self._warn_after_fit(results, settings, p)
-        return self
+            client = active_dask_client()
+            if client is None:  # threads over the one matrix
+                Xc = check_csr(X.data, X.indices, X.indptr, X.shape[1], entropy)
+
+                def solve(k):
+                    started = time.perf_counter()
+                    args = problem(k, dual[k])  # dual[k]: the contiguous row the kernel updates
+                    out = solve_binary_problem(Xc, settings=settings, **args)
+                    return store(k, out, time.perf_counter() - started)
+
+                results = map_problems(solve, K, p["n_jobs"], desc=type(self).__name__,
+                                       verbose=p["verbose"])
+            else:  # one task per problem on joblib's Dask cluster (docs/scaling.md)
+                def collect(k, out):
+                    dual[k] = out.pop("alpha")
+                    return store(k, out, out.pop("seconds"))
+
+                warm = problem.alpha0
+                shared = dict(X=X, entropy=entropy, problem=problem.without_warm_start(),
+                              settings=settings)
+                results = map_on_cluster(
+                    client, solve_problem_task, shared, K, label="textwin-fit",
+                    extra=lambda k: (None if warm is None else warm[k],), on_result=collect,
+                    describe=lambda k: f"problem {k} ({self._describe_problem(k)})",
+                    desc=type(self).__name__, verbose=p["verbose"])
+            self._collect(results, coef, dual, bias, settings)
+            self._fit_dimension = X.shape[1]
+            self._warn_after_fit(results, settings, p)
+            return self
+        except BaseException:
+            # no partial model: a fit that fails (a bad label, a lost cluster,
+            # an interrupt) leaves the estimator as it was
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
 
     # -- the steps of fit -----------------------------------------------------
 
@@ -454,13 +483,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             exp_cap=float(p["exp_cap"]))
 
     def _problem_arguments(self, labels, sample_weight, p, n, d):
-        """``problem(k, alpha)``: the per-problem arguments of :func:`solve_binary_problem`.
-
-        ``alpha`` receives the start: the previous fit's dual variables on a
-        warm start (same data shape and classes), else 0 -- for every loss: the
-        kernel moves a logistic alpha outside the open domain (0, s) to a small
-        interior start scaled by lam / max|x_ij| (docs/mathematics.md §4).
-        """
+        """The :class:`ProblemArguments` of this fit: a warm start from the previous
+        fit's dual variables when there is one of the same data shape and classes."""
         K = labels.n_problems
         # The kernel averages over the n rows; averaging over the total sample
         # weight instead makes weight k the same problem as k copies of the row.
@@ -473,18 +497,9 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             # Algorithm 2 restarts its multiplier at the previous bias (sigma = b
             # at convergence, where v_b = 0)
             sigma0 = self.intercept_ + float(p["theta"])
-        seeds = problem_seeds(p["random_state"], K)
-        classes, mode, class_weight = self.classes_, self._label_mode, p["class_weight"]
-
-        def problem(k, alpha):
-            y = labels.column(k)
-            weight = problem_weight(class_weight, y, k, sample_weight, classes, mode)
-            weight *= weight_scale
-            alpha[:] = alpha0[k] if alpha0 is not None else 0.0
-            return dict(y=y, weight=weight, alpha=alpha, seed=int(seeds[k]),
-                        sigma0=float(sigma0[k]))
-
-        return problem
+        return ProblemArguments(labels, sample_weight, weight_scale, self.classes_,
+                                self._label_mode, p["class_weight"],
+                                problem_seeds(p["random_state"], K), sigma0, alpha0)
 
     def _log_problem(self, k, out, seconds, verbose):
         """One line per problem: on stderr with ``verbose >= 2``, else a DEBUG record."""
