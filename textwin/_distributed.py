@@ -119,7 +119,7 @@ def _worker_textwin():
 
 def check_workers(client):
     """Refuse workers without this textwin (a task would fail there, later and less clearly)."""
-    from textwin import __version__
+    from textwin._version import __version__
 
     found = client.run(_worker_textwin)
     bad = {addr: v for addr, v in found.items() if v != __version__}
