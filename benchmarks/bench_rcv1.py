@@ -67,6 +67,28 @@ TARGET = 0.5
 MiB = 2 ** 20
 
 
+def cpu_seconds(pid):
+    """CPU seconds (user + system) a process has used so far (Linux)."""
+    with open(f"/proc/{pid}/stat") as fh:
+        fields = fh.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_seconds():
+    """CPU seconds of this process's live child processes (joblib's workers)."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    ppid = int(fh.read().rpartition(")")[2].split()[1])
+                if ppid == os.getpid():
+                    total += cpu_seconds(entry)
+            except (OSError, ValueError, IndexError):
+                continue
+    return total
+
+
 def digest(*arrays):
     """SHA-256 of the arrays' bytes: equal digests, bit-identical arrays."""
     h = hashlib.sha256()
@@ -97,19 +119,19 @@ def phase_local(X, Y, lam):
     exact = reset_peak_rss()
     rss0 = status_kib("VmRSS")
     tracemalloc.start()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     est.fit(X, Y)
-    fit_s = time.perf_counter() - t0
+    fit_s, fit_cpu = time.perf_counter() - t0, time.process_time() - c0
     peak = (status_kib("VmHWM") - rss0) * 1024
     traced = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     scores = est.decision_function(X)
-    score_s = time.perf_counter() - t0
+    score_s, score_cpu = time.perf_counter() - t0, time.process_time() - c0
     working = traced - fitted_bytes(est)
     unit = 8 * (n + d)
     print(f"textwin DualSVM n_jobs=2: fit {fit_s:.1f} s, decision_function {score_s:.1f} s, "
-          f"total {fit_s + score_s:.1f} s; epochs per problem: median "
+          f"total {fit_s + score_s:.1f} s (CPU {fit_cpu + score_cpu:.1f} s); epochs per problem: median "
           f"{np.median(est.n_iter_):.0f}, max {est.n_iter_.max()}")
     print(f"  peak memory of the fit over the state before it: RSS {peak / MiB:.0f} MiB "
           f"({'VmHWM' if exact else 'VmHWM not resettable: an upper bound'}), numpy/Python "
@@ -117,6 +139,7 @@ def phase_local(X, Y, lam):
           f"dual_coef_ {fitted_bytes(est) / MiB:.0f} MiB, the rest {working / MiB:.0f} MiB = "
           f"{working / unit:.1f} x 8(n + d) for 2 threads (CSR: {csr_bytes(X) / MiB:.0f} MiB)")
     return est, scores, {"fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+                         "cpu_s": fit_cpu + score_cpu, "fit_cpu_s": fit_cpu,
                          "peak_rss_bytes": peak, "exact_hwm": exact, "peak_traced_bytes": traced, "fitted_bytes": fitted_bytes(est),
                          "working_bytes": working, "working_over_8_n_plus_d": working / unit,
                          "epochs_median": float(np.median(est.n_iter_)),
@@ -132,7 +155,7 @@ def phase_peer(X, Y, lam):
     n = X.shape[0]
     est = OneVsRestClassifier(LinearSVC(loss="hinge", C=1.0 / (lam * n), fit_intercept=False,
                                         dual=True, random_state=0), n_jobs=2)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time() + children_cpu_seconds()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ConvergenceWarning: liblinear's own budget
         est.fit(X, Y)
@@ -140,10 +163,13 @@ def phase_peer(X, Y, lam):
     t0 = time.perf_counter()
     scores = est.decision_function(X)
     score_s = time.perf_counter() - t0
+    cpu = time.process_time() + children_cpu_seconds() - c0  # joblib's workers still alive
     coef = np.vstack([e.coef_ for e in est.estimators_])
     print(f"OneVsRestClassifier(LinearSVC(hinge)) n_jobs=2: fit {fit_s:.1f} s, "
-          f"decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s")
-    return coef, scores, {"fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s}
+          f"decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s (CPU {cpu:.1f} s, "
+          f"its worker processes included)")
+    return coef, scores, {"fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+                          "cpu_s": cpu}
 
 
 def phase_sweep(X, Y, lam, full_fit_s):
@@ -153,21 +179,25 @@ def phase_sweep(X, Y, lam, full_fit_s):
     rows = []
     for step in (4, 2):
         sub = Y[:, ::step]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         DualSVM(lam=lam, random_state=0, n_jobs=2).fit(X, sub)
-        rows.append({"categories": sub.shape[1], "fit_s": time.perf_counter() - t0})
+        rows.append({"categories": sub.shape[1], "fit_s": time.perf_counter() - t0,
+                     "cpu_s": time.process_time() - c0})
     if full_fit_s is not None:
-        rows.append({"categories": K, "fit_s": full_fit_s})
+        rows.append({"categories": K, "fit_s": full_fit_s[0], "cpu_s": full_fit_s[1]})
     for r in rows:
         r["s_per_category"] = r["fit_s"] / r["categories"]
-        print(f"  {r['categories']:4d} categories: fit {r['fit_s']:7.1f} s, "
-              f"{r['s_per_category']:.2f} s per category")
-    slope = None
+        print(f"  {r['categories']:4d} categories: fit {r['fit_s']:7.1f} s "
+              f"({r['s_per_category']:.2f} s per category), CPU {r['cpu_s']:7.1f} s "
+              f"({r['cpu_s'] / r['categories']:.2f} s per category)")
+    slope = cpu_slope = None
     if len(rows) >= 2:
-        slope = float(np.polyfit(np.log([r["categories"] for r in rows]),
-                                 np.log([r["fit_s"] for r in rows]), 1)[0])
-        print(f"  slope of log time against log categories: {slope:.2f} (1 = linear)")
-    return {"rows": rows, "slope": slope}
+        logk = np.log([r["categories"] for r in rows])
+        slope = float(np.polyfit(logk, np.log([r["fit_s"] for r in rows]), 1)[0])
+        cpu_slope = float(np.polyfit(logk, np.log([r["cpu_s"] for r in rows]), 1)[0])
+        print(f"  slope of log time against log categories: {slope:.2f}, of log CPU time "
+              f"{cpu_slope:.2f} (1 = linear)")
+    return {"rows": rows, "slope": slope, "cpu_slope": cpu_slope}
 
 
 def _proc_io(pid):
@@ -189,8 +219,10 @@ def phase_cluster(X, Y, lam, reference):
     client = Client(cluster)
     start_s = time.perf_counter() - t0
     try:
+        client.run(__import__, "textwin.linear")  # imports read files too: not counted below
         pids = client.run(os.getpid)
         io0 = {w: _proc_io(p) for w, p in pids.items()}
+        cpu0 = sum(cpu_seconds(p) for p in pids.values()) + time.process_time()
         est = DualSVM(lam=lam, random_state=0)
         with joblib.parallel_config(backend="dask"):
             t0 = time.perf_counter()
@@ -201,6 +233,7 @@ def phase_cluster(X, Y, lam, reference):
             est.decision_function(X)
             score_s = time.perf_counter() - t0
         io2 = {w: _proc_io(p) for w, p in pids.items()}
+        cpu = sum(cpu_seconds(p) for p in pids.values()) + time.process_time() - cpu0
         got = client.run(arrivals)
         peaks = {w: status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
     finally:
@@ -214,7 +247,8 @@ def phase_cluster(X, Y, lam, reference):
             "dual_coef_": digest(est.dual_coef_) == reference.get("dual_coef_sha256")}
     results_bytes = est.coef_.nbytes + est.dual_coef_.nbytes
     print(f"LocalCluster, 2 worker processes x 1 thread (started in {start_s:.1f} s): "
-          f"fit {fit_s:.1f} s, decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s")
+          f"fit {fit_s:.1f} s, decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s "
+          f"(CPU {cpu:.1f} s: workers and client)")
     print(f"  into the workers during the fit: {fit_in / MiB:.0f} MiB = "
           f"{fit_in / csr_bytes(X):.2f} x the CSR matrix ({csr_bytes(X) / MiB:.0f} MiB) for 2 "
           f"workers; out of them {fit_out / MiB:.0f} MiB (coef_ + dual_coef_: "
@@ -226,6 +260,7 @@ def phase_cluster(X, Y, lam, reference):
     print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
           f"dual_coef_ {same['dual_coef_']}")
     return {"start_s": start_s, "fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+            "cpu_s": cpu, "coef_sha256": digest(est.coef_), "dual_coef_sha256": digest(est.dual_coef_),
             "fit_bytes_into_workers": fit_in, "fit_bytes_out_of_workers": fit_out,
             "score_bytes_into_workers": score_in, "results_bytes": results_bytes,
             "shipments": shipments, "worker_peak_rss": peaks, "identical": same}
@@ -283,17 +318,19 @@ def main(argv=None):
                 p_ll = primal_objectives(scores, Y, coef, lam)
                 rel = (p_ll - p_tw) / p_tw
                 res.update(ratio=ratio, fit_ratio=out["phases"]["local"]["fit_s"] / res["fit_s"],
+                           cpu_ratio=out["phases"]["local"]["cpu_s"] / res["cpu_s"],
                            primal_rel_diff_median=float(np.median(rel)),
                            primal_rel_diff_min=float(rel.min()),
                            primal_rel_diff_max=float(rel.max()))
                 print(f"  ratio textwin / peer (fit + scoring): {ratio:.2f} (target <= "
-                      f"{TARGET}); fit alone {res['fit_ratio']:.2f}")
+                      f"{TARGET}); fit alone {res['fit_ratio']:.2f}; CPU seconds "
+                      f"{res['cpu_ratio']:.2f}")
                 print(f"  (P_peer - P_textwin) / P_textwin over the categories: median "
                       f"{np.median(rel):.2e}, range [{rel.min():.2e}, {rel.max():.2e}]")
             del scores
         elif phase == "sweep":
-            full = out["phases"].get("local", {}).get("fit_s")
-            res = phase_sweep(X, Y, lam, full)
+            local = out["phases"].get("local")
+            res = phase_sweep(X, Y, lam, local and (local["fit_s"], local["fit_cpu_s"]))
         else:
             res = phase_cluster(X, Y, lam, reference)
         res["load_after"] = load_average()
