@@ -99,6 +99,26 @@ def test_multiclass_entropy_and_warm_start_match_threads(cluster):
     np.testing.assert_array_equal(remote.dual_coef_, local.dual_coef_)
 
 
+def test_a_grid_search_on_the_cluster_fits_each_candidate_where_it_runs(cluster):
+    # GridSearchCV's fits are tasks already: textwin's problems then run in the
+    # worker's threads (tasks of tasks could hold every worker thread waiting)
+    from sklearn.model_selection import GridSearchCV
+
+    _, client = cluster
+    X, Y = _data(labels=3, seed=7)
+    y = np.argmax(Y + np.arange(3) * 0.1, axis=1)
+    grid = dict(lam=[1e-3, 1e-2])
+    local = GridSearchCV(DualSVM(random_state=0), grid, cv=2).fit(X, y)
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        remote = GridSearchCV(DualSVM(random_state=0), grid, cv=2, n_jobs=-1).fit(X, y)
+    np.testing.assert_array_equal(remote.cv_results_["mean_test_score"],
+                                  local.cv_results_["mean_test_score"])
+    np.testing.assert_array_equal(remote.best_estimator_.coef_, local.best_estimator_.coef_)
+    # the four cross-validation fits ran inside joblib's tasks, in the workers' threads;
+    # only the final refit, in this process, sent its three problems as tasks
+    assert len(_task_workers(ts, "textwin-fit")) == 3
+
+
 def _die():
     os._exit(1)
 
@@ -152,12 +172,13 @@ def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(
 
 
 def test_an_old_or_incomplete_distributed_is_one_clear_error():
-    old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1)
+    old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1,
+                                get_worker=1)
     with pytest.raises(ClusterError, match=r"needs dask.distributed >= 2023.1; this one is "
                                            r"2022.2.1: pip install"):
         check_distributed(old)
     partial = types.SimpleNamespace(__version__="2099.1.0", Client=1)
-    with pytest.raises(ClusterError, match="lacks as_completed, KilledWorker"):
+    with pytest.raises(ClusterError, match="lacks as_completed, KilledWorker, get_worker"):
         check_distributed(partial)
     assert check_distributed(distributed) is distributed
 

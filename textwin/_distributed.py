@@ -51,7 +51,7 @@ def check_distributed(module=None):
                 f"running on a Dask cluster needs dask.distributed, which is not "
                 f"installed ({exc}): {_INSTALL_HINT}") from None
     version = getattr(module, "__version__", "0")
-    missing = [name for name in ("Client", "as_completed", "KilledWorker")
+    missing = [name for name in ("Client", "as_completed", "KilledWorker", "get_worker")
                if not hasattr(module, name)]
     if _version_tuple(version) < MIN_DISTRIBUTED or missing:
         need = ".".join(str(v) for v in MIN_DISTRIBUTED)
@@ -75,7 +75,12 @@ def active_dask_client():
     backend, _ = get_active_backend()
     if type(backend).__name__ != "DaskDistributedBackend":
         return None
-    check_distributed()
+    distributed = check_distributed()
+    try:  # a fit that is itself a task (GridSearchCV's, under the same backend) runs
+        distributed.get_worker()  # where it is, in threads: waiting there for tasks of
+        return None  # its own could hold every worker thread (a deadlock)
+    except ValueError:
+        pass
     client = getattr(backend, "client", None)
     if client is None:  # pragma: no cover - joblib's backend always holds one
         raise ClusterError("joblib's dask backend has no Client; create one with "
