@@ -224,6 +224,15 @@ def test_the_command_line_trains_on_the_scheduler_of_dask_scheduler_address(
     assert remote == local
 
 
+def test_a_cluster_without_workers_is_an_error_not_a_wait():
+    with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cl, \
+            distributed.Client(cl) as client, joblib.parallel_config(backend="dask"):
+        est = DualSVM()
+        with pytest.raises(ClusterError, match="has no workers; start some with `dask worker"):
+            est.fit(*_data(labels=3))
+    assert not hasattr(est, "coef_") and not hasattr(est, "classes_")
+
+
 def test_connect_gives_up_quickly_on_a_silent_port():
     from textwin._distributed import connect
 
