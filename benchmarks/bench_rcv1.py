@@ -31,10 +31,9 @@ Phases (``--phases``, default all of them):
 ``cluster``
     the same fit and scoring inside ``joblib.parallel_config(backend="dask")``
     on a ``LocalCluster`` of two worker processes with one thread each: wall
-    time, the bytes that went into and out of the worker processes (their
-    ``read_chars`` / ``write_chars``, sockets included), what each worker
-    received of the shared data (``textwin._distributed.arrivals``), the
-    workers' peak memory, and whether ``coef_`` and ``dual_coef_`` are
+    and CPU time, what each worker received of the shared data and how often
+    (``textwin._distributed.arrivals``: every unpickled copy, with its
+    bytes), the workers' peak memory, and whether ``coef_`` and ``dual_coef_`` are
     bit-identical to the threads' (their SHA-256, compared with the
     ``local`` phase of the same run or of ``--reference`` JSON).
 
@@ -200,12 +199,6 @@ def phase_sweep(X, Y, lam, full_fit_s):
     return {"rows": rows, "slope": slope, "cpu_slope": cpu_slope}
 
 
-def _proc_io(pid):
-    with open(f"/proc/{pid}/io") as fh:
-        fields = dict(line.split(":") for line in fh)
-    return int(fields["rchar"]), int(fields["wchar"])
-
-
 def phase_cluster(X, Y, lam, reference):
     import joblib
     from distributed import Client, LocalCluster
@@ -219,29 +212,23 @@ def phase_cluster(X, Y, lam, reference):
     client = Client(cluster)
     start_s = time.perf_counter() - t0
     try:
-        client.run(__import__, "textwin.linear")  # imports read files too: not counted below
+        client.run(__import__, "textwin.linear")  # the workers' imports, before the clocks
         pids = client.run(os.getpid)
-        io0 = {w: _proc_io(p) for w, p in pids.items()}
         cpu0 = sum(cpu_seconds(p) for p in pids.values()) + time.process_time()
         est = DualSVM(lam=lam, random_state=0)
         with joblib.parallel_config(backend="dask"):
             t0 = time.perf_counter()
             est.fit(X, Y)
             fit_s = time.perf_counter() - t0
-            io1 = {w: _proc_io(p) for w, p in pids.items()}
             t0 = time.perf_counter()
             est.decision_function(X)
             score_s = time.perf_counter() - t0
-        io2 = {w: _proc_io(p) for w, p in pids.items()}
         cpu = sum(cpu_seconds(p) for p in pids.values()) + time.process_time() - cpu0
         got = client.run(arrivals)
         peaks = {w: status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
     finally:
         client.close()
         cluster.close()
-    fit_in = sum(io1[w][0] - io0[w][0] for w in pids)
-    fit_out = sum(io1[w][1] - io0[w][1] for w in pids)
-    score_in = sum(io2[w][0] - io1[w][0] for w in pids)
     shipments = {w: [(label, nbytes) for label, nbytes, _ in a] for w, a in got.items()}
     same = {"coef_": digest(est.coef_) == reference.get("coef_sha256"),
             "dual_coef_": digest(est.dual_coef_) == reference.get("dual_coef_sha256")}
@@ -249,20 +236,16 @@ def phase_cluster(X, Y, lam, reference):
     print(f"LocalCluster, 2 worker processes x 1 thread (started in {start_s:.1f} s): "
           f"fit {fit_s:.1f} s, decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s "
           f"(CPU {cpu:.1f} s: workers and client)")
-    print(f"  into the workers during the fit: {fit_in / MiB:.0f} MiB = "
-          f"{fit_in / csr_bytes(X):.2f} x the CSR matrix ({csr_bytes(X) / MiB:.0f} MiB) for 2 "
-          f"workers; out of them {fit_out / MiB:.0f} MiB (coef_ + dual_coef_: "
-          f"{results_bytes / MiB:.0f} MiB)")
-    print(f"  into the workers during decision_function: {score_in / MiB:.0f} MiB")
+    print(f"  back to the client: coef_ + dual_coef_, {results_bytes / MiB:.0f} MiB")
     for w, a in shipments.items():
         print(f"  worker {w}: received {', '.join(f'{lbl} ({b / MiB:.0f} MiB)' for lbl, b in a)};"
               f" peak RSS {peaks[w] / MiB:.0f} MiB")
-    print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
-          f"dual_coef_ {same['dual_coef_']}")
+    if reference:
+        print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
+              f"dual_coef_ {same['dual_coef_']}")
     return {"start_s": start_s, "fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
             "cpu_s": cpu, "coef_sha256": digest(est.coef_), "dual_coef_sha256": digest(est.dual_coef_),
-            "fit_bytes_into_workers": fit_in, "fit_bytes_out_of_workers": fit_out,
-            "score_bytes_into_workers": score_in, "results_bytes": results_bytes,
+            "results_bytes": results_bytes,
             "shipments": shipments, "worker_peak_rss": peaks, "identical": same}
 
 

@@ -119,58 +119,6 @@ def test_a_grid_search_on_the_cluster_fits_each_candidate_where_it_runs(cluster)
     assert len(_task_workers(ts, "textwin-fit")) == 3
 
 
-def _die():
-    os._exit(1)
-
-
-def _install_fault():
-    """Make this worker process die at its next textwin task (a restarted worker is clean)."""
-    import textwin._distributed as D
-
-    D._run_task = lambda *args: _die()
-
-
-@pytest.mark.slow
-def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluster):
-    cl, client = cluster
-    X, Y = _data(labels=4, seed=4)
-    local = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
-    pids = client.run(os.getpid)
-    victim = sorted(pids)[0]
-    client.run(_install_fault, workers=[victim])
-    remote = DualSVM(lam=1e-3, random_state=0)
-    with joblib.parallel_config(backend="dask"):
-        remote.fit(X, Y)
-    np.testing.assert_array_equal(remote.coef_, local.coef_)
-    np.testing.assert_array_equal(remote.dual_coef_, local.dual_coef_)
-    client.wait_for_workers(2, timeout=60)
-    assert pids[victim] not in client.run(os.getpid).values()  # it did die, and was replaced
-
-
-@pytest.mark.slow
-def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(cluster):
-    cl, client = cluster
-    X, Y = _data(labels=3, seed=5)
-    est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
-    coef, classes = est.coef_.copy(), est.classes_.copy()
-    scheduler = cl.scheduler
-    allowed = scheduler.allowed_failures
-    scheduler.allowed_failures = 0  # the first death is fatal
-    try:
-        client.wait_for_workers(2, timeout=60)
-        client.run(_install_fault)
-        X2, Y2 = _data(labels=5, seed=6)
-        with joblib.parallel_config(backend="dask"):
-            with pytest.raises(ClusterError, match=r"died too often.*nothing was fitted"):
-                est.fit(X2, Y2)
-    finally:
-        scheduler.allowed_failures = allowed
-        client.wait_for_workers(2, timeout=60)
-    np.testing.assert_array_equal(est.coef_, coef)  # the earlier model, whole
-    np.testing.assert_array_equal(est.classes_, classes)
-    assert est.dual_coef_.shape == (X.shape[0], Y.shape[1])[::-1]
-
-
 def test_an_old_or_incomplete_distributed_is_one_clear_error():
     old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1,
                                 get_worker=1)
@@ -249,3 +197,57 @@ def test_outside_a_dask_context_dask_is_never_imported():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PYTHONPATH": ROOT}, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# Last: these kill worker processes (the nanny restarts them)
+
+def _die():
+    os._exit(1)
+
+
+def _install_fault():
+    """Make this worker process die at its next textwin task (a restarted worker is clean)."""
+    import textwin._distributed as D
+
+    D._run_task = lambda *args: _die()
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluster):
+    cl, client = cluster
+    X, Y = _data(labels=4, seed=4)
+    local = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    pids = client.run(os.getpid)
+    victim = sorted(pids)[0]
+    client.run(_install_fault, workers=[victim])
+    remote = DualSVM(lam=1e-3, random_state=0)
+    with joblib.parallel_config(backend="dask"):
+        remote.fit(X, Y)
+    np.testing.assert_array_equal(remote.coef_, local.coef_)
+    np.testing.assert_array_equal(remote.dual_coef_, local.dual_coef_)
+    client.wait_for_workers(2, timeout=60)
+    assert pids[victim] not in client.run(os.getpid).values()  # it did die, and was replaced
+
+
+@pytest.mark.slow
+def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(cluster):
+    cl, client = cluster
+    X, Y = _data(labels=3, seed=5)
+    est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    coef, classes = est.coef_.copy(), est.classes_.copy()
+    scheduler = cl.scheduler
+    allowed = scheduler.allowed_failures
+    scheduler.allowed_failures = 0  # the first death is fatal
+    try:
+        client.wait_for_workers(2, timeout=60)
+        client.run(_install_fault)
+        X2, Y2 = _data(labels=5, seed=6)
+        with joblib.parallel_config(backend="dask"):
+            with pytest.raises(ClusterError, match=r"died too often.*nothing was fitted"):
+                est.fit(X2, Y2)
+    finally:
+        scheduler.allowed_failures = allowed
+        client.wait_for_workers(2, timeout=60)
+    np.testing.assert_array_equal(est.coef_, coef)  # the earlier model, whole
+    np.testing.assert_array_equal(est.classes_, classes)
+    assert est.dual_coef_.shape == (X.shape[0], Y.shape[1])[::-1]

@@ -16,6 +16,7 @@ Dask is only touched once that backend is Dask's, which has imported it.
 import os
 import sys
 import threading
+import time
 import uuid
 
 # The oldest dask.distributed whose API this module was written against
@@ -198,6 +199,21 @@ class Shipment:
         _ARRIVALS.append((self.label, self.nbytes, os.getpid()))
 
 
+def _wait_until_everywhere(client, future, timeout=60.0):
+    """Wait until every worker holds ``future``'s data (at most ``timeout`` seconds).
+
+    The broadcast can still be under way when the first tasks start: a worker
+    then fetches the data a second time, and a worker that dies meanwhile can
+    take the only copy with it (its tasks could not run again elsewhere).
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        holders = set(client.who_has([future]).get(future.key, ()))
+        if set(client.nthreads()) <= holders:
+            return
+        time.sleep(0.02)
+
+
 def _run_task(task, shipment, k, extra):
     """What a worker runs: ``task(shipment, k, *extra)``."""
     return task(shipment, k, *extra)
@@ -243,6 +259,8 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
     try:
         # every worker needs the data when there are tasks for all of them
         [shared] = client.scatter([shipment], broadcast=n_tasks > 1, hash=False)
+        if n_tasks > 1:
+            _wait_until_everywhere(client, shared)
         for k in range(n_tasks):
             fut = client.submit(_run_task, task, shared, k, tuple(extra(k)), pure=False,
                                 key=f"{label}-{k}-{token}")
