@@ -172,6 +172,19 @@ def test_the_command_line_trains_on_the_scheduler_of_dask_scheduler_address(
     assert remote == local
 
 
+def test_workers_with_another_textwin_are_refused_before_any_work(cluster, monkeypatch):
+    import textwin._version
+
+    _, client = cluster
+    monkeypatch.setattr(textwin._version, "__version__", "0.0-elsewhere")
+    est = DualSVM()
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        with pytest.raises(ClusterError, match=r"2 of 2 Dask workers cannot run this textwin "
+                                               r"0.0-elsewhere \(worker tcp://.*: 0\.1"):
+            est.fit(*_data(labels=3))
+    assert not _task_workers(ts, "textwin-fit") and not hasattr(est, "coef_")
+
+
 def test_a_cluster_without_workers_is_an_error_not_a_wait():
     with distributed.LocalCluster(n_workers=0, processes=False, dashboard_address=None) as cl, \
             distributed.Client(cl) as client, joblib.parallel_config(backend="dask"):

@@ -251,6 +251,7 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
     if not client.nthreads():  # Dask would wait for a worker, forever
         raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no workers; "
                            f"start some with `dask worker {client.scheduler.address}`")
+    check_workers(client)
     shipment = Shipment(payload, label)
     bar = tqdm(total=n_tasks, desc=desc, unit="problem", file=sys.stderr, leave=False,
                disable=not verbose or n_tasks < 2 or not sys.stderr.isatty())
