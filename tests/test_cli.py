@@ -674,6 +674,29 @@ def test_train_lam_auto_reports_the_choice_and_plots_it(capsys, tmp_path, jsonl_
     assert "micro_breakeven_point" in out and "acq " in out.splitlines()[-2]
 
 
+def test_lam_auto_on_a_multiclass_corpus_is_one_lam_chosen_by_accuracy(capsys, tmp_path):
+    # the classes' scores are compared (argmax), so they share one lam, chosen by the
+    # accuracy the task is scored by, not one lam per class by break-even point
+    path = tmp_path / "single.jsonl"
+    with open(path, "w", encoding="utf-8") as fh:
+        for split, n, seed in (("train", 240, 0), ("test", 90, 1)):
+            rng = np.random.default_rng(seed)
+            for i in range(n):
+                topic = list(TOPICS)[i % 3]
+                words = list(rng.choice(FILLER, size=5)) + list(rng.choice(TOPICS[topic].split(), size=2))
+                if rng.random() < 0.3:  # a word of another class: not separable by one word
+                    words.append(rng.choice(TOPICS[list(TOPICS)[(i + 1) % 3]].split()))
+                fh.write(json.dumps({"text": " ".join(words), "labels": [topic],
+                                     "split": split}) + "\n")
+    code, out, err = run(capsys, "train", "--corpus", path, "--lam", "auto", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    cv = result["lam_by_cv"]
+    assert result["task"] == "multiclass"
+    assert cv["shared"] and cv["scoring"] == "accuracy"
+    assert len(set(cv["lam"].values())) == 1 and set(cv["lam"]) == set(TOPICS)
+
+
 @pytest.mark.parametrize("argv, fragments", [
     (["--lam", "auto", "--method", "linearsvc"], ["needs a dual Gauss-Seidel method"]),
     (["--plot", "x.png"], ["--plot", "--lam auto"]),

@@ -174,7 +174,8 @@ def _estimator_verbosity(args):
     return 2 if args.verbose else (1 if _progress_enabled(args) else 0)
 
 
-def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None):
+def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None,
+                   single_label=False):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
     from ._ovr import ConstantModelWarning
     from .experiments import fit_method
@@ -186,7 +187,7 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, 
             # only give column numbers.
             warnings.filterwarnings("ignore", category=ConstantModelWarning)
             est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
-                             verbose=verbose, order=order)
+                             verbose=verbose, order=order, single_label=single_label)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
@@ -474,7 +475,8 @@ def _fit_task(method, d, settings, order, args):
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
-                                  verbose=_estimator_verbosity(args), order=order)
+                                  verbose=_estimator_verbosity(args), order=order,
+                                  single_label=d.task == "multiclass")
     scores = score_matrix(est, d.X_test)
     if d.task == "binary":
         scores = np.hstack([-scores, scores])

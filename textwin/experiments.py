@@ -416,13 +416,20 @@ def score_matrix(estimator, X):
 
 
 def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose=0,
-               order=None):
+               order=None, single_label=False):
     """Build ``method`` (with ``overrides``) and fit it on the columns of ``Y_train``.
 
     One column is fitted as a binary problem, not as a one-column indicator.
     ``n_jobs`` and ``verbose`` go to estimators that take them, and so do the
     entries of ``order`` (``{"shuffle": True, "random_state": 0}``: the order in
     which the examples are visited, instead of the method's own).
+
+    ``single_label``: every row of ``Y_train`` has exactly one label (a
+    multi-class task). The estimator is then given the class index of each
+    document, so that it knows the classes compete: the same binary problems
+    as the columns, but a cross-validated ``lam`` is shared by the classes and
+    chosen by accuracy. The indicator is used instead when a class has no
+    training document (its column would be missing from the scores).
     """
     est = method.build(X_train.shape[0], **(overrides or {}))
     params = est.get_params()
@@ -430,7 +437,9 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
         est.set_params(n_jobs=n_jobs)
     if verbose and "verbose" in params:
         est.set_params(verbose=verbose)
-    if "scoring" in params and params["scoring"] is None:
+    classes = (single_label and Y_train.shape[1] > 2
+               and bool(np.all(np.asarray(Y_train.sum(axis=0)).ravel() > 0)))
+    if "scoring" in params and params["scoring"] is None and not classes:
         # categories (one or several columns) are judged by break-even points
         est.set_params(scoring="micro_breakeven_point")
     for key, value in (order or {}).items():
@@ -438,6 +447,8 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
         for name in (key, f"estimator__{key}"):
             if name in params:
                 est.set_params(**{name: value})
+    if classes:
+        return est.fit(X_train, np.asarray(Y_train.argmax(axis=1)).ravel())
     return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
 
 
