@@ -88,22 +88,24 @@ def test_algorithm2_with_an_entropy_regularizer(regularizer):
     # the optimal b is where the fixed-b fit has sum_i alpha_i y_i = 0.
     X, y = _problem(0)
     lam, n = 1e-2, X.shape[0]
-    est = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-10,
+    # a fixed scale: the automatic one depends on the targets, which theta moves
+    fixed_scale = dict(prior=None, mass=1.0)
+    est = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-10, **fixed_scale,
                                     fit_intercept=True, intercept_solver="converged",
                                     random_state=0).fit(X, y)
     b = est.intercept_[0]
     assert est.intercept_residual_[0] < 1e-6
     fixed = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-12,
-                                      theta=-b, random_state=0).fit(X, y)
+                                      theta=-b, random_state=0, **fixed_scale).fit(X, y)
     assert abs(fixed.dual_coef_[0] @ y) / (lam * n) < 1e-5
     assert_allclose(fixed.coef_, est.coef_, atol=1e-5)
     off = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-12,
-                                    theta=-(b + 0.1), random_state=0).fit(X, y)
+                                    theta=-(b + 0.1), random_state=0, **fixed_scale).fit(X, y)
     assert abs(off.dual_coef_[0] @ y) / (lam * n) > 1e-3
     # "auto" keeps the paper's choice for a balanced entropy (a regularized
     # constant feature); a positive entropy gets Algorithm 2 (see below)
     auto = DualGaussSeidelClassifier(regularizer=regularizer, lam=lam, tol=1e-10,
-                                     fit_intercept=True, random_state=0).fit(X, y)
+                                     fit_intercept=True, random_state=0, **fixed_scale).fit(X, y)
     if regularizer.startswith("balanced"):
         assert auto.intercept_solver_ == "constant_feature"
         assert not hasattr(auto, "intercept_residual_")

@@ -98,7 +98,8 @@ def test_quick_reuters_numbers_equal_the_library(quick_run):
         ("### Table 2", "perceptron"): Perceptron(eta=0.001, n_epochs=cap,
                                                         shuffle=False),
         ("### Table 1", "rwinnow"): RegularizedWinnow(theta=0.1, gamma=0.1, lam=1e-4,
-                                                      max_epochs=cap, shuffle=False),
+                                                      mass=1.0, max_epochs=cap,
+                                                      shuffle=False),
     }
     for (heading, key), est in ests.items():
         est.fit(data.X_train, data.Y_train)

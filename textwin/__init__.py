@@ -14,6 +14,7 @@ _LAZY = {
     "LargeMarginPerceptron": "textwin.linear",
     "LargeMarginUWinnow": "textwin.linear",
     "LargeMarginNWinnow": "textwin.linear",
+    "DegenerateSolutionWarning": "textwin.linear",
     "Perceptron": "textwin.online",
     "Winnow": "textwin.online",
     "BalancedWinnow": "textwin.online",

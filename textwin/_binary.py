@@ -15,6 +15,7 @@ import numpy as np
 from textwin._intercept import algorithm2
 from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
 from textwin._ovr import problem_weight
+from textwin._scale import AUTO, degeneracy, prior_total, with_scale_from_square
 
 
 @dataclass(frozen=True)
@@ -87,15 +88,22 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0):
         model), ``n_epochs``, ``gaps`` (each exact check), ``gap``,
         ``residual`` (Algorithm 2's, NaN without it), ``rounds``,
         ``converged``, ``constant`` (no example of nonzero weight on one
-        side: ``w = 0`` and the bias is the label present).
+        side: ``w = 0`` and the bias is the label present), ``mass`` (the
+        prior's total: the normalized entropies' ``A``; NaN for the square
+        regularizer), and for the entropies ``spread``, ``move``, ``met``
+        (:func:`textwin._scale.degeneracy`).
     """
     pos, nonzero = y > 0, weight != 0
     if not (np.any(nonzero & pos) and np.any(nonzero & ~pos)):
         alpha[:] = 0.0
         return dict(w=np.zeros(X.n_features), bias=constant_bias(y, weight), n_epochs=0,
                     gaps=np.zeros(0), gap=0.0, residual=0.0, rounds=0, converged=True,
-                    constant=True)
+                    constant=True, mass=np.nan)
     target = settings.gamma + y * settings.theta
+    if settings.mass == AUTO:  # the entropy's scale from the data (docs/mathematics.md §14)
+        settings, mass = with_scale_from_square(X, y, target, weight, settings, seed)
+    else:
+        mass = prior_total(settings)
     args = (X.data, X.indices, X.indptr, y, target, weight, alpha, X.n_features)
     kwargs = dict(X_checked=X, **settings.kernel_kwargs())
     if settings.intercept in ("converged", "paper"):
@@ -108,6 +116,11 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0):
                    gaps=np.asarray(res["gaps"]), gap=gap, residual=np.nan, rounds=0,
                    converged=gap <= settings.tol)
     out["constant"] = False
+    out["mass"] = mass
+    if settings.regularizer != "square":
+        bias = 0.0 if settings.intercept == "constant_feature" else out["bias"]
+        out["spread"], out["move"], out["met"] = degeneracy(
+            X, y, out["w"], bias, target, settings.regularizer, settings.mu, settings.mass)
     return out
 
 

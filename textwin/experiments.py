@@ -221,7 +221,7 @@ def _method_list():
             key="rwinnow" if theta == 0.1 else f"rwinnow-{theta}",
             paper_name=f"regularized Winnow, update (28) (theta = {theta})",
             settings={"theta": theta, "gamma": 0.1, "lam": 1e-4, "epochs": 100, "tol": 1e-3},
-            factory=lambda s, n: _dual_gauss_seidel("RegularizedWinnow", s),
+            factory=lambda s, n: _dual_gauss_seidel("RegularizedWinnow", s, mass=1.0),
             paper_micro=86.3 if theta == 0.1 else 85.0,
             paper_breakeven=_RWINNOW_TABLE1 if theta == 0.1 else {},
             source=_T1, notes=_A_NOTE)
@@ -282,7 +282,7 @@ def _method_list():
             settings={"theta": 0.1, "gamma": 0.1, "lam": 1e-4, "epochs": 100, "tol": 1e-3},
             factory=lambda s, n: _dual_gauss_seidel(
                 "DualGaussSeidelClassifier", s, loss="squared_hinge",
-                regularizer="balanced_normalized_entropy"),
+                regularizer="balanced_normalized_entropy", mass=1.0),
             notes="not in the paper, which names it as open work: update (28) with w = w+ - w-, "
                   "||w+||_1 + ||w-||_1 = 1, everything else as rwinnow"),
         Method(

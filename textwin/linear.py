@@ -39,6 +39,8 @@ from textwin._binary import (ProblemArguments, SolverSettings, solve_binary_prob
                              solve_problem_task)
 from textwin._distributed import active_dask_client, map_on_cluster
 from textwin._kernels._dual_gs import LOSSES, REGULARIZERS, check_csr
+from textwin._scale import (AUTO, DEGENERATE_MOVE, DEGENERATE_SPREAD,
+                            DegenerateSolutionWarning)
 from textwin._ovr import (
     MAX_EPOCHS,
     ConstantModelWarning,
@@ -67,6 +69,7 @@ __all__ = [
     "LargeMarginPerceptron",
     "LargeMarginUWinnow",
     "LargeMarginNWinnow",
+    "DegenerateSolutionWarning",
 ]
 
 # ---------------------------------------------------------------------------
@@ -145,18 +148,29 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         Margin around the threshold: the per-example target is
         ``t_i = gamma + y_i theta`` (in class: ``theta + gamma``, out of class:
         ``gamma - theta``). None means 1, or 0 for the logistic loss.
-    prior : None, float or array of shape (n_features,), default=None
-        The entropy regularizers' prior ``mu`` (positive). None is uniform:
-        ``1/d`` (``"entropy"``, ``"normalized_entropy"``) or ``1/(2d)`` (the
-        balanced ones), ``d`` counting the constant feature if any; so the
-        unnormalized entropies start from total weight 1, like the normalized
-        ones with ``mass=1``. A float fills every entry. For the normalized
-        regularizers the prior is rescaled to sum to 1 (to 1/2 when balanced);
-        its shape is what matters. Must be None for ``"square"``.
-    mass : float > 0 or "prior", default=1.0
-        The normalized entropies' ``A = ||w||_1``. ``"prior"`` takes the total
-        of the prior as given (``sum mu``, or ``2 sum mu`` when balanced), the
-        *Regularized Winnow* paper's ``W = ||mu||_1``.
+    prior : "auto", None, float or array of shape (n_features,), default="auto"
+        The entropy regularizers' prior ``mu`` (positive), the initial weight
+        of a Winnow. ``"auto"``: uniform, and for ``"entropy"`` and
+        ``"balanced_entropy"`` scaled to the total ``||w_sq||_1``, the 1-norm
+        of the same problem's solution under the square regularizer at the
+        same ``lam`` (see ``mass="auto"``). None: uniform ``1/d``
+        (``"entropy"``, ``"normalized_entropy"``) or ``1/(2d)`` (the balanced
+        ones), ``d`` counting the constant feature if any. A float fills every
+        entry. For the normalized regularizers the prior is rescaled to sum to
+        1 (to 1/2 when balanced); its shape is what matters. Ignored by
+        ``"square"`` (which takes only "auto" or None).
+    mass : "auto", float > 0 or "prior", default="auto"
+        The normalized entropies' ``A = ||w||_1``. ``"auto"``: ``A =
+        ||w_sq||_1``, as for ``prior="auto"``, per binary problem (stored in
+        ``mass_``). With either automatic scale the solver runs at ``lam * A /
+        d``, so that ``lam`` regularizes as much as the square regularizer's
+        near the prior and the same ``lam`` values suit every regularizer
+        (docs/mathematics.md §14). ``"prior"`` takes the total of the prior as
+        given (``sum mu``, or ``2 sum mu`` when balanced), the *Regularized
+        Winnow* paper's ``W = ||mu||_1``. A fixed scale that does not fit the
+        data can give a degenerate solution (training scores all equal,
+        weights still at the prior, or no margin met), which is warned about
+        (:class:`DegenerateSolutionWarning`).
     shuffle : bool, default=True
         Visit the examples in a fresh random order each epoch (else in data order,
         as in the papers). From 120,000 rows with a matrix beyond the CPU's
@@ -245,8 +259,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         intercept_tol=1e-6,
         theta=0.0,
         gamma=None,
-        prior=None,
-        mass=1.0,
+        prior="auto",
+        mass="auto",
         shuffle=True,
         random_state=None,
         n_jobs=None,
@@ -306,12 +320,19 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             raise ValueError(f"{name}: theta must be a finite number, got {p['theta']!r}.")
         if p["gamma"] is not None and (not isinstance(p["gamma"], Real) or not np.isfinite(p["gamma"])):
             raise ValueError(f"{name}: gamma must be a finite number or None, got {p['gamma']!r}.")
-        if p["regularizer"] == "square" and p["prior"] is not None:
+        if isinstance(p["prior"], str) and p["prior"] != "auto":
+            raise ValueError(f"{name}: prior must be 'auto', None, a number > 0 or an array "
+                             f"of them, got {p['prior']!r}.")
+        if p["regularizer"] == "square" and not _is_auto_or_none(p["prior"]):
             raise ValueError(
-                f"{name}: prior is the entropy regularizers' mu; it must be None with "
-                f"regularizer='square'."
+                f"{name}: prior is the entropy regularizers' mu; it must be 'auto' or "
+                f"None with regularizer='square'."
             )
-        if not (isinstance(p["mass"], str) and p["mass"] == "prior"):
+        if isinstance(p["mass"], str):
+            if p["mass"] not in ("auto", "prior"):
+                raise ValueError(f"{name}: mass must be 'auto', 'prior' or a finite number "
+                                 f"> 0, got {p['mass']!r}.")
+        else:
             check_positive(name, "mass", p["mass"])
         try:
             effective_n_jobs(p["n_jobs"])
@@ -319,12 +340,17 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             raise ValueError(f"{name}: {exc}") from None
 
     def _prior_and_mass(self, p, d):
-        """mu (d,) and A in the kernel's conventions (docs/mathematics.md §5)."""
+        """mu (d,) and A in the kernel's conventions (docs/mathematics.md §5).
+
+        An automatic scale (docs/mathematics.md §14) returns the prior's shape
+        (total 1: ``sum mu = 1``, ``sum 2 mu = 1`` when balanced) and
+        ``A = "auto"``; each problem then gets its own from a square solve.
+        """
         reg = p["regularizer"]
         if reg == "square":
             return None, 1.0
         balanced = reg in _BALANCED
-        if p["prior"] is None:
+        if _is_auto_or_none(p["prior"]):
             mu = np.full(d, 1.0 / (2 * d if balanced else d))
         else:
             mu = np.asarray(p["prior"], dtype=np.float64)
@@ -341,18 +367,28 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             if not np.all(np.isfinite(mu)) or np.any(mu <= 0):
                 raise ValueError(f"{type(self).__name__}: prior must be finite and > 0.")
         total = mu.sum() * (2.0 if balanced else 1.0)
-        if isinstance(p["mass"], str):
-            if reg not in _NORMALIZED:
+        if reg not in _NORMALIZED:
+            # the unnormalized entropies' scale is the prior's: automatic only when asked
+            if p["mass"] == "prior":
                 raise ValueError(
                     f"{type(self).__name__}: mass='prior' only applies to the normalized "
                     f"entropies, not regularizer={reg!r}."
                 )
+            if isinstance(p["prior"], str):
+                return np.ascontiguousarray(mu / total), AUTO
+            return np.ascontiguousarray(mu), 1.0
+        if p["mass"] == "auto":
+            mass = AUTO
+        elif p["mass"] == "prior":
+            if isinstance(p["prior"], str):
+                raise ValueError(
+                    f"{type(self).__name__}: mass='prior' takes the total of a given prior; "
+                    f"with prior='auto' use mass='auto' or a number."
+                )
             mass = float(total)
         else:
             mass = float(p["mass"])
-        if reg in _NORMALIZED:
-            mu = mu / total  # sum mu = 1 (sum 2 mu = 1 when balanced)
-        return np.ascontiguousarray(mu), mass
+        return np.ascontiguousarray(mu / total), mass  # sum mu = 1 (sum 2 mu = 1 if balanced)
 
     # -- fit ----------------------------------------------------------------
 
@@ -527,6 +563,10 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         else:  # an earlier fit's Algorithm 2 figures do not describe this one
             for attr in ("intercept_residual_", "n_rounds_"):
                 self.__dict__.pop(attr, None)
+        if settings.regularizer != "square":
+            self.mass_ = np.array([r["mass"] for r in results])
+        else:
+            self.__dict__.pop("mass_", None)
 
     def _warn_after_fit(self, results, settings, p):
         """Say which problems got a constant model and which missed the tolerances."""
@@ -537,6 +577,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                 f"{name}: label column(s) {constant} have examples of a single "
                 f"class (or zero weight on one side); they get a constant model "
                 f"(coefficients 0, intercept +-1).", constant), stacklevel=3)
+        _warn_degenerate(name, results, p, self._describe_problem)
         failures = [(k, r["gap"], r["n_epochs"]) for k, r in enumerate(results)
                     if not r["converged"]]
         if not failures:
@@ -586,6 +627,49 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         if self._label_mode == "multiclass":
             prob /= prob.sum(axis=1, keepdims=True)
         return prob
+
+
+def _is_auto_or_none(prior):
+    return prior is None or (isinstance(prior, str) and prior == "auto")
+
+
+def _warn_degenerate(name, results, p, describe):
+    """One DegenerateSolutionWarning for the problems whose solution is degenerate.
+
+    Degenerate (docs/mathematics.md §14): the training scores hardly spread, the
+    weights never left the prior, or (balanced entropies, whose weights take
+    either sign) no training example reaches its target margin. A positive-only
+    Winnow cannot push an out-of-class score below 0, so the last test does not
+    apply to it.
+    """
+    balanced = p["regularizer"] in _BALANCED
+
+    def why(r):
+        if r["spread"] <= DEGENERATE_SPREAD:
+            return (f"its training scores are all equal (standard deviation "
+                    f"{r['spread']:.2g} of the target margin)")
+        if r["move"] <= DEGENERATE_MOVE:
+            return (f"its weights are still the prior's (none moved by more than "
+                    f"{r['move']:.2g} of its prior weight)")
+        if balanced and r["met"] == 0:
+            return ("no training example reaches its target margin (the weights' "
+                    "1-norm is too small for the margins the loss asks for)")
+        return None
+
+    bad = [k for k, r in enumerate(results) if "spread" in r and why(r)]
+    if not bad:
+        return
+    reason = why(results[bad[0]])
+    key = "mass" if p["regularizer"] in _NORMALIZED else "prior"
+    if (p["mass"] if p["regularizer"] in _NORMALIZED else p["prior"]) == "auto":
+        fix = f"Lower lam (now {p['lam']:g}), or choose it by cross-validation"
+    else:
+        fix = (f"Use {key}='auto', which takes the scale from the data "
+               f"(docs/mathematics.md §14), or "
+               + (f"a larger {key}" if reason.startswith("no training") else "lower lam"))
+    warnings.warn(DegenerateSolutionWarning(
+        f"{name}: the solution of {len(bad)} binary problem(s) is degenerate: the first "
+        f"({describe(bad[0])}): {reason}. {fix}.", bad), stacklevel=4)
 
 
 _GENERAL_DEFAULTS = {
@@ -663,9 +747,13 @@ class RegularizedWinnow(DualGaussSeidelClassifier):
     class (docs/mathematics.md §7): the modified least squares loss with targets
     ``t_i = gamma + y_i theta`` and the normalized positive entropy with a
     uniform prior. Paper settings: ``gamma = 0.1``, ``lam = 1e-4``,
-    ``theta`` in {0.1, 0.3}, 100 epochs; ``mass = 1`` is reconstructed (the
-    paper's ``A`` was lost). ``shuffle=False`` visits the examples in data
-    order, as the paper did.
+    ``theta`` in {0.1, 0.3}, 100 epochs, ``mass=1.0`` (reconstructed: the
+    paper's ``A`` was lost) and ``shuffle=False``, which visits the examples
+    in data order, as the paper did; the Reuters reproduction passes them.
+    The default ``mass="auto"`` takes ``A`` from the data instead
+    (docs/mathematics.md §14): ``A = 1`` suits the paper's 1,000 binary
+    features, not tf-idf over a large vocabulary, where every training score
+    comes out nearly equal.
 
     Parameters
     ----------
@@ -676,7 +764,7 @@ step, step_fraction, gradient_step, exp_cap, warm_start, class_weight, verbose
 
     _fixed_params = {"loss": "squared_hinge", "regularizer": "normalized_entropy"}
 
-    def __init__(self, theta=0.1, gamma=0.1, lam=1e-4, mass=1.0, prior=None, tol=1e-3,
+    def __init__(self, theta=0.1, gamma=0.1, lam=1e-4, mass="auto", prior="auto", tol=1e-3,
                  max_epochs=100, shuffle=True, random_state=None, n_jobs=None,
                  step="auto", step_fraction=1.0, gradient_step=None,
                  exp_cap=math.log(2) / 2, warm_start=False, class_weight=None, verbose=0):

@@ -27,6 +27,7 @@ from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
 from textwin._kernels._dual_gs import check_csr
+from textwin._scale import AUTO
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
                           problem_seeds, problem_weight, store_params)
 from textwin.linear import DualGaussSeidelClassifier
@@ -109,6 +110,8 @@ class _Problems:
 def _trivial_margins(X, y, settings):
     """Margins ``u0 = y x' grad h(0)`` of the trivial solution (lam -> infinity)."""
     reg = settings.regularizer
+    if settings.mass == AUTO:  # w0 = A mu -> 0 with A = ||w_sq||_1 (docs/mathematics.md §14)
+        return np.zeros(X.shape[0])
     if reg == "entropy":
         w0 = settings.mu
     elif reg == "normalized_entropy":
@@ -141,7 +144,7 @@ def _trivial_alpha(X, y, weight, settings):
 def _curvature_times(g, settings):
     """``hess h(0) @ g``: the regularizer's curvature at the trivial solution."""
     reg, mu, A = settings.regularizer, settings.mu, settings.mass
-    if reg == "square":
+    if reg == "square" or A == AUTO:  # an automatic scale curves as the square (§14)
         return g
     if reg == "entropy":
         return mu * g
@@ -169,7 +172,7 @@ def _problem_lam_max(X, y, weight, settings):
     tau = float(t.max()) if t.max() > 0 else 1.0  # the logistic loss's target is 0
     n = X.shape[0]
     onset = float(np.max(np.abs(du))) / (n * tau)
-    if settings.regularizer != "square":
+    if settings.regularizer != "square" and settings.mass != AUTO:
         onset = max(onset, float(np.max(np.abs(g0))) / n)
     return onset
 
@@ -626,8 +629,8 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         intercept_tol=1e-6,
         theta=0.0,
         gamma=None,
-        prior=None,
-        mass=1.0,
+        prior="auto",
+        mass="auto",
         shuffle=True,
         random_state=None,
         n_jobs=None,

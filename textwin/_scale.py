@@ -1,0 +1,125 @@
+"""The entropies' scale from the data, and the degenerate solutions of a wrong one.
+
+An entropy regularizer carries a scale: the prior weight per feature
+``s_j`` (``A mu_j`` for the normalized entropies, ``mu_j`` for the others). Near
+the prior it is ``sum_j w_j^2 / (4 s_j)`` (balanced) or ``sum_j (w_j - s_j)^2 /
+(2 s_j)``, so ``lam`` means something different for every scale, and a scale
+far from the weights the data need gives a solution that is all prior or all
+constraint (docs/mathematics.md §14). With ``mass="auto"`` / ``prior="auto"``:
+
+* the total prior mass is ``A = ||w_sq||_1``, the 1-norm of the same problem's
+  solution under the square regularizer at the same ``lam`` (one cheap solve per
+  binary problem first), so that the prior weight per feature is the square
+  solution's mean ``|w_j|``;
+* the kernel solves with ``lam * A / d``: for a uniform prior the entropy then
+  has the square regularizer's curvature at the prior, and ``lam`` keeps its
+  meaning (the same grids and defaults serve every regularizer).
+"""
+from dataclasses import replace
+
+import numpy as np
+import scipy.sparse as sp
+
+from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
+
+__all__ = ["AUTO", "BALANCED", "NORMALIZED", "with_scale_from_square", "prior_total",
+           "degeneracy", "DEGENERATE_SPREAD", "DEGENERATE_MOVE", "DegenerateSolutionWarning"]
+
+AUTO = "auto"
+NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
+BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
+# A problem is degenerate when its training scores spread (standard deviation)
+# less than this fraction of the target margin, or when no weight moved from its
+# prior by more than this fraction of the prior weight (docs/mathematics.md §14).
+DEGENERATE_SPREAD = 1e-2
+DEGENERATE_MOVE = 1e-2
+
+
+class DegenerateSolutionWarning(UserWarning):
+    """An entropy-regularized problem whose solution says nothing about the data.
+
+    Its training scores are all (nearly) equal, or its weights never left the
+    prior: the entropy's scale (``mass``, ``prior``) or ``lam`` does not fit
+    the data (docs/mathematics.md §14). ``problems`` lists their indices.
+    """
+
+    def __init__(self, message, problems=()):
+        super().__init__(message)
+        self.problems = list(problems)
+
+
+# The prior mass when the square solution is zero (no example pulls any weight).
+_MASS_FLOOR = 1e-12
+
+
+def with_scale_from_square(X, y, target, weight, settings, seed):
+    """The solver settings with the automatic scale: ``(settings, A)``.
+
+    Solves the binary problem ``(y, target, weight)`` once with the square
+    regularizer, the same loss, ``lam`` and tolerances (no bias: a bias is
+    outside the regularizer), and takes ``A = ||w_sq||_1``. ``settings.mu``
+    is the prior's shape, of total 1 (``sum mu = 1``, ``sum 2 mu = 1`` when
+    balanced). The normalized entropies keep that shape with ``mass = A``; the
+    others get the prior ``A mu`` (total ``A``); both run at ``lam * A / d``
+    (docs/mathematics.md §14), a gradient step likewise.
+
+    ``X`` is the shared matrix's ``CheckedCSR``; the square solve scans it once
+    more for its row norms (an O(nnz) pass, no copy).
+    """
+    d = X.n_features
+    Xs = check_csr(X.data, X.indices, X.indptr, d, False)
+    res = dual_gauss_seidel(
+        Xs.data, Xs.indices, Xs.indptr, y, target, weight, np.zeros(np.shape(y)[0]), d,
+        X_checked=Xs, loss=settings.loss, regularizer="square", lam=settings.lam,
+        tol=settings.tol, max_epochs=settings.max_epochs, seed=int(seed),
+        shuffle=settings.shuffle, shuffle_block=settings.shuffle_block,
+        step_fraction=settings.step_fraction)
+    A = max(float(np.abs(res["w"]).sum()), _MASS_FLOOR)
+    ratio = A / d
+    step = None if settings.gradient_step is None else settings.gradient_step * ratio
+    if settings.regularizer in NORMALIZED:
+        scaled = replace(settings, mass=A, lam=settings.lam * ratio, gradient_step=step)
+    else:
+        scaled = replace(settings, mu=settings.mu * A, mass=1.0, lam=settings.lam * ratio,
+                         gradient_step=step)
+    return scaled, A
+
+
+def prior_total(settings):
+    """The prior's total mass of fixed settings: ``A`` (normalized), ``sum mu`` or
+    ``2 sum mu`` (balanced); NaN for the square regularizer."""
+    if settings.regularizer == "square" or settings.mu is None:
+        return np.nan
+    if settings.regularizer in NORMALIZED:
+        return float(settings.mass)
+    return float(settings.mu.sum()) * (2.0 if settings.regularizer in BALANCED else 1.0)
+
+
+def degeneracy(X, y, w, bias, target, regularizer, mu, mass):
+    """How a solution can be degenerate: ``(score spread, weight move, margins met)``.
+
+    ``spread``: the standard deviation of the training scores ``X w + b`` over
+    the largest target margin ``max |t_i|`` (1 when every target is 0).
+    ``move``: the largest ``|w_j - w0_j| / s_j``, ``w0`` the weights at the
+    prior (0 for the balanced entropies, ``s`` for the others) and ``s_j`` the
+    prior weight per feature (twice it when balanced). ``met``: the fraction
+    of training examples whose margin ``y_i (w x_i + b)`` reaches its target
+    ``t_i``. Spread or move below :data:`DEGENERATE_SPREAD` /
+    :data:`DEGENERATE_MOVE`, or no margin met, and the solution says nothing
+    about the data (docs/mathematics.md §14).
+    """
+    n = len(X.indptr) - 1
+    if X.indptr[-1]:  # a view of the shared arrays: one matrix-vector product, no copy
+        scores = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(n, X.n_features)) @ w
+    else:
+        scores = np.zeros(n)
+    scores = scores + bias
+    margin = float(np.max(np.abs(target))) or 1.0
+    spread = float(np.std(scores)) / margin
+    met = float(np.mean(y * scores >= target))
+    s = mu * (mass if regularizer in NORMALIZED else 1.0)
+    if regularizer in BALANCED:
+        move = float(np.max(np.abs(w) / (2.0 * s)))
+    else:
+        move = float(np.max(np.abs(w - s) / s))
+    return spread, move, met
