@@ -47,15 +47,16 @@ def _dual(X, y, alpha, loss, reg, lam):
 def test_every_path_point_equals_a_cold_fit_to_the_gaps_precision(loss, regularizer):
     X, y01 = _text_like()
     y = 2.0 * y01 - 1
-    top = lam_max(X, y01, loss=loss, regularizer=regularizer)
+    fixed = dict(prior=None, mass=1.0)  # the uniform prior of the reference dual below
+    top = lam_max(X, y01, loss=loss, regularizer=regularizer, **fixed)
     lams = top * np.logspace(0, -2, 4)
     tol = 1e-5
     path = regularization_path(X, y01, lams, loss=loss, regularizer=regularizer, tol=tol,
-                               max_epochs=20000, random_state=0)
+                               max_epochs=20000, random_state=0, **fixed)
     assert np.all(path.duality_gap <= tol)
     for l, lam in enumerate(path.lams):
         cold = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=lam, tol=tol,
-                                         max_epochs=20000, random_state=0).fit(X, y01)
+                                         max_epochs=20000, random_state=0, **fixed).fit(X, y01)
         D_path, v = _dual(X, y, path.dual_coef[l, 0], loss, regularizer, lam)
         D_cold, _ = _dual(X, y, cold.dual_coef_[0], loss, regularizer, lam)
         # both within their relative gap of the optimum D* = -P*
@@ -92,9 +93,10 @@ def test_lam_max_is_exact_for_the_hinge_with_the_square_regularizer():
 def test_well_above_lam_max_the_solution_is_near_the_trivial_one(loss, regularizer):
     X, y01 = _text_like(seed=2)
     y = 2.0 * y01 - 1
-    top = lam_max(X, y01, loss=loss, regularizer=regularizer)
+    fixed = dict(prior=None, mass=1.0)  # the uniform prior of the reference below
+    top = lam_max(X, y01, loss=loss, regularizer=regularizer, **fixed)
     fit = DualGaussSeidelClassifier(loss=loss, regularizer=regularizer, lam=10 * top,
-                                    tol=1e-8, random_state=0).fit(X, y01)
+                                    tol=1e-8, random_state=0, **fixed).fit(X, y01)
     n, d = X.shape
     v = X.T @ (fit.dual_coef_[0] * y) / (10 * top * n)
     mu = _uniform_mu(regularizer, d)
