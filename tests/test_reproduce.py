@@ -319,3 +319,18 @@ def test_a_warning_is_one_line_not_a_source_excerpt(tmp_path, capsys, monkeypatc
     lines = err.splitlines()
     assert "textwin: warning: 2 SGML file(s) differ from the published distribution" in lines
     assert not any("warnings.warn" in ln or "UserWarning" in ln for ln in lines), err
+
+
+@pytest.mark.corpus
+def test_cross_validated_rows_keep_the_categories_order(reuters_data_home):
+    # the loaders order their columns by name; the table's rows follow the plan's
+    # categories (earn before acq), so the columns must be taken in that order
+    from textwin.datasets import fetch_reuters21578
+
+    categories = ("earn", "acq", "money-fx")
+    _, Y_train, _, Y_test = reproduce._tfidf_data("stems", categories, reuters_data_home)
+    for j, c in enumerate(categories):
+        for Y, subset in ((Y_train, "train"), (Y_test, "test")):
+            one = fetch_reuters21578(data_home=reuters_data_home, subset=subset,
+                                     categories=[c], download_if_missing=False)
+            assert Y[:, j].sum() == one.target.sum(), (c, subset)

@@ -290,12 +290,16 @@ def _tfidf_data(features, categories, data_home):
     if features == "stems":
         data = load_reuters_vectorized(data_home=data_home, weighting="tfidf",
                                        categories=list(categories), download_if_missing=False)
-        return data.X_train, _dense(data.Y_train), data.X_test, _dense(data.Y_test)
+        # the loaders' columns are in their own (sorted) order: take the categories'
+        cols = [list(data.target_names).index(c) for c in categories]
+        return (data.X_train, _dense(data.Y_train)[:, cols], data.X_test,
+                _dense(data.Y_test)[:, cols])
     train, test = (fetch_reuters21578(data_home=data_home, subset=part,
                                       categories=list(categories), download_if_missing=False)
                    for part in ("train", "test"))
+    cols = [list(train.target_names).index(c) for c in categories]
     X_train, X_test = _tfidf_stem_bigrams(train.data, test.data)
-    return X_train, _dense(train.target), X_test, _dense(test.target)
+    return X_train, _dense(train.target)[:, cols], X_test, _dense(test.target)[:, cols]
 
 
 def run_cross_validated(plan, *, data_home=None, n_jobs=1, progress=False):
