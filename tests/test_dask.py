@@ -207,8 +207,14 @@ def test_outside_a_dask_context_dask_is_never_imported():
             "Y = (np.arange(150).reshape(50, 3) % 4 == 0).astype(int)\n"
             "m = textwin.DualSVM(n_jobs=2).fit(X, Y); m.decision_function(X)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                         env={**os.environ, "PYTHONPATH": ROOT}, check=True)
+    # the textwin these tests import (the installed one in CI, the source tree in a
+    # development build), not a clean clone's source tree without its kernels
+    import textwin
+
+    where = os.path.dirname(os.path.dirname(os.path.abspath(textwin.__file__)))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(where), env={**os.environ, "PYTHONPATH": where},
+                         check=True)
     assert out.stdout.strip() == "[]"
 
 
