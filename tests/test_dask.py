@@ -119,6 +119,32 @@ def test_a_grid_search_on_the_cluster_fits_each_candidate_where_it_runs(cluster)
     assert len(_task_workers(ts, "textwin-fit")) == 3
 
 
+@pytest.mark.parametrize("labels", [3, 4])  # multi-class (lam shared), multi-label (per problem)
+def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(cluster, labels):
+    from textwin import DualGaussSeidelClassifierCV
+
+    cl, client = cluster
+    X, Y = _data(n=300, labels=labels, seed=11)
+    y = np.argmax(Y + np.arange(3) * 0.1, axis=1) if labels == 3 else Y
+    params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5)
+    local = DualGaussSeidelClassifierCV(n_jobs=2, **params).fit(X, y)
+    before = {w: len(a) for w, a in client.run(arrivals).items()}
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        remote = DualGaussSeidelClassifierCV(**params).fit(X, y)
+    for attr in ("lams_", "lam_", "cv_scores_", "path_n_iter_", "coef_", "intercept_"):
+        np.testing.assert_array_equal(getattr(remote, attr), getattr(local, attr), err_msg=attr)
+    # every (fold, problem) path ran as a task of a worker at each lam (one task per step)
+    ran = _task_workers(ts, "textwin-cv")
+    assert len(ran) == local.path_n_iter_.size, len(ran)
+    assert set(ran.values()) <= set(cl.scheduler_info["workers"])
+    # each step down the grid sent the data to the workers, not each task
+    new = [a for w, arr in client.run(arrivals).items() for a in arr[before.get(w, 0):]
+           if a[0] == "textwin-cv"]
+    steps = remote.lams_.size
+    assert steps <= len(new) <= steps * (len(before) + 1) < len(ran), (len(new), len(ran))
+    assert all(nbytes >= X.data.nbytes for _, nbytes, _ in new)
+
+
 def test_an_old_or_incomplete_distributed_is_one_clear_error():
     old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1,
                                 get_worker=1)
@@ -206,6 +232,7 @@ def test_outside_a_dask_context_dask_is_never_imported():
             "X = sp.random(50, 20, density=0.3, format='csr', random_state=0)\n"
             "Y = (np.arange(150).reshape(50, 3) % 4 == 0).astype(int)\n"
             "m = textwin.DualSVM(n_jobs=2).fit(X, Y); m.decision_function(X)\n"
+            "textwin.DualGaussSeidelClassifierCV(lams=2, cv=2, n_jobs=2).fit(X, Y)\n"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))")
     # the textwin these tests import (the installed one in CI, the source tree in a
     # development build), not a clean clone's source tree without its kernels

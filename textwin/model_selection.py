@@ -26,6 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
+from textwin._distributed import active_dask_client, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._scale import AUTO
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
@@ -434,12 +435,63 @@ class _Scoring:
 _FLOOR = 1e-8  # an automatic grid extends down to lam_max * _FLOOR at most
 
 
+def _fold_matrices(problems, train, test):
+    """A fold's training CSR (checked for the kernel, shared by its problems) and held-out rows."""
+    X_train = as_canonical_csr(problems.X[train])
+    return problems.checked(X_train), X_train, problems.X_user[test]
+
+
+def _held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
+    """Problem k's path on one fold along ``lams``, each point scored on the held-out rows.
+
+    Returns ``(points, state)``: per lam, ``(epochs, constant, converged,
+    gap, value)`` with ``value`` the held-out scores (lam shared), the
+    break-even counts ``(tp, npos)`` or the scorer's value; ``state``: where
+    the path stopped (see :func:`_solve_path`).
+    """
+    train, test = fold
+    Xc, X_train, X_test = matrices
+    theta, d = problems.settings.theta, problems.d_user
+    y_k, weight = problems.rows(k, train)
+    y_test = problems.labels.column(k)[test]
+    points = []
+
+    def record(l, out, alpha, bias):
+        scores = X_test @ out["w"][:d] + (bias - theta)
+        if shared:
+            value = scores
+        elif scoring.bep:
+            value = scoring.binary_counts(y_test, scores)
+        else:
+            value = scoring.score(X_test, (y_test > 0).astype(int), out["w"][None, :d],
+                                  np.array([bias - theta]), np.array([0, 1]), "binary")
+        points.append((out["n_epochs"], out["constant"], out["converged"], out["gap"], value))
+
+    state = _solve_path(problems, Xc, X_train, y_k, weight, lams, int(problems.seeds[k]),
+                        record, start)
+    return points, state
+
+
+def _held_out_path_task(shipment, i, f, k, start):
+    """Path (fold f, problem k) of one step down the grid, run as a task on a Dask worker.
+
+    ``shipment.payload`` (on this worker once): ``problems``, ``scoring``,
+    ``shared``, ``folds`` and ``lams``; a fold's matrices are made once per
+    worker, shared by its tasks. ``start``: where the path stopped before.
+    """
+    P = shipment.payload
+    matrices = shipment.cached(("fold", f),
+                               lambda P: _fold_matrices(P["problems"], *P["folds"][f]))
+    return _held_out_path(P["problems"], P["scoring"], P["shared"], P["folds"][f], matrices, k,
+                          P["lams"], start)
+
+
 class _FoldPaths:
     """The warm-started paths of every (fold, binary problem), scored on the held-out fold.
 
-    :meth:`extend` solves the next lams of every path in the thread pool,
-    continuing from where each stopped; the scores and epochs grow by as many
-    columns.
+    :meth:`extend` solves the next lams of every path in the thread pool (on
+    joblib's Dask cluster, as tasks: docs/scaling.md), continuing from where
+    each stopped; the scores and epochs grow by as many columns.
     """
 
     def __init__(self, estimator, problems, scoring, folds):
@@ -455,20 +507,15 @@ class _FoldPaths:
         self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
-        self.matrices = [self._fold_matrices(train, test) for train, test in folds]
+        self.client = active_dask_client()
+        self.matrices = None if self.client else [_fold_matrices(problems, *fold) for fold in folds]
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
-
-    def _fold_matrices(self, train, test):
-        """The fold's training CSR (checked for the kernel, shared by its problems) and held-out rows."""
-        X_train = as_canonical_csr(self.problems.X[train])
-        return self.problems.checked(X_train), X_train, self.problems.X_user[test]
 
     def extend(self, lams, bar, active=None):
         """Solve ``lams`` on every path of the ``active`` problems (default: all);
         the others' scores at these lams are NaN and their paths end."""
         problems, scoring, shared = self.problems, self.scoring, self.shared
         F, K, L = len(self.folds), problems.n_problems, lams.size
-        theta, d = problems.settings.theta, problems.d_user
         all_lams = np.concatenate([self.lams, lams])
         path_iter = np.zeros((F, K, L), dtype=int)
         held = [np.empty((test.size, K, L)) for _, test in self.folds]
@@ -477,42 +524,47 @@ class _FoldPaths:
 
         tasks = [j for j in range(self.n_tasks) if active is None or active[j % K]]
 
-        def task(i):
+        def start(j):
+            if self.state[j] is None:
+                return None
+            alpha, sigma = self.state[j]
+            return alpha * (lams[0] / self.lams[-1]), sigma
+
+        def store(i, result):
             j = tasks[i]
             f, k = divmod(j, K)
-            train, test = self.folds[f]
-            Xc, X_train, X_test = self.matrices[f]
-            y_k, weight = problems.rows(k, train)
-            y_test = problems.labels.column(k)[test]
-
-            def record(l, out, alpha, bias):
-                path_iter[f, k, l] = out["n_epochs"]
-                if out["constant"]:
+            points, self.state[j] = result
+            for l, (epochs, constant, converged, gap, value) in enumerate(points):
+                path_iter[f, k, l] = epochs
+                if constant:
                     self.constant.add(k)
-                elif not out["converged"]:
-                    self.failures.append((lams[l], k, out["gap"]))
-                scores = X_test @ out["w"][:d] + (bias - theta)
+                elif not converged:
+                    self.failures.append((lams[l], k, gap))
                 if shared:
-                    held[f][:, k, l] = scores
+                    held[f][:, k, l] = value
                 elif scoring.bep:
-                    tp[k, f, l], self.npos[k, f] = scoring.binary_counts(y_test, scores)
+                    tp[k, f, l], self.npos[k, f] = value
                     if self.npos[k, f]:
                         col_scores[k, f, l] = tp[k, f, l] / self.npos[k, f]
                 else:
-                    col_scores[k, f, l] = scoring.score(
-                        X_test, (y_test > 0).astype(int), out["w"][None, :d],
-                        np.array([bias - theta]), np.array([0, 1]), "binary")
-                with lock:
-                    bar.update(1)
+                    col_scores[k, f, l] = value
+            with lock:
+                bar.update(L)
 
-            start = None
-            if self.state[j] is not None:
-                alpha, sigma = self.state[j]
-                start = (alpha * (lams[0] / self.lams[-1]), sigma)
-            self.state[j] = _solve_path(problems, Xc, X_train, y_k, weight, lams,
-                                        int(problems.seeds[k]), record, start)
+        if self.client is None:  # threads over each fold's one matrix
+            def task(i):
+                f, k = divmod(tasks[i], K)
+                store(i, _held_out_path(problems, scoring, shared, self.folds[f],
+                                        self.matrices[f], k, lams, start(tasks[i])))
 
-        map_problems(task, len(tasks), self.estimator.n_jobs)
+            map_problems(task, len(tasks), self.estimator.n_jobs)
+        else:  # one task per path on joblib's Dask cluster (docs/scaling.md)
+            shipment = dict(problems=problems, scoring=scoring, shared=shared, folds=self.folds,
+                            lams=lams)
+            map_on_cluster(self.client, _held_out_path_task, shipment, len(tasks),
+                           extra=lambda i: (*divmod(tasks[i], K), start(tasks[i])),
+                           on_result=store, label="textwin-cv",
+                           describe=lambda i: "fold %d's path of problem %d" % divmod(tasks[i], K))
         self.lams = all_lams
         self.path_iter = np.concatenate([self.path_iter, path_iter], axis=2)
         self.held = [np.concatenate([a, b], axis=2) for a, b in zip(self.held, held)]
@@ -538,7 +590,9 @@ class DualGaussSeidelClassifierCV(DualGaussSeidelClassifier):
     targets get one shared ``lam`` (the classes' scores must be comparable
     for the argmax). Ties go to the larger ``lam``. Then every problem is
     refit on all the data at its ``lam``. Folds and problems run together in
-    ``n_jobs`` threads; results do not depend on ``n_jobs``.
+    ``n_jobs`` threads (inside ``joblib.parallel_config(backend="dask")``,
+    as tasks on the Dask cluster: docs/scaling.md); results do not depend
+    on ``n_jobs`` or the cluster.
 
     Parameters
     ----------
