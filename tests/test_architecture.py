@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 COMMAND_LINE = {"textwin.cli", "textwin._cli_common", "textwin.__main__"}
 APPLICATIONS = {"textwin.experiments", "textwin.reproduce"}
 ESTIMATORS = {"textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
-              "textwin._binary", "textwin._intercept", "textwin.model_selection"}
+              "textwin._binary", "textwin._intercept", "textwin.model_selection",
+              "textwin._scale", "textwin._distributed"}
 
 
 def _modules():
