@@ -97,7 +97,10 @@ def connect(address, timeout=10):
     """
     distributed = check_distributed()
     try:
-        client = distributed.Client(address, timeout=f"{timeout}s")
+        # not the process's default client: one that fails to connect would stay
+        # registered as the default and capture later dask backends (joblib's
+        # takes the default one); the caller passes this one to the backend
+        client = distributed.Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ClusterError(

@@ -1516,7 +1516,7 @@ def _on_cluster(address, timeout=5):
     logger.info("on the Dask cluster at %s: %d workers, %d threads", address, len(workers),
                 sum(w.get("nthreads", 0) for w in workers.values()))
     try:
-        with joblib.parallel_config(backend="dask"):
+        with joblib.parallel_config(backend="dask", client=client):
             yield
     except ClusterError as exc:
         raise CLIError(str(exc), EXIT_USAGE) from None
