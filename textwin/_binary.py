@@ -60,7 +60,7 @@ def constant_bias(y, weight):
     return 1.0 if np.all(present > 0) else -1.0
 
 
-def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0):
+def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_square=None):
     """Fit one binary problem; ``alpha`` (n,) holds the start and receives the solution.
 
     Parameters
@@ -101,7 +101,8 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0):
                     constant=True, mass=np.nan)
     target = settings.gamma + y * settings.theta
     if settings.mass == AUTO:  # the entropy's scale from the data (docs/mathematics.md §14)
-        settings, mass = with_scale_from_square(X, y, target, weight, settings, seed)
+        settings, mass = with_scale_from_square(X, y, target, weight, settings, seed,
+                                                X_square)
     else:
         mass = prior_total(settings)
     args = (X.data, X.indices, X.indptr, y, target, weight, alpha, X.n_features)
@@ -179,11 +180,16 @@ def solve_problem_task(shipment, k, alpha0=None):
     Xc = shipment.cached("checked", lambda P: check_csr(P["X"].data, P["X"].indices,
                                                         P["X"].indptr, P["X"].shape[1],
                                                         P["entropy"]))
+    Xsq = None
+    if P["settings"].mass == AUTO:  # the square solve's view of the matrix, once per worker
+        Xsq = shipment.cached("square", lambda P: check_csr(P["X"].data, P["X"].indices,
+                                                            P["X"].indptr, P["X"].shape[1],
+                                                            False))
     alpha = np.empty(P["X"].shape[0])
     args = P["problem"](k, alpha)
     if alpha0 is not None:
         alpha[:] = alpha0
-    out = solve_binary_problem(Xc, settings=P["settings"], **args)
+    out = solve_binary_problem(Xc, settings=P["settings"], X_square=Xsq, **args)
     out["alpha"] = alpha
     out["seconds"] = time.perf_counter() - started
     return out

@@ -52,7 +52,7 @@ class DegenerateSolutionWarning(UserWarning):
 _MASS_FLOOR = 1e-12
 
 
-def with_scale_from_square(X, y, target, weight, settings, seed):
+def with_scale_from_square(X, y, target, weight, settings, seed, X_square=None):
     """The solver settings with the automatic scale: ``(settings, A)``.
 
     Solves the binary problem ``(y, target, weight)`` once with the square
@@ -63,11 +63,12 @@ def with_scale_from_square(X, y, target, weight, settings, seed):
     others get the prior ``A mu`` (total ``A``); both run at ``lam * A / d``
     (docs/mathematics.md §14), a gradient step likewise.
 
-    ``X`` is the shared matrix's ``CheckedCSR``; the square solve scans it once
-    more for its row norms (an O(nnz) pass, no copy).
+    ``X`` is the shared matrix's ``CheckedCSR``; the square solve needs its row
+    norms: ``X_square``, the same matrix checked for the square regularizer,
+    made once by a caller with many problems, else here (an O(nnz) pass).
     """
     d = X.n_features
-    Xs = check_csr(X.data, X.indices, X.indptr, d, False)
+    Xs = X_square if X_square is not None else check_csr(X.data, X.indices, X.indptr, d, False)
     res = dual_gauss_seidel(
         Xs.data, Xs.indices, Xs.indptr, y, target, weight, np.zeros(np.shape(y)[0]), d,
         X_checked=Xs, loss=settings.loss, regularizer="square", lam=settings.lam,

@@ -437,11 +437,14 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             client = active_dask_client()
             if client is None:  # threads over the one matrix
                 Xc = check_csr(X.data, X.indices, X.indptr, X.shape[1], entropy)
+                # the automatic scale's square solves read the row norms: checked once
+                Xsq = (check_csr(X.data, X.indices, X.indptr, X.shape[1], False)
+                       if settings.mass == AUTO else None)
 
                 def solve(k):
                     started = time.perf_counter()
                     args = problem(k, dual[k])  # dual[k]: the contiguous row the kernel updates
-                    out = solve_binary_problem(Xc, settings=settings, **args)
+                    out = solve_binary_problem(Xc, settings=settings, X_square=Xsq, **args)
                     return store(k, out, time.perf_counter() - started)
 
                 results = map_problems(solve, K, p["n_jobs"], desc=type(self).__name__,
