@@ -133,15 +133,18 @@ def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(c
         remote = DualGaussSeidelClassifierCV(**params).fit(X, y)
     for attr in ("lams_", "lam_", "cv_scores_", "path_n_iter_", "coef_", "intercept_"):
         np.testing.assert_array_equal(getattr(remote, attr), getattr(local, attr), err_msg=attr)
-    # every (fold, problem) path ran as a task of a worker at each lam (one task per step)
+    # every (fold, problem) path ran as a task of a worker at each lam (one task per step),
+    # and so did the refit of each problem
     ran = _task_workers(ts, "textwin-cv")
     assert len(ran) == local.path_n_iter_.size, len(ran)
-    assert set(ran.values()) <= set(cl.scheduler_info["workers"])
-    # each step down the grid sent the data to the workers, not each task
-    new = [a for w, arr in client.run(arrivals).items() for a in arr[before.get(w, 0):]
-           if a[0] == "textwin-cv"]
-    steps = remote.lams_.size
-    assert steps <= len(new) <= steps * (len(before) + 1) < len(ran), (len(new), len(ran))
+    refit = _task_workers(ts, "textwin-refit")
+    assert len(refit) == local.coef_.shape[0]
+    workers = set(cl.scheduler_info["workers"])
+    assert set(ran.values()) <= workers and set(refit.values()) <= workers
+    # the data reached each worker once for the whole fit: not per step, not for the refit
+    new = [a for w, arr in client.run(arrivals).items() for a in arr[before.get(w, 0):]]
+    assert {label for label, _, _ in new} == {"textwin-cv"}, new
+    assert len(before) <= len(new) <= len(before) + 1 < remote.lams_.size, len(new)
     assert all(nbytes >= X.data.nbytes for _, nbytes, _ in new)
 
 

@@ -222,12 +222,50 @@ def _run_task(task, shipment, k, extra):
     return task(shipment, k, *extra)
 
 
-def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, label="textwin",
+def _check_cluster(client):
+    if not client.nthreads():  # Dask would wait for a worker, forever
+        raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no workers; "
+                           f"start some with `dask worker {client.scheduler.address}`")
+    check_workers(client)
+
+
+class Scattered:
+    """A :class:`Shipment` already on the workers, for one map or several.
+
+    A fit that maps several times over the same data (a cross-validation's
+    steps down its grid, then its refit) scatters it once, as
+    ``with Scattered(client, payload, label) as data:``, and passes ``data``
+    to each :func:`map_on_cluster` in place of the payload; leaving the
+    block releases it on the workers. ``broadcast``: a copy on every worker
+    now (else the first task that needs it fetches it).
+    """
+
+    def __init__(self, client, payload, label, broadcast=True):
+        _check_cluster(client)
+        self.shipment = Shipment(payload, label)
+        self.label = label
+        [self.future] = client.scatter([self.shipment], broadcast=broadcast, hash=False)
+        if broadcast:
+            _wait_until_everywhere(client, self.future)
+
+    def release(self):
+        self.future.release()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+
+
+def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, label=None,
                    describe=None, desc=None, verbose=0):
     """``[on_result(k, task(shipment, k, *extra(k))) for k in range(n_tasks)]`` on the cluster.
 
-    ``payload`` is scattered to every worker once (a :class:`Shipment`);
-    ``extra(k)`` gives task ``k``'s own (small) arguments. Results come back as
+    ``payload`` is scattered to every worker once (a :class:`Shipment`,
+    released when the map ends), or is a :class:`Scattered` already there
+    (kept); ``extra(k)`` gives task ``k``'s own (small) arguments. ``label``
+    names the tasks (default: the shipment's label). Results come back as
     the tasks finish and go through ``on_result`` at once (their memory on the
     worker is released then), in any order; the list returned is in task
     order. ``describe(k)`` names task ``k`` in errors. With ``verbose``, a
@@ -251,20 +289,18 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
     describe = describe or (lambda k: f"task {k}")
     from tqdm import tqdm
 
-    if not client.nthreads():  # Dask would wait for a worker, forever
-        raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no workers; "
-                           f"start some with `dask worker {client.scheduler.address}`")
-    check_workers(client)
-    shipment = Shipment(payload, label)
+    if isinstance(payload, Scattered):
+        data, own = payload, None
+        _check_cluster(client)
+    else:  # every worker needs the data when there are tasks for all of them
+        data = own = Scattered(client, payload, label or "textwin", broadcast=n_tasks > 1)
+    label = label or data.label
+    shipment, shared = data.shipment, data.future
     bar = tqdm(total=n_tasks, desc=desc, unit="problem", file=sys.stderr, leave=False,
                disable=not verbose or n_tasks < 2 or not sys.stderr.isatty())
     token = uuid.uuid4().hex
     futures, keys = [], {}
     try:
-        # every worker needs the data when there are tasks for all of them
-        [shared] = client.scatter([shipment], broadcast=n_tasks > 1, hash=False)
-        if n_tasks > 1:
-            _wait_until_everywhere(client, shared)
         for k in range(n_tasks):
             fut = client.submit(_run_task, task, shared, k, tuple(extra(k)), pure=False,
                                 key=f"{label}-{k}-{token}")
@@ -296,6 +332,8 @@ def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, l
         if pending:
             client.cancel(pending)
         futures.clear()
+        if own is not None:
+            own.release()
 
 
 def _scores_task(shipment, k, coef, intercept):

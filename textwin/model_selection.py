@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
-from textwin._distributed import active_dask_client, map_on_cluster
+from textwin._distributed import Scattered, active_dask_client, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._scale import AUTO
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
@@ -103,9 +103,13 @@ class _Problems:
                     self._class_index[self.labels.column(k) > 0] = k
         return self._class_index
 
-    def checked(self, X):
-        return check_csr(X.data, X.indices, X.indptr, X.shape[1],
-                         self.settings.regularizer != "square")
+    def views(self, X):
+        """The kernels' checked views of X: the solver's, and the square solve's of the
+        automatic scale (None without it), made once per matrix."""
+        entropy = self.settings.regularizer != "square"
+        square = (check_csr(X.data, X.indices, X.indptr, X.shape[1], False)
+                  if self.settings.mass == AUTO else None)
+        return check_csr(X.data, X.indices, X.indptr, X.shape[1], entropy), square
 
 
 def _trivial_margins(X, y, settings):
@@ -259,7 +263,7 @@ def _resolve_lams(name, lams, min_ratio, problems):
 # ---------------------------------------------------------------------------
 
 
-def _solve_path(problems, Xc, X_rows, y, weight, lams, seed, on_point, start=None):
+def _solve_path(problems, views, X_rows, y, weight, lams, seed, on_point, start=None):
     """Solve one binary problem along the descending ``lams``, warm-started.
 
     The first point starts from the trivial solution's dual (rescaled from
@@ -267,12 +271,14 @@ def _solve_path(problems, Xc, X_rows, y, weight, lams, seed, on_point, start=Non
     from the previous solution scaled by ``lam_new / lam_old``, which keeps
     ``v`` and so ``w = grad h(v)`` unchanged and stays in every loss's dual
     domain (docs/mathematics.md §13). Algorithm 2 restarts its multiplier at
-    the previous bias. ``on_point(l, out, alpha, bias)`` receives each
+    the previous bias. ``views``: :meth:`_Problems.views` of ``X_rows``.
+    ``on_point(l, out, alpha, bias)`` receives each
     solution (``bias``: the model's bias before ``theta``). ``start``: the
     ``(alpha, sigma)`` to continue from; returns where the path stopped.
     """
     s = problems.settings
     n_rows = y.size
+    Xc, X_square = views
     if start is not None:  # a path continued: (alpha, sigma) already at lams[0]
         alpha, sigma = np.ascontiguousarray(start[0]), start[1]
     else:
@@ -284,7 +290,7 @@ def _solve_path(problems, Xc, X_rows, y, weight, lams, seed, on_point, start=Non
         if l > 0:
             alpha *= lam / lams[l - 1]
         out = solve_binary_problem(Xc, y, weight, alpha, problems.at(lam, n_rows), seed,
-                                   sigma0=sigma)
+                                   sigma0=sigma, X_square=X_square)
         own_bias = s.intercept == "constant_feature" and not out["constant"]
         bias = out["w"][-1] if own_bias else out["bias"]
         if s.intercept in ("converged", "paper") and not out["constant"]:
@@ -344,7 +350,7 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
     L, K, n, d = lams.size, problems.n_problems, problems.n, problems.d_user
     coef, intercept = np.empty((L, K, d)), np.empty((L, K))
     dual, gap, n_iter = np.empty((L, K, n)), np.empty((L, K)), np.empty((L, K), dtype=int)
-    Xc = problems.checked(problems.X)
+    views = problems.views(problems.X)
     theta = problems.settings.theta
     failures = []
 
@@ -359,7 +365,7 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
             if not out["converged"]:
                 failures.append((lams[l], k, out["gap"]))
 
-        _solve_path(problems, Xc, problems.X, y_k, weight, lams, int(problems.seeds[k]), record)
+        _solve_path(problems, views, problems.X, y_k, weight, lams, int(problems.seeds[k]), record)
 
     map_problems(solve, K, problems.params["n_jobs"])
     _warn_path_failures("regularization_path", failures, L * K, problems.params["tol"])
@@ -367,7 +373,7 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
                  n_iter=n_iter, classes=problems.classes)
 
 
-def _warn_path_failures(name, failures, total, tol):
+def _warn_path_failures(name, failures, total, tol, stacklevel=3):
     if not failures:
         return
     lam, k, worst = max(failures, key=lambda f: f[2])
@@ -376,7 +382,7 @@ def _warn_path_failures(name, failures, total, tol):
         f"duality gap reached tol={tol:g} (worst {worst:.3g}, problem {k} at lam={lam:.3g}). "
         f"Raise max_epochs or loosen tol; the smallest lams are the hardest, a larger "
         f"lam_min_ratio avoids them.",
-        ConvergenceWarning, stacklevel=3)
+        ConvergenceWarning, stacklevel=stacklevel)
 
 
 # ---------------------------------------------------------------------------
@@ -436,9 +442,9 @@ _FLOOR = 1e-8  # an automatic grid extends down to lam_max * _FLOOR at most
 
 
 def _fold_matrices(problems, train, test):
-    """A fold's training CSR (checked for the kernel, shared by its problems) and held-out rows."""
+    """A fold's training CSR, its kernel views (shared by its problems) and held-out rows."""
     X_train = as_canonical_csr(problems.X[train])
-    return problems.checked(X_train), X_train, problems.X_user[test]
+    return problems.views(X_train), X_train, problems.X_user[test]
 
 
 def _held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
@@ -450,7 +456,7 @@ def _held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
     the path stopped (see :func:`_solve_path`).
     """
     train, test = fold
-    Xc, X_train, X_test = matrices
+    views, X_train, X_test = matrices
     theta, d = problems.settings.theta, problems.d_user
     y_k, weight = problems.rows(k, train)
     y_test = problems.labels.column(k)[test]
@@ -467,23 +473,42 @@ def _held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
                                   np.array([bias - theta]), np.array([0, 1]), "binary")
         points.append((out["n_epochs"], out["constant"], out["converged"], out["gap"], value))
 
-    state = _solve_path(problems, Xc, X_train, y_k, weight, lams, int(problems.seeds[k]),
+    state = _solve_path(problems, views, X_train, y_k, weight, lams, int(problems.seeds[k]),
                         record, start)
     return points, state
 
 
-def _held_out_path_task(shipment, i, f, k, start):
-    """Path (fold f, problem k) of one step down the grid, run as a task on a Dask worker.
+def _held_out_path_task(shipment, i, f, k, start, lams):
+    """Path (fold f, problem k) along ``lams``, run as a task on a Dask worker.
 
-    ``shipment.payload`` (on this worker once): ``problems``, ``scoring``,
-    ``shared``, ``folds`` and ``lams``; a fold's matrices are made once per
-    worker, shared by its tasks. ``start``: where the path stopped before.
+    ``shipment.payload`` (on this worker once per fit): ``problems``,
+    ``scoring``, ``shared`` and ``folds``; a fold's matrices are made once per
+    worker, shared by its tasks at every step. ``start``: where the path
+    stopped before.
     """
     P = shipment.payload
     matrices = shipment.cached(("fold", f),
                                lambda P: _fold_matrices(P["problems"], *P["folds"][f]))
     return _held_out_path(P["problems"], P["scoring"], P["shared"], P["folds"][f], matrices, k,
-                          P["lams"], start)
+                          lams, start)
+
+
+def _refit_problem(problems, views, k, lam, alpha):
+    """Problem k on all the data at ``lam``, from alpha = 0 (``alpha`` receives the solution)."""
+    y, weight = problems.rows(k)
+    alpha[:] = 0.0
+    return solve_binary_problem(views[0], y, weight, alpha, problems.at(lam, problems.n),
+                                int(problems.seeds[k]), X_square=views[1])
+
+
+def _refit_task(shipment, k, lam):
+    """The cross-validation's refit of problem k, run as a task on a Dask worker."""
+    problems = shipment.payload["problems"]
+    views = shipment.cached("all", lambda P: problems.views(problems.X))
+    alpha = np.empty(problems.n)
+    out = _refit_problem(problems, views, k, lam, alpha)
+    out["alpha"] = alpha
+    return out
 
 
 class _FoldPaths:
@@ -491,7 +516,9 @@ class _FoldPaths:
 
     :meth:`extend` solves the next lams of every path in the thread pool (on
     joblib's Dask cluster, as tasks: docs/scaling.md), continuing from where
-    each stopped; the scores and epochs grow by as many columns.
+    each stopped; the scores and epochs grow by as many columns. On a
+    cluster, the data goes to the workers once for every step (``data``,
+    released by :meth:`close`).
     """
 
     def __init__(self, estimator, problems, scoring, folds):
@@ -508,7 +535,12 @@ class _FoldPaths:
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
         self.client = active_dask_client()
-        self.matrices = None if self.client else [_fold_matrices(problems, *fold) for fold in folds]
+        if self.client is None:
+            self.data, self.matrices = None, [_fold_matrices(problems, *fold) for fold in folds]
+        else:
+            self.matrices = None
+            self.data = Scattered(self.client, dict(problems=problems, scoring=scoring,
+                                                    shared=self.shared, folds=folds), "textwin-cv")
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
 
     def extend(self, lams, bar, active=None):
@@ -559,11 +591,9 @@ class _FoldPaths:
 
             map_problems(task, len(tasks), self.estimator.n_jobs)
         else:  # one task per path on joblib's Dask cluster (docs/scaling.md)
-            shipment = dict(problems=problems, scoring=scoring, shared=shared, folds=self.folds,
-                            lams=lams)
-            map_on_cluster(self.client, _held_out_path_task, shipment, len(tasks),
-                           extra=lambda i: (*divmod(tasks[i], K), start(tasks[i])),
-                           on_result=store, label="textwin-cv",
+            map_on_cluster(self.client, _held_out_path_task, self.data, len(tasks),
+                           extra=lambda i: (*divmod(tasks[i], K), start(tasks[i]), lams),
+                           on_result=store,
                            describe=lambda i: "fold %d's path of problem %d" % divmod(tasks[i], K))
         self.lams = all_lams
         self.path_iter = np.concatenate([self.path_iter, path_iter], axis=2)
@@ -572,6 +602,12 @@ class _FoldPaths:
         self.tp = np.concatenate([self.tp, tp], axis=2)
         reached = np.ones(K, dtype=bool) if active is None else active.copy()
         self.solved = np.concatenate([self.solved, np.repeat(reached[:, None], L, axis=1)], axis=1)
+
+    def close(self):
+        """Release the data on the cluster's workers."""
+        if self.data is not None:
+            self.data.release()
+            self.data = None
 
 
 # ---------------------------------------------------------------------------
@@ -730,10 +766,19 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         scoring = _Scoring(self.scoring, self)
         folds = self._folds(problems, y)
         run = _FoldPaths(self, problems, scoring, folds)
+        try:
+            self._cross_validate(name, run, lams)
+            self._refit(problems, run)
+        finally:
+            run.close()
+        return self
+
+    def _cross_validate(self, name, run, lams):
+        """Run the paths down ``lams`` (and below, see :meth:`fit`); set lams_ and the choice."""
         bar = tqdm(total=run.n_tasks * lams.size, desc=f"{name} (folds x problems x lams)",
                    unit="fit", file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
-        active = np.ones(problems.n_problems, dtype=bool)
+        active = np.ones(run.problems.n_problems, dtype=bool)
         try:
             self._descend(run, lams, active, bar)
             # A grid from the data continues its warm-started paths below its
@@ -748,14 +793,13 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         finally:
             bar.close()
         _warn_path_failures(name, run.failures, run.n_tasks * run.lams.size,
-                            problems.settings.tol)
+                            run.problems.settings.tol, stacklevel=4)
         if run.shared and not np.isfinite(run.fold_scores).all():
-            warnings.warn(f"{name}: the scoring {scoring.name!r} is undefined on some held-out "
-                          f"folds; they are left out of the mean.", UserWarning, stacklevel=2)
-        self.lams_, self.scoring_, self.path_n_iter_ = run.lams, scoring.name, run.path_iter
+            warnings.warn(f"{name}: the scoring {run.scoring.name!r} is undefined on some "
+                          f"held-out folds; they are left out of the mean.", UserWarning,
+                          stacklevel=3)
+        self.lams_, self.scoring_, self.path_n_iter_ = run.lams, run.scoring.name, run.path_iter
         self._warn_at_the_bottom(run.lams, run.constant)
-        self._refit(problems)
-        return self
 
     def _descend(self, run, lams, active, bar):
         """Solve ``lams`` one after another on the active problems' paths, choosing as it goes.
@@ -870,7 +914,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         warnings.warn(
             f"{type(self).__name__}: {what} is the smallest of the grid ({lams[-1]:.3g}); "
             f"the cross-validated score may still rise below it. Search further with {fix}.",
-            UserWarning, stacklevel=3)
+            UserWarning, stacklevel=4)
 
     def _folds(self, problems, y):
         """The (train, test) index pairs; one-line errors and warnings about sizes."""
@@ -1004,26 +1048,33 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             best = value[cols[usable], choice[usable]].mean()
         return lams[choice], float(best)
 
-    def _refit(self, problems):
-        """Fit every problem on all the data at its chosen lam (the base estimator's collection)."""
+    def _refit(self, problems, run):
+        """Fit every problem on all the data at its chosen lam (the base estimator's
+        collection; on the cluster's workers when the paths ran there)."""
         K, d = problems.n_problems, problems.d_user
         coef, dual, bias = np.empty((K, d)), np.empty((K, problems.n)), np.empty(K)
-        Xc = problems.checked(problems.X)
         s = problems.settings
 
-        def solve(k):
-            y, weight = problems.rows(k)
-            alpha = dual[k]
-            alpha[:] = 0.0
-            out = solve_binary_problem(Xc, y, weight, alpha, problems.at(self.lam_[k], problems.n),
-                                       int(problems.seeds[k]))
+        def store(k, out):
             coef[k] = out["w"][:d]
             own_bias = s.intercept == "constant_feature" and not out["constant"]
             bias[k] = out["w"][-1] if own_bias else out["bias"]
             del out["w"]
             return out
 
-        results = map_problems(solve, K, self.n_jobs)
+        if run.data is None:  # threads over the one matrix
+            views = problems.views(problems.X)
+            results = map_problems(
+                lambda k: store(k, _refit_problem(problems, views, k, self.lam_[k], dual[k])),
+                K, self.n_jobs)
+        else:  # on the workers, which hold the data already
+            def collect(k, out):
+                dual[k] = out.pop("alpha")
+                return store(k, out)
+
+            results = map_on_cluster(run.client, _refit_task, run.data, K, label="textwin-refit",
+                                     extra=lambda k: (self.lam_[k],), on_result=collect,
+                                     describe=lambda k: f"the refit of problem {k}")
         self._collect(results, coef, dual, bias, s)
         self._fit_dimension = problems.X.shape[1]
         with warnings.catch_warnings(record=True) as caught:
