@@ -36,13 +36,18 @@ Phases (``--phases``, default all of them):
     bytes), the workers' peak memory, and whether ``coef_`` and ``dual_coef_`` are
     bit-identical to the threads' (their SHA-256, compared with the
     ``local`` phase of the same run or of ``--reference`` JSON).
+``ray``
+    the same inside ``joblib.parallel_config(backend="ray")`` on a local Ray
+    of 2 CPUs (``ray.init(num_cpus=2)``): wall time, the CPU seconds of the
+    whole machine, the shipments put in the object store (label and bytes of
+    each ``ray.put``), the worker processes' peak memory, and the digests.
 
 Each phase prints the load average before and after it (other programs on
 the machine slow the figures, not the ratios of a phase run back to back).
 
 Run from the repository root (about an hour on 2 busy cores at full size):
 
-    python benchmarks/bench_rcv1.py [--n 800000] [--phases local,peer,sweep,cluster] [--json out.json]
+    python benchmarks/bench_rcv1.py [--n 800000] [--phases local,peer,sweep,cluster,ray] [--json out.json]
 
 ``--n 20000 --categories 20`` runs every phase in a minute.
 """
@@ -61,7 +66,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
                      rcv1_like_corpus, reset_peak_rss, status_kib)
 
-PHASES = ("local", "peer", "sweep", "cluster")
+PHASES = ("local", "peer", "sweep", "cluster", "ray")
 TARGET = 0.5
 MiB = 2 ** 20
 
@@ -199,11 +204,33 @@ def phase_sweep(X, Y, lam, full_fit_s):
     return {"rows": rows, "slope": slope, "cpu_slope": cpu_slope}
 
 
+def fit_and_score(X, Y, lam):
+    """DualSVM(lam, random_state=0) fitted on (X, Y), then scoring X: (model, fit s, scoring s)."""
+    from textwin import DualSVM
+
+    est = DualSVM(lam=lam, random_state=0)
+    t0 = time.perf_counter()
+    est.fit(X, Y)
+    fit_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    est.decision_function(X)
+    return est, fit_s, time.perf_counter() - t0
+
+
+def compare_digests(est, reference):
+    """Are coef_ and dual_coef_ bit-identical to the reference run's (printed when there is one)?"""
+    same = {"coef_": digest(est.coef_) == reference.get("coef_sha256"),
+            "dual_coef_": digest(est.dual_coef_) == reference.get("dual_coef_sha256")}
+    if reference:
+        print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
+              f"dual_coef_ {same['dual_coef_']}")
+    return same
+
+
 def phase_cluster(X, Y, lam, reference):
     import joblib
     from distributed import Client, LocalCluster
 
-    from textwin import DualSVM
     from textwin._distributed import arrivals
 
     t0 = time.perf_counter()
@@ -215,14 +242,8 @@ def phase_cluster(X, Y, lam, reference):
         client.run(__import__, "textwin.linear")  # the workers' imports, before the clocks
         pids = client.run(os.getpid)
         cpu0 = sum(cpu_seconds(p) for p in pids.values()) + time.process_time()
-        est = DualSVM(lam=lam, random_state=0)
         with joblib.parallel_config(backend="dask"):
-            t0 = time.perf_counter()
-            est.fit(X, Y)
-            fit_s = time.perf_counter() - t0
-            t0 = time.perf_counter()
-            est.decision_function(X)
-            score_s = time.perf_counter() - t0
+            est, fit_s, score_s = fit_and_score(X, Y, lam)
         cpu = sum(cpu_seconds(p) for p in pids.values()) + time.process_time() - cpu0
         got = client.run(arrivals)
         peaks = {w: status_kib("VmHWM", p) * 1024 for w, p in pids.items()}
@@ -230,8 +251,6 @@ def phase_cluster(X, Y, lam, reference):
         client.close()
         cluster.close()
     shipments = {w: [(label, nbytes) for label, nbytes, _ in a] for w, a in got.items()}
-    same = {"coef_": digest(est.coef_) == reference.get("coef_sha256"),
-            "dual_coef_": digest(est.dual_coef_) == reference.get("dual_coef_sha256")}
     results_bytes = est.coef_.nbytes + est.dual_coef_.nbytes
     print(f"LocalCluster, 2 worker processes x 1 thread (started in {start_s:.1f} s): "
           f"fit {fit_s:.1f} s, decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s "
@@ -240,13 +259,81 @@ def phase_cluster(X, Y, lam, reference):
     for w, a in shipments.items():
         print(f"  worker {w}: received {', '.join(f'{lbl} ({b / MiB:.0f} MiB)' for lbl, b in a)};"
               f" peak RSS {peaks[w] / MiB:.0f} MiB")
-    if reference:
-        print(f"  bit-identical to the threads' fit: coef_ {same['coef_']}, "
-              f"dual_coef_ {same['dual_coef_']}")
+    same = compare_digests(est, reference)
     return {"start_s": start_s, "fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
             "cpu_s": cpu, "coef_sha256": digest(est.coef_), "dual_coef_sha256": digest(est.dual_coef_),
             "results_bytes": results_bytes,
             "shipments": shipments, "worker_peak_rss": peaks, "identical": same}
+
+
+def machine_cpu_seconds():
+    """CPU seconds every process of the machine has used (``/proc/stat``, user + system)."""
+    with open("/proc/stat") as fh:
+        fields = fh.readline().split()[1:]
+    return (int(fields[0]) + int(fields[1]) + int(fields[2])) / os.sysconf("SC_CLK_TCK")
+
+
+def ray_worker_pids():
+    """Ray's worker processes on this machine (their command line starts with ``ray::``)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    if fh.read(5) == b"ray::":
+                        pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def _warm(shipment, k):
+    import textwin.linear  # noqa: F401  (the workers' imports, before the clocks)
+
+    return os.getpid()
+
+
+def phase_ray(X, Y, lam, reference):
+    import joblib
+    import ray
+    from ray.util.joblib import register_ray
+
+    import textwin._distributed as D
+
+    put = D.RayCluster.put
+    shipments = []
+
+    def put_and_record(self, shipment, broadcast):
+        shipments.append((shipment.label, shipment.nbytes))
+        return put(self, shipment, broadcast)
+
+    D.RayCluster.put = put_and_record
+    t0 = time.perf_counter()
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    register_ray()
+    start_s = time.perf_counter() - t0
+    try:
+        with joblib.parallel_config(backend="ray"):
+            D.map_on_cluster(D.active_cluster(), _warm, {}, 8)
+            shipments.clear()
+            cpu0 = machine_cpu_seconds()
+            est, fit_s, score_s = fit_and_score(X, Y, lam)
+            cpu = machine_cpu_seconds() - cpu0
+        peaks = {pid: status_kib("VmHWM", pid) * 1024 for pid in ray_worker_pids()}
+    finally:
+        ray.shutdown()
+        D.RayCluster.put = put
+    print(f"local Ray, 2 CPUs (started in {start_s:.1f} s): fit {fit_s:.1f} s, "
+          f"decision_function {score_s:.1f} s, total {fit_s + score_s:.1f} s (CPU of the "
+          f"whole machine {cpu:.1f} s)")
+    print(f"  put in the object store: {', '.join(f'{lbl} ({b / MiB:.0f} MiB)' for lbl, b in shipments)}")
+    print(f"  peak RSS of the {len(peaks)} worker processes (object store pages they mapped "
+          f"included): {', '.join(f'{v / MiB:.0f}' for v in sorted(peaks.values()))} MiB")
+    same = compare_digests(est, reference)
+    return {"start_s": start_s, "fit_s": fit_s, "score_s": score_s, "total_s": fit_s + score_s,
+            "machine_cpu_s": cpu, "coef_sha256": digest(est.coef_),
+            "dual_coef_sha256": digest(est.dual_coef_), "shipments": shipments,
+            "worker_peak_rss": sorted(peaks.values()), "identical": same}
 
 
 def csr_bytes(X):
@@ -314,8 +401,10 @@ def main(argv=None):
         elif phase == "sweep":
             local = out["phases"].get("local")
             res = phase_sweep(X, Y, lam, local and (local["fit_s"], local["fit_cpu_s"]))
-        else:
+        elif phase == "cluster":
             res = phase_cluster(X, Y, lam, reference)
+        else:
+            res = phase_ray(X, Y, lam, reference)
         res["load_after"] = load_average()
         out["phases"][phase] = res
         print(f"[{phase}] done; load average {res['load_after']}", flush=True)

@@ -1,17 +1,23 @@
-"""Binary problems as tasks on a Dask cluster, through joblib's "dask" backend.
+"""Binary problems as tasks on a cluster, through joblib's "dask" or "ray" backend.
 
 Inside ``joblib.parallel_config(backend="dask")`` (with a
-``dask.distributed.Client``), the estimators hand their binary problems to
-:func:`map_on_cluster` instead of their thread pool: the data every problem
-reads (the CSR matrix, the labels, the settings) is scattered to each worker
+``dask.distributed.Client``) or ``backend="ray"`` (after
+``ray.util.joblib.register_ray()``), the estimators hand their binary problems
+to :func:`map_on_cluster` instead of their thread pool: the data every
+problem reads (the CSR matrix, the labels, the settings) goes to the cluster
 once, as one :class:`Shipment`, and each problem is one task that reads it
-there. A worker runs as many tasks at once as it has threads, and the kernels
-release the GIL, so a worker with several cores solves several problems at
-once over its one copy of the matrix.
+there.
 
-This module imports nothing of Dask at import time: :func:`active_dask_client`
-only looks at joblib's active backend (joblib comes with scikit-learn), and
-Dask is only touched once that backend is Dask's, which has imported it.
+* Dask: the shipment is scattered to each worker once. A worker runs as many
+  tasks at once as it has threads, and the kernels release the GIL, so a
+  worker with several cores solves several problems at once over its one copy.
+* Ray: the shipment is put in the object store once; each node holds one copy
+  in shared memory, which every worker process of the node maps without
+  copying, one task per CPU.
+
+This module imports neither at import time: :func:`active_cluster` only looks
+at joblib's active backend (joblib comes with scikit-learn), and Dask or Ray
+is only touched once that backend is theirs, which has imported it.
 """
 import os
 import sys
@@ -25,6 +31,9 @@ import uuid
 MIN_DISTRIBUTED = (2023, 1)
 
 _INSTALL_HINT = 'pip install -U "textwin[dask]"'
+# The oldest Ray whose API the Ray engine was written against (the scheduling
+# strategies, RayTaskError.cause)
+MIN_RAY = (2, 9)
 
 
 class ClusterError(RuntimeError):
@@ -63,30 +72,23 @@ def check_distributed(module=None):
     return module
 
 
-def active_dask_client():
-    """The Client of the active joblib backend when it is Dask's, else None.
+def active_cluster():
+    """The cluster of joblib's active backend when it is Dask's or Ray's, else None.
 
-    Costs one look at joblib's configuration: Dask is not imported (when the
-    backend is Dask's, joblib has imported it already).
+    Costs one look at joblib's configuration: neither is imported (when the
+    backend is theirs, joblib has imported it already).
     """
     try:
         from joblib.parallel import get_active_backend
     except ImportError:  # pragma: no cover - joblib comes with scikit-learn
         return None
     backend, _ = get_active_backend()
-    if type(backend).__name__ != "DaskDistributedBackend":
-        return None
-    distributed = check_distributed()
-    try:  # a fit that is itself a task (GridSearchCV's, under the same backend) runs
-        distributed.get_worker()  # where it is, in threads: waiting there for tasks of
-        return None  # its own could hold every worker thread (a deadlock)
-    except ValueError:
-        pass
-    client = getattr(backend, "client", None)
-    if client is None:  # pragma: no cover - joblib's backend always holds one
-        raise ClusterError("joblib's dask backend has no Client; create one with "
-                           "dask.distributed.Client(address) before parallel_config")
-    return client
+    name = type(backend).__name__
+    if name == "DaskDistributedBackend":
+        return DaskCluster.of_backend(backend)
+    if name == "RayBackend":
+        return RayCluster.current()
+    return None
 
 
 def connect(address, timeout=10):
@@ -126,33 +128,45 @@ def _worker_textwin():
     return textwin.__version__
 
 
-def check_workers(client):
-    """Refuse workers without this textwin (a task would fail there, later and less clearly)."""
+def _refuse_other_textwin(found, what, each):
+    """``found``: {worker: textwin version there, or why it cannot be imported}."""
     from textwin._version import __version__
 
-    found = client.run(_worker_textwin)
     bad = {addr: v for addr, v in found.items() if v != __version__}
     if bad:
         addr, v = next(iter(bad.items()))
         raise ClusterError(
-            f"{len(bad)} of {len(found)} Dask workers cannot run this textwin "
-            f"{__version__} (worker {addr}: {v}); install the same textwin in the "
+            f"{len(bad)} of {len(found)} {what} cannot run this textwin "
+            f"{__version__} ({each} {addr}: {v}); install the same textwin in the "
             f"workers' environment")
 
 
+def check_workers(client):
+    """Refuse Dask workers without this textwin (a task would fail there, later and less clearly)."""
+    _refuse_other_textwin(client.run(_worker_textwin), "Dask workers", "worker")
+
+
 # ---------------------------------------------------------------------------
-# What travels: one Shipment per map, to each worker once
+# What travels: one Shipment per map (or per fit), to each worker once
 # ---------------------------------------------------------------------------
 
-# (label, bytes, process id) of each Shipment unpickled in this process: on a
-# worker, the evidence that a map's data arrived there once.
+# (label, bytes, process id) of each Shipment this process received (its first
+# copy of it): on a worker, the evidence that a fit's data arrived there once.
 _ARRIVALS = []
+# token -> (cache, lock) of the Shipments received here, the latest few: a
+# shipment read again in this process (Ray maps its object store's copy for each
+# task) shares what was derived from it (the kernels' checked views)
+_RECEIVED = {}
+_RECEIVED_LOCK = threading.Lock()
+_KEEP_RECEIVED = 4
 
 
 def arrivals():
     """The Shipments this process has received: a list of (label, bytes, pid).
 
-    Run it on the workers (``client.run(arrivals)``) to see what reached them.
+    Run it on the workers (``client.run(arrivals)`` on Dask) to see what
+    reached them: one entry per shipment and process, however many tasks
+    read it there.
     """
     return list(_ARRIVALS)
 
@@ -185,6 +199,7 @@ class Shipment:
         self.payload = payload
         self.label = label
         self.nbytes = _nbytes(payload)
+        self.token = uuid.uuid4().hex
         self._cache, self._lock = {}, threading.Lock()
 
     def cached(self, key, make):
@@ -194,27 +209,20 @@ class Shipment:
             return self._cache[key]
 
     def __getstate__(self):
-        return {"payload": self.payload, "label": self.label, "nbytes": self.nbytes}
+        return {"payload": self.payload, "label": self.label, "nbytes": self.nbytes,
+                "token": self.token}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._cache, self._lock = {}, threading.Lock()
-        _ARRIVALS.append((self.label, self.nbytes, os.getpid()))
-
-
-def _wait_until_everywhere(client, future, timeout=60.0):
-    """Wait until every worker holds ``future``'s data (at most ``timeout`` seconds).
-
-    The broadcast can still be under way when the first tasks start: a worker
-    then fetches the data a second time, and a worker that dies meanwhile can
-    take the only copy with it (its tasks could not run again elsewhere).
-    """
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        holders = set(client.who_has([future]).get(future.key, ()))
-        if set(client.nthreads()) <= holders:
-            return
-        time.sleep(0.02)
+        with _RECEIVED_LOCK:
+            entry = _RECEIVED.pop(self.token, None)
+            if entry is None:
+                entry = ({}, threading.Lock())
+                _ARRIVALS.append((self.label, self.nbytes, os.getpid()))
+            _RECEIVED[self.token] = entry  # the newest last
+            while len(_RECEIVED) > _KEEP_RECEIVED:
+                del _RECEIVED[next(iter(_RECEIVED))]
+        self._cache, self._lock = entry
 
 
 def _run_task(task, shipment, k, extra):
@@ -222,34 +230,232 @@ def _run_task(task, shipment, k, extra):
     return task(shipment, k, *extra)
 
 
-def _check_cluster(client):
-    if not client.nthreads():  # Dask would wait for a worker, forever
-        raise ClusterError(f"the Dask cluster at {client.scheduler.address} has no workers; "
-                           f"start some with `dask worker {client.scheduler.address}`")
-    check_workers(client)
+def _died_too_often(cluster, what, shipment):
+    return ClusterError(
+        f"the {cluster.name} workers running {what} died too often ({cluster.name} ran it "
+        f"again after each death, up to {cluster.retries_setting}); nothing was fitted. "
+        f"Give each worker memory for the shared data ({shipment.nbytes / 2 ** 20:.0f} MiB) "
+        f"plus the O(n + d) arrays of each of its threads, or use fewer threads per worker")
+
+
+def _lost(cluster, what, exc):
+    return ClusterError(
+        f"lost the {cluster.name} cluster while running {what} ({type(exc).__name__}: "
+        f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); nothing was "
+        f"fitted: check the cluster and run again")
+
+
+# ---------------------------------------------------------------------------
+# The engines: Dask's Client, Ray's object store and tasks
+# ---------------------------------------------------------------------------
+
+
+class DaskCluster:
+    """The Client of joblib's dask backend."""
+
+    name = "Dask"
+    retries_setting = "distributed.scheduler.allowed-failures times"
+
+    def __init__(self, client):
+        self.client = client
+
+    @classmethod
+    def of_backend(cls, backend):
+        distributed = check_distributed()
+        try:  # a fit that is itself a task (GridSearchCV's, under the same backend) runs
+            distributed.get_worker()  # where it is, in threads: waiting there for tasks of
+            return None  # its own could hold every worker thread (a deadlock)
+        except ValueError:
+            pass
+        client = getattr(backend, "client", None)
+        if client is None:  # pragma: no cover - joblib's backend always holds one
+            raise ClusterError("joblib's dask backend has no Client; create one with "
+                               "dask.distributed.Client(address) before parallel_config")
+        return cls(client)
+
+    def check(self):
+        if not self.client.nthreads():  # Dask would wait for a worker, forever
+            address = self.client.scheduler.address
+            raise ClusterError(f"the Dask cluster at {address} has no workers; start some "
+                               f"with `dask worker {address}`")
+        check_workers(self.client)
+
+    def threads(self):
+        return max(1, sum(self.client.nthreads().values()))
+
+    def put(self, shipment, broadcast):
+        [future] = self.client.scatter([shipment], broadcast=broadcast, hash=False)
+        if broadcast:
+            self._wait_until_everywhere(future)
+        return future
+
+    def _wait_until_everywhere(self, future, timeout=60.0):
+        """Wait until every worker holds ``future``'s data (at most ``timeout`` seconds).
+
+        The broadcast can still be under way when the first tasks start: a worker
+        then fetches the data a second time, and a worker that dies meanwhile can
+        take the only copy with it (its tasks could not run again elsewhere).
+        """
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            holders = set(self.client.who_has([future]).get(future.key, ()))
+            if set(self.client.nthreads()) <= holders:
+                return
+            time.sleep(0.02)
+
+    def release(self, ref):
+        ref.release()
+
+    def submit(self, task, ref, k, extra, key):
+        return self.client.submit(_run_task, task, ref, k, extra, pure=False, key=key)
+
+    def as_completed(self, futures):
+        import distributed
+
+        return distributed.as_completed(futures)
+
+    def result(self, future, what, shipment):
+        import concurrent.futures
+
+        import distributed
+
+        # renamed over the versions; either means the task was cancelled under us
+        cancelled = (concurrent.futures.CancelledError,
+                     getattr(distributed.client, "FutureCancelledError",
+                             concurrent.futures.CancelledError))
+        try:
+            out = future.result()
+        except distributed.KilledWorker:
+            raise _died_too_often(self, what, shipment) from None
+        except (OSError, *cancelled) as exc:
+            raise _lost(self, what, exc) from None
+        future.release()  # its memory on the worker
+        return out
+
+    def cancel(self, futures):
+        self.client.cancel(futures)
+
+
+def _ray_worker_textwin():
+    return os.uname().nodename, _worker_textwin()
+
+
+class RayCluster:
+    """Ray, under joblib's ray backend (``ray.util.joblib.register_ray()``).
+
+    Connects as the backend does: to ``RAY_ADDRESS`` (or ``ray.init``'s
+    choice) when Ray is not initialized yet.
+    """
+
+    name = "Ray"
+    retries_setting = "max_retries times"
+    _checked_nodes = set()  # nodes whose workers run this textwin
+    _run = None  # the remote _run_task, made once
+
+    def __init__(self, ray):
+        self.ray = ray
+
+    @classmethod
+    def current(cls):
+        import ray
+
+        if _version_tuple(ray.__version__) < MIN_RAY:
+            need = ".".join(str(v) for v in MIN_RAY)
+            raise ClusterError(f"textwin on Ray needs ray >= {need}; this one is "
+                               f"{ray.__version__}: pip install -U \"textwin[ray]\"")
+        if not ray.is_initialized():
+            ray.init()
+        if ray.get_runtime_context().worker.mode != ray.SCRIPT_MODE:
+            return None  # a fit that is itself a task runs in its worker's threads
+        return cls(ray)
+
+    def check(self):
+        ray = self.ray
+        if self.threads() < 1:
+            raise ClusterError("the Ray cluster has no CPUs; start a worker node with "
+                               "`ray start --address HEAD:6379`")
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        nodes = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
+        new = [node for node in nodes if node not in self._checked_nodes]
+        if not new:
+            return
+        probe = ray.remote(num_cpus=0)(_ray_worker_textwin)
+        found = dict(ray.get([probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+            node, soft=False)).remote() for node in new]))
+        _refuse_other_textwin(found, "Ray nodes", "node")
+        self._checked_nodes.update(new)
+
+    def threads(self):
+        return int(self.ray.cluster_resources().get("CPU", 0))
+
+    def put(self, shipment, broadcast):
+        # one copy per node that runs a task, fetched by the first of them
+        return self.ray.put(shipment)
+
+    def release(self, ref):
+        pass  # freed by Ray once no task or handle refers to it
+
+    def submit(self, task, ref, k, extra, key):
+        if RayCluster._run is None:
+            RayCluster._run = self.ray.remote(num_cpus=1, max_retries=3)(_run_task)
+        return RayCluster._run.options(name=key).remote(task, ref, k, extra)
+
+    def as_completed(self, refs):
+        pending = list(refs)
+        while pending:
+            ready, pending = self.ray.wait(pending, num_returns=1)
+            yield ready[0]
+
+    def result(self, ref, what, shipment):
+        exceptions = self.ray.exceptions
+        try:
+            return self.ray.get(ref)
+        except exceptions.RayTaskError as exc:  # the task's own exception, as itself
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, Exception):
+                raise cause from None
+            raise
+        except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
+                getattr(exceptions, "OutOfMemoryError", exceptions.WorkerCrashedError)):
+            raise _died_too_often(self, what, shipment) from None
+        except exceptions.RayError as exc:
+            raise _lost(self, what, exc) from None
+
+    def cancel(self, refs):
+        for ref in refs:
+            try:
+                self.ray.cancel(ref)
+            except Exception:  # finished or gone already
+                pass
+
+
+# ---------------------------------------------------------------------------
+# Maps over the cluster
+# ---------------------------------------------------------------------------
 
 
 class Scattered:
-    """A :class:`Shipment` already on the workers, for one map or several.
+    """A :class:`Shipment` already on the cluster, for one map or several.
 
     A fit that maps several times over the same data (a cross-validation's
-    steps down its grid, then its refit) scatters it once, as
-    ``with Scattered(client, payload, label) as data:``, and passes ``data``
+    steps down its grid, then its refit) sends it once, as
+    ``with Scattered(cluster, payload, label) as data:``, and passes ``data``
     to each :func:`map_on_cluster` in place of the payload; leaving the
-    block releases it on the workers. ``broadcast``: a copy on every worker
-    now (else the first task that needs it fetches it).
+    block releases it. ``broadcast``: a copy on every Dask worker now (else
+    the first task that needs it fetches it).
     """
 
-    def __init__(self, client, payload, label, broadcast=True):
-        _check_cluster(client)
+    def __init__(self, cluster, payload, label, broadcast=True):
+        cluster.check()
+        self.cluster, self.label = cluster, label
         self.shipment = Shipment(payload, label)
-        self.label = label
-        [self.future] = client.scatter([self.shipment], broadcast=broadcast, hash=False)
-        if broadcast:
-            _wait_until_everywhere(client, self.future)
+        self.ref = cluster.put(self.shipment, broadcast)
 
     def release(self):
-        self.future.release()
+        if self.ref is not None:
+            self.cluster.release(self.ref)
+            self.ref = None
 
     def __enter__(self):
         return self
@@ -258,80 +464,57 @@ class Scattered:
         self.release()
 
 
-def map_on_cluster(client, task, payload, n_tasks, extra=None, on_result=None, label=None,
+def map_on_cluster(cluster, task, payload, n_tasks, extra=None, on_result=None, label=None,
                    describe=None, desc=None, verbose=0):
     """``[on_result(k, task(shipment, k, *extra(k))) for k in range(n_tasks)]`` on the cluster.
 
-    ``payload`` is scattered to every worker once (a :class:`Shipment`,
-    released when the map ends), or is a :class:`Scattered` already there
-    (kept); ``extra(k)`` gives task ``k``'s own (small) arguments. ``label``
-    names the tasks (default: the shipment's label). Results come back as
-    the tasks finish and go through ``on_result`` at once (their memory on the
-    worker is released then), in any order; the list returned is in task
-    order. ``describe(k)`` names task ``k`` in errors. With ``verbose``, a
-    progress bar over the tasks goes to stderr (only when it is a terminal).
+    ``cluster``: :func:`active_cluster`'s. ``payload`` is sent to the cluster
+    once (a :class:`Shipment`, released when the map ends), or is a
+    :class:`Scattered` already there (kept); ``extra(k)`` gives task ``k``'s
+    own (small) arguments. ``label`` names the tasks (default: the
+    shipment's label). Results come back as the tasks finish and go through
+    ``on_result`` at once (their memory on the worker is released then), in
+    any order; the list returned is in task order. ``describe(k)`` names
+    task ``k`` in errors. With ``verbose``, a progress bar over the tasks
+    goes to stderr (only when it is a terminal).
 
-    A worker that dies takes its running tasks with it: the scheduler runs
-    them again elsewhere (up to ``distributed.scheduler.allowed-failures``
-    times). Whatever fails for good -- a task's exception, a task that
-    killed its workers too often, a lost scheduler -- cancels every other
-    task and is raised before any result is used by the caller's object
-    (``on_result`` must only fill the caller's own buffers).
+    A worker that dies takes its running tasks with it: the cluster runs
+    them again elsewhere (Dask: up to ``distributed.scheduler.allowed-failures``
+    times; Ray: up to 3 times). Whatever fails for good -- a task's
+    exception, a task that killed its workers too often, a lost cluster --
+    cancels every other task and is raised before any result is used by the
+    caller's object (``on_result`` must only fill the caller's own buffers).
     """
-    import concurrent.futures
-
-    import distributed
-
-    # renamed over the versions; either means the task was cancelled under us
-    cancelled = (concurrent.futures.CancelledError,
-                 getattr(distributed.client, "FutureCancelledError", concurrent.futures.CancelledError))
-    extra = extra or (lambda k: ())
-    describe = describe or (lambda k: f"task {k}")
     from tqdm import tqdm
 
+    extra = extra or (lambda k: ())
+    describe = describe or (lambda k: f"task {k}")
     if isinstance(payload, Scattered):
         data, own = payload, None
-        _check_cluster(client)
+        cluster.check()
     else:  # every worker needs the data when there are tasks for all of them
-        data = own = Scattered(client, payload, label or "textwin", broadcast=n_tasks > 1)
+        data = own = Scattered(cluster, payload, label or "textwin", broadcast=n_tasks > 1)
     label = label or data.label
-    shipment, shared = data.shipment, data.future
     bar = tqdm(total=n_tasks, desc=desc, unit="problem", file=sys.stderr, leave=False,
                disable=not verbose or n_tasks < 2 or not sys.stderr.isatty())
     token = uuid.uuid4().hex
-    futures, keys = [], {}
+    pending = {}  # handle -> task index, until its result is in
     try:
         for k in range(n_tasks):
-            fut = client.submit(_run_task, task, shared, k, tuple(extra(k)), pure=False,
-                                key=f"{label}-{k}-{token}")
-            futures.append(fut)
-            keys[fut.key] = k
+            handle = cluster.submit(task, data.ref, k, tuple(extra(k)), f"{label}-{k}-{token}")
+            pending[handle] = k
         results = [None] * n_tasks
-        for fut in distributed.as_completed(futures):
-            k = keys[fut.key]
-            try:
-                out = fut.result()
-            except distributed.KilledWorker:
-                raise ClusterError(
-                    f"the Dask workers running {describe(k)} died too often (Dask ran it "
-                    f"again after each death, up to distributed.scheduler.allowed-failures "
-                    f"times); nothing was fitted. Give each worker memory for the shared "
-                    f"data ({shipment.nbytes / 2 ** 20:.0f} MiB) plus the O(n + d) arrays "
-                    f"of each of its threads, or use fewer threads per worker") from None
-            except (OSError, *cancelled) as exc:
-                raise ClusterError(
-                    f"lost the Dask cluster while running {describe(k)} ({type(exc).__name__}: "
-                    f"{exc}); nothing was fitted: check the scheduler and run again") from None
-            fut.release()
+        for handle in cluster.as_completed(list(pending)):
+            k = pending.pop(handle)
+            out = cluster.result(handle, describe(k), data.shipment)
             results[k] = out if on_result is None else on_result(k, out)
             bar.update(1)
         return results
     finally:
         bar.close()
-        pending = [f for f in futures if not f.done()]
         if pending:
-            client.cancel(pending)
-        futures.clear()
+            cluster.cancel(list(pending))
+        pending.clear()
         if own is not None:
             own.release()
 
@@ -343,7 +526,7 @@ def _scores_task(shipment, k, coef, intercept):
     return np.asarray(shipment.payload @ coef.T) + intercept
 
 
-def scores_on_cluster(client, X, coef, intercept):
+def scores_on_cluster(cluster, X, coef, intercept):
     """``X @ coef.T + intercept`` with one task per block of rows of ``coef`` (problems).
 
     ``X`` goes to every worker once; each worker thread gets about one block.
@@ -352,14 +535,13 @@ def scores_on_cluster(client, X, coef, intercept):
     """
     import numpy as np
 
-    threads = max(1, sum(client.nthreads().values()))
-    blocks = np.array_split(np.arange(coef.shape[0]), min(threads, coef.shape[0]))
+    blocks = np.array_split(np.arange(coef.shape[0]), min(cluster.threads(), coef.shape[0]))
     scores = np.empty((X.shape[0], coef.shape[0]))
 
     def collect(b, block_scores):
         scores[:, blocks[b]] = block_scores
 
-    map_on_cluster(client, _scores_task, X, len(blocks),
+    map_on_cluster(cluster, _scores_task, X, len(blocks),
                    extra=lambda b: (coef[blocks[b]], intercept[blocks[b]]),
                    on_result=collect, label="textwin-scores",
                    describe=lambda b: f"the scores of problems {blocks[b][0]}-{blocks[b][-1]}")

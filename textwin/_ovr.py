@@ -20,7 +20,7 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm import tqdm
 
-from textwin._distributed import active_dask_client, scores_on_cluster
+from textwin._distributed import active_cluster, scores_on_cluster
 
 INT32_MAX = np.iinfo(np.int32).max
 MAX_EPOCHS = 2 ** 31 - 1  # the kernels count epochs in a C int
@@ -352,9 +352,9 @@ class OneVsRestLinearMixin:
         """
         check_is_fitted(self, "coef_")
         X = self._validate_X(X, reset=False)
-        client = active_dask_client()
-        if client is not None and self.coef_.shape[0] > 1:  # blocks of problems as tasks
-            scores = scores_on_cluster(client, X, self.coef_, self.intercept_)
+        cluster = active_cluster()
+        if cluster is not None and self.coef_.shape[0] > 1:  # blocks of problems as tasks
+            scores = scores_on_cluster(cluster, X, self.coef_, self.intercept_)
         else:
             scores = np.asarray(X @ self.coef_.T) + self.intercept_
         if self._label_mode == "binary":

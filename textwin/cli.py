@@ -233,12 +233,14 @@ def _tune_thresholds(est, X_train, Y_train, objective):
 #: or folder has that name).
 BUILTIN_CORPORA = ("r8", "r52")
 
-#: Methods whose ``lam`` weighs a squared-norm regularizer: on a user's corpus
-#: they default to :func:`default_lam`.
-SQUARE_REGULARIZED = ("svm", "svm-alg2", "svm-alg2-converged", "mls", "smo", "linearsvc")
+#: Methods whose ``lam`` defaults to :func:`default_lam` on a user's corpus: those
+#: with a squared-norm regularizer, and the Winnow whose scale comes from the data
+#: (its lam is then on the SVM's scale, docs/mathematics.md §14).
+LAM_ONE_OVER_N = ("svm", "svm-alg2", "svm-alg2-converged", "mls", "smo", "linearsvc",
+                  "rwinnow-auto")
 
 #: The methods `textwin eval --corpus` compares by default: one of each family.
-CORPUS_METHODS = ("svm", "mls", "rwinnow", "perceptron", "winnow", "linearsvc")
+CORPUS_METHODS = ("svm", "mls", "rwinnow-auto", "perceptron", "winnow", "linearsvc")
 
 
 def default_lam(n_train):
@@ -448,9 +450,9 @@ def _training_data(args, categories_arg):
 
 def _method_settings(args, method, d, given):
     """The settings given, plus lam = :func:`default_lam` on a user's corpus for
-    the square-regularized methods (the Reuters commands keep the paper's)."""
+    the methods of :data:`LAM_ONE_OVER_N` (the Reuters commands keep the paper's)."""
     settings = dict(given)
-    if (args.corpus is not None and method.key in SQUARE_REGULARIZED
+    if (args.corpus is not None and method.key in LAM_ONE_OVER_N
             and "lam" not in settings):
         settings["lam"] = default_lam(d.X_train.shape[0])
     return settings
@@ -901,7 +903,7 @@ def _eval_corpus(args):
     for key, cv in chosen.items():
         _out(_cv_line(cv, key))
     _out(f"figures in percent on the test set; {result['order']}; lam = 1/n for "
-         f"{', '.join(m for m in SQUARE_REGULARIZED if m in {r['method'] for r in rows})} "
+         f"{', '.join(m for m in LAM_ONE_OVER_N if m in {r['method'] for r in rows})} "
          "unless --lam is given")
     return EXIT_OK
 

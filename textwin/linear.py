@@ -37,7 +37,7 @@ from tqdm import tqdm
 
 from textwin._binary import (ProblemArguments, SolverSettings, solve_binary_problem,
                              solve_problem_task)
-from textwin._distributed import active_dask_client, map_on_cluster
+from textwin._distributed import active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import LOSSES, REGULARIZERS, check_csr
 from textwin._scale import (AUTO, DEGENERATE_MOVE, DEGENERATE_SPREAD,
                             DegenerateSolutionWarning)
@@ -434,8 +434,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                 self._log_problem(k, out, seconds, p["verbose"])
                 return out
 
-            client = active_dask_client()
-            if client is None:  # threads over the one matrix
+            cluster = active_cluster()
+            if cluster is None:  # threads over the one matrix
                 Xc = check_csr(X.data, X.indices, X.indptr, X.shape[1], entropy)
                 # the automatic scale's square solves read the row norms: checked once
                 Xsq = (check_csr(X.data, X.indices, X.indptr, X.shape[1], False)
@@ -449,7 +449,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
                 results = map_problems(solve, K, p["n_jobs"], desc=type(self).__name__,
                                        verbose=p["verbose"])
-            else:  # one task per problem on joblib's Dask cluster (docs/scaling.md)
+            else:  # one task per problem on joblib's Dask or Ray cluster (docs/scaling.md)
                 def collect(k, out):
                     dual[k] = out.pop("alpha")
                     return store(k, out, out.pop("seconds"))
@@ -458,7 +458,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                 shared = dict(X=X, entropy=entropy, problem=problem.without_warm_start(),
                               settings=settings)
                 results = map_on_cluster(
-                    client, solve_problem_task, shared, K, label="textwin-fit",
+                    cluster, solve_problem_task, shared, K, label="textwin-fit",
                     extra=lambda k: (None if warm is None else warm[k],), on_result=collect,
                     describe=lambda k: f"problem {k} ({self._describe_problem(k)})",
                     desc=type(self).__name__, verbose=p["verbose"])

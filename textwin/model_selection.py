@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
-from textwin._distributed import Scattered, active_dask_client, map_on_cluster
+from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._scale import AUTO
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
@@ -280,7 +280,8 @@ def _solve_path(problems, views, X_rows, y, weight, lams, seed, on_point, start=
     n_rows = y.size
     Xc, X_square = views
     if start is not None:  # a path continued: (alpha, sigma) already at lams[0]
-        alpha, sigma = np.ascontiguousarray(start[0]), start[1]
+        # a copy: updated in place (a task's argument may be a read-only view, on Ray)
+        alpha, sigma = np.array(start[0], dtype=np.float64), start[1]
     else:
         alpha, sigma = np.ascontiguousarray(_trivial_alpha(X_rows, y, weight, s)), 0.0
         top = _problem_lam_max(X_rows, y, weight, s)
@@ -534,12 +535,12 @@ class _FoldPaths:
         self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
-        self.client = active_dask_client()
-        if self.client is None:
+        self.cluster = active_cluster()
+        if self.cluster is None:
             self.data, self.matrices = None, [_fold_matrices(problems, *fold) for fold in folds]
         else:
             self.matrices = None
-            self.data = Scattered(self.client, dict(problems=problems, scoring=scoring,
+            self.data = Scattered(self.cluster, dict(problems=problems, scoring=scoring,
                                                     shared=self.shared, folds=folds), "textwin-cv")
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
 
@@ -583,15 +584,15 @@ class _FoldPaths:
             with lock:
                 bar.update(L)
 
-        if self.client is None:  # threads over each fold's one matrix
+        if self.cluster is None:  # threads over each fold's one matrix
             def task(i):
                 f, k = divmod(tasks[i], K)
                 store(i, _held_out_path(problems, scoring, shared, self.folds[f],
                                         self.matrices[f], k, lams, start(tasks[i])))
 
             map_problems(task, len(tasks), self.estimator.n_jobs)
-        else:  # one task per path on joblib's Dask cluster (docs/scaling.md)
-            map_on_cluster(self.client, _held_out_path_task, self.data, len(tasks),
+        else:  # one task per path on joblib's Dask or Ray cluster (docs/scaling.md)
+            map_on_cluster(self.cluster, _held_out_path_task, self.data, len(tasks),
                            extra=lambda i: (*divmod(tasks[i], K), start(tasks[i]), lams),
                            on_result=store,
                            describe=lambda i: "fold %d's path of problem %d" % divmod(tasks[i], K))
@@ -1072,7 +1073,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
                 dual[k] = out.pop("alpha")
                 return store(k, out)
 
-            results = map_on_cluster(run.client, _refit_task, run.data, K, label="textwin-refit",
+            results = map_on_cluster(run.cluster, _refit_task, run.data, K, label="textwin-refit",
                                      extra=lambda k: (self.lam_[k],), on_result=collect,
                                      describe=lambda k: f"the refit of problem {k}")
         self._collect(results, coef, dual, bias, s)

@@ -1,0 +1,166 @@
+"""Binary problems as tasks on Ray, through joblib's "ray" backend (a local Ray of 2 CPUs).
+
+Skipped where Ray is not installed (it is not in the test extra: a large
+wheel). Each test checks what a wrong implementation would get wrong:
+coefficients that differ from the threads' by a bit, tasks that ran in the
+driver instead of Ray's worker processes, a matrix put in the object store
+once per task, a dead worker that leaves a partial model.
+"""
+import os
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+ray = pytest.importorskip("ray")
+joblib = pytest.importorskip("joblib")
+
+from textwin import DualGaussSeidelClassifierCV, DualSVM  # noqa: E402
+from textwin._distributed import ClusterError, RayCluster, map_on_cluster  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    from ray.util.joblib import register_ray
+
+    import textwin
+
+    # the workers import the textwin these tests import (a development build's source tree)
+    where = os.path.dirname(os.path.dirname(os.path.abspath(textwin.__file__)))
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             runtime_env={"env_vars": {"PYTHONPATH": where}})
+    # this module's task functions travel by value (the workers cannot import tests/)
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    register_ray()
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture
+def sent(monkeypatch):
+    """What went to Ray: the labels of the shipments put and of the tasks submitted."""
+    import textwin._distributed as D
+
+    record = {"put": [], "tasks": []}
+    put, submit = D.RayCluster.put, D.RayCluster.submit
+
+    def put_and_record(self, shipment, broadcast):
+        record["put"].append(shipment.label)
+        return put(self, shipment, broadcast)
+
+    def submit_and_record(self, task, ref, k, extra, key):
+        record["tasks"].append(key.rsplit("-", 2)[0])
+        return submit(self, task, ref, k, extra, key)
+
+    monkeypatch.setattr(D.RayCluster, "put", put_and_record)
+    monkeypatch.setattr(D.RayCluster, "submit", submit_and_record)
+    return record
+
+
+def _data(n=400, d=150, labels=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.08, format="csr", random_state=rng)
+    W = rng.normal(size=(d, labels))
+    S = X @ W + 0.3 * rng.normal(size=(n, labels))
+    return X, (S > np.quantile(S, 0.7, axis=0)).astype(int)
+
+
+def _where(shipment, k):
+    """A task that reports where it ran and how its shipment's matrix arrived there."""
+    X = shipment.payload["X"]
+    return os.getpid(), bool(X.data.flags.writeable), k
+
+
+def test_fit_and_scores_on_ray_are_bit_identical_to_threads(local_ray, sent):
+    X, Y = _data(labels=8)
+    local = DualSVM(lam=1e-3, random_state=3, n_jobs=2).fit(X, Y)
+    remote = DualSVM(lam=1e-3, random_state=3)
+    with joblib.parallel_config(backend="ray"):
+        remote.fit(X, Y)
+        scores = remote.decision_function(X)
+    for attr in ("coef_", "intercept_", "dual_coef_", "duality_gap_", "n_iter_"):
+        np.testing.assert_array_equal(getattr(remote, attr), getattr(local, attr), err_msg=attr)
+    np.testing.assert_array_equal(scores, local.decision_function(X))
+    # one task per problem and per block of scores; the data put once for each
+    assert sent["tasks"].count("textwin-fit") == Y.shape[1]
+    assert sent["tasks"].count("textwin-scores") == 2  # one block per CPU
+    assert sent["put"] == ["textwin-fit", "textwin-scores"]
+
+
+def test_tasks_run_in_ray_workers_reading_one_copy_of_the_matrix(local_ray):
+    X, _ = _data()
+    with joblib.parallel_config(backend="ray"):
+        cluster = RayCluster.current()
+    ran = map_on_cluster(cluster, _where, {"X": X}, 12)
+    pids = {pid for pid, _, _ in ran}
+    assert [k for _, _, k in ran] == list(range(12))
+    assert os.getpid() not in pids  # in Ray's worker processes, not here
+    # each task maps the object store's one copy (read-only, no copy per task)
+    assert not any(writeable for _, writeable, _ in ran)
+
+
+def test_the_cross_validation_on_ray_equals_the_threads(local_ray, sent):
+    X, Y = _data(n=300, labels=4, seed=11)
+    params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5)
+    local = DualGaussSeidelClassifierCV(n_jobs=2, **params).fit(X, Y)
+    with joblib.parallel_config(backend="ray"):
+        remote = DualGaussSeidelClassifierCV(**params).fit(X, Y)
+    for attr in ("lams_", "lam_", "cv_scores_", "path_n_iter_", "coef_", "intercept_"):
+        np.testing.assert_array_equal(getattr(remote, attr), getattr(local, attr), err_msg=attr)
+    # every (fold, problem) path at every step, then every refit, as tasks; the data
+    # put once for all of them
+    assert sent["tasks"].count("textwin-cv") == local.path_n_iter_.size
+    assert sent["tasks"].count("textwin-refit") == Y.shape[1]
+    assert sent["put"] == ["textwin-cv"]
+
+
+def _fails(shipment, k):
+    if k == 2:
+        raise ValueError("problem 2 is bad")
+    return k
+
+
+def _dies(shipment, k, *extra):
+    os._exit(1)
+
+
+def test_a_task_error_is_raised_as_itself_and_a_dying_task_is_a_cluster_error(local_ray):
+    with joblib.parallel_config(backend="ray"):
+        cluster = RayCluster.current()
+    with pytest.raises(ValueError, match="problem 2 is bad"):
+        map_on_cluster(cluster, _fails, {"x": np.zeros(3)}, 4)
+    with pytest.raises(ClusterError, match=r"Ray workers running task 0 died too often.*"
+                                           r"nothing was fitted"):
+        map_on_cluster(cluster, _dies, {"x": np.zeros(3)}, 1)
+
+
+def test_an_old_ray_is_one_clear_error(local_ray, monkeypatch):
+    monkeypatch.setattr(ray, "__version__", "2.3.1")
+    with joblib.parallel_config(backend="ray"):
+        with pytest.raises(ClusterError, match=r"needs ray >= 2\.9; this one is 2\.3\.1.*"
+                                               r"textwin\[ray\]"):
+            DualSVM().fit(*_data(labels=3))
+
+
+def test_a_fit_that_fails_on_ray_keeps_the_old_model(local_ray, monkeypatch):
+    import textwin._distributed as D
+
+    X, Y = _data(labels=3, seed=5)
+    est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    coef = est.coef_.copy()
+    real = D.RayCluster.submit
+
+    def submit_dying_third(self, task, ref, k, extra, key):
+        return real(self, _dies if k == 2 else task, ref, k, extra, key)
+
+    monkeypatch.setattr(D.RayCluster, "submit", submit_dying_third)
+    X2, Y2 = _data(labels=5, seed=6)
+    with joblib.parallel_config(backend="ray"):
+        with pytest.raises(ClusterError, match="died too often"):
+            est.fit(X2, Y2)
+    np.testing.assert_array_equal(est.coef_, coef)  # the earlier model, whole
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(pytest.main([__file__, "-q"]))
