@@ -84,6 +84,19 @@ def test_decision_function_on_the_cluster_equals_local(cluster):
     assert len(_task_workers(ts, "textwin-scores")) >= 2
 
 
+def test_scoring_a_large_model_on_the_cluster_gives_no_dask_warning(cluster):
+    import warnings
+
+    X = sp.random(60, 1_500_000, density=2e-5, format="csr", random_state=0)
+    Y = (np.arange(240).reshape(60, 4) % 3 == 0).astype(int)
+    model = DualSVM(lam=1e-2, random_state=0).fit(X, Y)  # coef_: 48 MB, 24 MB per block
+    with joblib.parallel_config(backend="dask"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        scores = model.decision_function(X)
+    np.testing.assert_array_equal(scores, np.asarray(X @ model.coef_.T) + model.intercept_)
+    assert not [w for w in caught if "large graph" in str(w.message)], caught
+
+
 def test_multiclass_entropy_and_warm_start_match_threads(cluster):
     X, Y = _data(labels=4, seed=2)
     y = np.argmax(Y + np.arange(4) * 0.1, axis=1)  # four classes

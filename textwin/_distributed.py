@@ -24,6 +24,7 @@ import sys
 import threading
 import time
 import uuid
+import warnings
 
 # The oldest dask.distributed whose API this module was written against
 # (Client.scatter(broadcast=, hash=), as_completed, KilledWorker); joblib's
@@ -307,7 +308,11 @@ class DaskCluster:
         ref.release()
 
     def submit(self, task, ref, k, extra, key):
-        return self.client.submit(_run_task, task, ref, k, extra, pure=False, key=key)
+        with warnings.catch_warnings():
+            # a task's own arguments are its alone (a block of coef_ rows to score, a
+            # warm start): Dask's advice against large graphs is for repeated data
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            return self.client.submit(_run_task, task, ref, k, extra, pure=False, key=key)
 
     def as_completed(self, futures):
         import distributed
