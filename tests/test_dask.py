@@ -198,6 +198,22 @@ def test_an_unreachable_scheduler_is_one_line_from_the_command_line(capsys):
     assert "dask scheduler" in err
 
 
+def test_no_ray_cluster_is_one_line_from_the_command_line(capsys, monkeypatch):
+    pytest.importorskip("ray")
+    import ray
+
+    from textwin import cli
+
+    if ray.is_initialized():  # pragma: no cover - the Ray tests shut theirs down
+        pytest.skip("a Ray is running in this process")
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)  # "auto": no Ray runs on this machine
+    code = cli.main(["train", "-c", "acq", "--scheduler", "ray", "--offline"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE
+    assert err.count("\n") == 1 and "cannot reach a Ray cluster at 'auto'" in err
+    assert "ray start --head" in err
+
+
 def _svmlight(path, n, seed):
     rng = np.random.default_rng(seed)
     with open(path, "w") as fh:

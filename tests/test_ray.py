@@ -115,6 +115,33 @@ def test_the_cross_validation_on_ray_equals_the_threads(local_ray, sent):
     assert sent["put"] == ["textwin-cv"]
 
 
+def _svmlight(path, n, seed):
+    rng = np.random.default_rng(seed)
+    with open(path, "w") as fh:
+        for _ in range(n):
+            idx = np.sort(rng.choice(40, size=6, replace=False)) + 1
+            fh.write(f"{1 + int(idx[0] // 4) % 3} " + " ".join(f"{j}:1" for j in idx) + "\n")
+
+
+def test_the_command_line_trains_on_ray(local_ray, sent, tmp_path, capsys):
+    import json
+
+    from textwin import cli
+
+    _svmlight(tmp_path / "train.svm", 200, 0)
+    _svmlight(tmp_path / "test.svm", 80, 1)
+    argv = ["train", "--corpus", str(tmp_path / "train.svm"), "--test-corpus",
+            str(tmp_path / "test.svm"), "-c", "all", "--json", "-q"]
+    assert cli.main(argv) == 0
+    local = json.loads(capsys.readouterr().out)
+    assert cli.main(argv + ["--scheduler", "ray"]) == 0
+    remote = json.loads(capsys.readouterr().out)
+    assert sent["tasks"].count("textwin-fit") == 3  # three categories, three Ray tasks
+    for result in (local, remote):
+        result.pop("seconds")
+    assert remote == local
+
+
 def _fails(shipment, k):
     if k == 2:
         raise ValueError("problem 2 is bad")

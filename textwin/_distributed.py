@@ -119,6 +119,35 @@ def connect(address, timeout=10):
     return client
 
 
+def connect_ray(address=None):
+    """Ray, joined to a running cluster and registered as joblib's "ray" backend.
+
+    ``address``: a Ray address (``HOST:6379``, ``ray://HOST:10001``); None:
+    ``$RAY_ADDRESS``, else the cluster started on this machine by ``ray start
+    --head``. Already initialized: as it is. A :class:`ClusterError` that says
+    what to do when Ray is missing or no cluster answers.
+    """
+    try:
+        import ray
+        from ray.util.joblib import register_ray
+    except ImportError as exc:
+        raise ClusterError(f"running on Ray needs Ray, which is not installed ({exc}): "
+                           f'pip install -U "textwin[ray]"') from None
+    if not ray.is_initialized():
+        where = address or os.environ.get("RAY_ADDRESS") or "auto"
+        try:
+            ray.init(address=where, log_to_driver=False)
+        except (ConnectionError, TimeoutError, ValueError, RuntimeError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ClusterError(
+                f"cannot reach a Ray cluster at {where!r} ({first}); start one with "
+                f"`ray start --head` (it prints the address to join, HOST:6379) and "
+                f"`ray start --address HOST:6379` on each other machine, or set "
+                f"RAY_ADDRESS") from None
+    register_ray()
+    return ray
+
+
 def _worker_textwin():
     """Run on each worker: textwin's version there, or why it cannot be imported."""
     try:

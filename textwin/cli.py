@@ -1176,8 +1176,10 @@ def _common(p, data=True):
                        default=os.environ.get("DASK_SCHEDULER_ADDRESS") or None,
                        help="train the categories as tasks on the Dask cluster of this "
                             "scheduler (e.g. tcp://HOST:8786, from `dask scheduler`; "
-                            "default: $DASK_SCHEDULER_ADDRESS); same results as locally "
-                            "(docs/scaling.md)")
+                            "default: $DASK_SCHEDULER_ADDRESS), or on Ray: `ray` for the "
+                            "Ray cluster of $RAY_ADDRESS or of this machine (`ray start "
+                            "--head`), ray://HOST:10001 for Ray Client; same results as "
+                            "locally (docs/scaling.md)")
     if data:
         p.add_argument("--data-home", metavar="DIR", default=None,
                        help="folder holding reuters21578/ (default: $TEXTWIN_DATA_HOME or "
@@ -1502,11 +1504,27 @@ def cmd_reproduce(argv):
 
 @contextlib.contextmanager
 def _on_cluster(address, timeout=5):
-    """Inside: joblib's Dask backend on the scheduler at ``address`` (nothing when None)."""
+    """Inside: joblib's Dask backend on the scheduler at ``address``, or Ray's backend when
+    ``address`` is "ray" or ray://... (nothing when None)."""
     if not address:
         yield
         return
-    from ._distributed import ClusterError, connect
+    from ._distributed import ClusterError, connect, connect_ray
+
+    if address == "ray" or address.startswith("ray://"):
+        try:
+            ray = connect_ray(None if address == "ray" else address)
+        except ClusterError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from None
+        import joblib
+
+        logger.info("on the Ray cluster: %d CPUs", int(ray.cluster_resources().get("CPU", 0)))
+        try:
+            with joblib.parallel_config(backend="ray"):
+                yield
+        except ClusterError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from None
+        return
 
     try:
         client = connect(address, timeout=timeout)
