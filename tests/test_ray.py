@@ -21,15 +21,22 @@ from textwin._distributed import ClusterError, RayCluster, map_on_cluster  # noq
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def local_ray(tmp_path_factory):
     from ray.util.joblib import register_ray
 
     import textwin
 
-    # the workers import the textwin these tests import (a development build's source tree)
+    # the workers import the textwin these tests import (a development build's source
+    # tree, or the installed one), not a clean clone's sources without their kernels:
+    # Ray puts the driver's working directory on the workers' path
     where = os.path.dirname(os.path.dirname(os.path.abspath(textwin.__file__)))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             runtime_env={"env_vars": {"PYTHONPATH": where}})
+    here = os.getcwd()
+    os.chdir(tmp_path_factory.mktemp("ray"))
+    try:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+                 runtime_env={"env_vars": {"PYTHONPATH": where}})
+    finally:
+        os.chdir(here)
     # this module's task functions travel by value (the workers cannot import tests/)
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     register_ray()
