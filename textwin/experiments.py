@@ -288,13 +288,14 @@ def _method_list():
         Method(
             key="rwinnow-auto",
             paper_name="balanced regularized Winnow, its scale from the data",
-            settings={"lam": 1e-4, "epochs": 100, "tol": 1e-3},
+            settings={"lam": 1e-3, "epochs": 100, "tol": 1e-3},
             factory=lambda s, n: _dual_gauss_seidel(
                 "DualGaussSeidelClassifier", s, loss="squared_hinge",
                 regularizer="balanced_normalized_entropy", mass="auto"),
             notes="not in the paper: rwinnow-balanced with the norm A of the weights "
-                  "chosen from the data (mass='auto') and a bias from a regularized "
-                  "constant feature; on a user's corpus lam = 1/n as for the SVM"),
+                  "chosen from the data (mass='auto'), which gives lam the square "
+                  "regularizer's meaning: the SVMs' lam = 1e-3 here, lam = 1/n on a user's "
+                  "corpus; a bias from a regularized constant feature"),
         Method(
             key="linearsvc", paper_name="scikit-learn LinearSVC (liblinear, hinge)",
             settings={"lam": 1e-3, "tol": 1e-4, "max_iter": 10000},
