@@ -196,5 +196,28 @@ def test_a_fit_that_fails_on_ray_keeps_the_old_model(local_ray, monkeypatch):
     np.testing.assert_array_equal(est.coef_, coef)  # the earlier model, whole
 
 
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_a_cross_validation_whose_refit_fails_on_ray_keeps_the_old_model(local_ray, monkeypatch):
+    import textwin._distributed as D
+
+    params = dict(lams=3, lam_min_ratio=1e-2, cv=2, early_stopping=False, random_state=0)
+    X, Y = _data(n=200, labels=3, seed=7)
+    est = DualGaussSeidelClassifierCV(**params).fit(X, Y)
+    before = {a: getattr(est, a).copy() for a in ("lams_", "lam_", "cv_scores_", "coef_")}
+    real = D.RayCluster.submit
+
+    def submit_dying_refit(self, task, ref, k, extra, key):
+        return real(self, _dies if key.startswith("textwin-refit") else task, ref, k, extra, key)
+
+    monkeypatch.setattr(D.RayCluster, "submit", submit_dying_refit)
+    X2, Y2 = _data(n=240, labels=3, seed=8)
+    with joblib.parallel_config(backend="ray"):
+        with pytest.raises(ClusterError, match="died too often"):
+            est.fit(X2, Y2)
+    for attr, value in before.items():  # the earlier model, whole: not the new choice of lam
+        np.testing.assert_array_equal(getattr(est, attr), value, err_msg=attr)
+
+
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(pytest.main([__file__, "-q"]))

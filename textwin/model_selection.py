@@ -767,9 +767,14 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         scoring = _Scoring(self.scoring, self)
         folds = self._folds(problems, y)
         run = _FoldPaths(self, problems, scoring, folds)
+        before = dict(vars(self))  # the model so far, whole again if this fit fails
         try:
             self._cross_validate(name, run, lams)
             self._refit(problems, run)
+        except BaseException:  # a lost cluster, an interrupt: no new lam_ over an old coef_
+            vars(self).clear()
+            vars(self).update(before)
+            raise
         finally:
             run.close()
         return self
