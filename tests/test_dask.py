@@ -176,6 +176,31 @@ def test_a_shipment_read_again_in_a_process_is_one_arrival_with_one_cache():
     assert arrivals()[before:] == [("textwin-test", 40, os.getpid())]
 
 
+def test_what_a_process_derived_from_a_shipment_goes_with_it():
+    import gc
+    import pickle
+    import weakref
+
+    from textwin._distributed import Shipment
+
+    def derived_from(sent):
+        copy = pickle.loads(pickle.dumps(sent))
+        return weakref.ref(copy.cached("v", lambda p: p["x"] * 2))
+
+    # a worker's one copy (Dask): the checked views go with it, not kept for later fits
+    derived = derived_from(Shipment({"x": np.arange(5.0)}, "textwin-test"))
+    gc.collect()
+    assert derived() is None
+    # a copy per task (Ray): kept for the next task's copy, until another shipment comes
+    sent = Shipment({"x": np.arange(5.0)}, "textwin-test", read_per_task=True)
+    derived = derived_from(sent)
+    gc.collect()
+    assert derived() is not None
+    assert pickle.loads(pickle.dumps(sent)).cached("v", lambda p: None) is derived()
+    derived_from(Shipment({"x": np.arange(3.0)}, "textwin-test", read_per_task=True))
+    gc.collect()
+    assert derived() is None
+
 def test_an_old_or_incomplete_distributed_is_one_clear_error():
     old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1,
                                 get_worker=1)

@@ -1,7 +1,7 @@
 """Binary problems as tasks on Ray, through joblib's "ray" backend (a local Ray of 2 CPUs).
 
-Skipped where Ray is not installed (it is not in the test extra: a large
-wheel). Each test checks what a wrong implementation would get wrong:
+Skipped where Ray is not installed (the ``ray`` extra; the test extra has
+it). Each test checks what a wrong implementation would get wrong:
 coefficients that differ from the threads' by a bit, tasks that ran in the
 driver instead of Ray's worker processes, a matrix put in the object store
 once per task, a dead worker that leaves a partial model.
@@ -120,6 +120,25 @@ def test_the_cross_validation_on_ray_equals_the_threads(local_ray, sent):
     assert sent["tasks"].count("textwin-cv") == local.path_n_iter_.size
     assert sent["tasks"].count("textwin-refit") == Y.shape[1]
     assert sent["put"] == ["textwin-cv"]
+
+
+def _shipments_held():
+    import gc
+
+    import textwin._distributed as D
+
+    gc.collect()
+    return os.getpid(), len(D._RECEIVED)
+
+
+def test_a_worker_keeps_no_more_than_the_last_fits_data(local_ray):
+    for seed in (0, 1, 2):  # each fit's matrix, which the workers' checked views hold
+        with joblib.parallel_config(backend="ray"):
+            DualSVM(lam=1e-3).fit(*_data(labels=4, seed=seed))
+    probe = ray.remote(num_cpus=1)(_shipments_held)
+    held = dict(ray.get([probe.remote() for _ in range(8)]))
+    # not pinned in the object store by every worker process for later fits
+    assert max(held.values()) <= 1, held
 
 
 def _svmlight(path, n, seed):

@@ -25,6 +25,7 @@ import threading
 import time
 import uuid
 import warnings
+import weakref
 
 # The oldest dask.distributed whose API this module was written against
 # (Client.scatter(broadcast=, hash=), as_completed, KilledWorker); joblib's
@@ -183,12 +184,24 @@ def check_workers(client):
 # (label, bytes, process id) of each Shipment this process received (its first
 # copy of it): on a worker, the evidence that a fit's data arrived there once.
 _ARRIVALS = []
-# token -> (cache, lock) of the Shipments received here, the latest few: a
-# shipment read again in this process (Ray maps its object store's copy for each
-# task) shares what was derived from it (the kernels' checked views)
-_RECEIVED = {}
+# token -> what this process derived from a Shipment (the kernels' checked views,
+# which hold its arrays), shared by its copies here while one is alive (Dask keeps
+# a worker's one copy until the map ends) and, for a shipment read again for each
+# task (Ray maps its object store's copy per task), while it is the newest: the
+# data of a finished map is not kept alive (on Ray: pinned in the object store)
+# by more than the last shipment each worker process read
+_RECEIVED = weakref.WeakValueDictionary()
+_NEWEST = [None]  # the entry of the last shipment read per task, kept between its tasks
 _RECEIVED_LOCK = threading.Lock()
-_KEEP_RECEIVED = 4
+
+
+class _Derived:
+    """What a process derived from one shipment, under a lock (a worker's threads share it)."""
+
+    __slots__ = ("cache", "lock", "__weakref__")
+
+    def __init__(self):
+        self.cache, self.lock = {}, threading.Lock()
 
 
 def arrivals():
@@ -222,37 +235,39 @@ class Shipment:
     ``payload`` is any picklable object (arrays travel out of band, without a
     copy into the pickle). :meth:`cached` keeps what a worker derives from it
     once for all its tasks (the kernels' checked view of the matrix), under a
-    lock since a worker's threads run tasks at once.
+    lock since a worker's threads run tasks at once. ``read_per_task``: each
+    task reads its own copy (Ray), which share that cache.
     """
 
-    def __init__(self, payload, label):
+    def __init__(self, payload, label, read_per_task=False):
         self.payload = payload
         self.label = label
         self.nbytes = _nbytes(payload)
         self.token = uuid.uuid4().hex
-        self._cache, self._lock = {}, threading.Lock()
+        self.read_per_task = read_per_task
+        self._derived = _Derived()
 
     def cached(self, key, make):
-        with self._lock:
-            if key not in self._cache:
-                self._cache[key] = make(self.payload)
-            return self._cache[key]
+        derived = self._derived
+        with derived.lock:
+            if key not in derived.cache:
+                derived.cache[key] = make(self.payload)
+            return derived.cache[key]
 
     def __getstate__(self):
         return {"payload": self.payload, "label": self.label, "nbytes": self.nbytes,
-                "token": self.token}
+                "token": self.token, "read_per_task": self.read_per_task}
 
     def __setstate__(self, state):
         self.__dict__.update(state)
         with _RECEIVED_LOCK:
-            entry = _RECEIVED.pop(self.token, None)
-            if entry is None:
-                entry = ({}, threading.Lock())
+            derived = _RECEIVED.get(self.token)
+            if derived is None:
+                derived = _RECEIVED[self.token] = _Derived()
                 _ARRIVALS.append((self.label, self.nbytes, os.getpid()))
-            _RECEIVED[self.token] = entry  # the newest last
-            while len(_RECEIVED) > _KEEP_RECEIVED:
-                del _RECEIVED[next(iter(_RECEIVED))]
-        self._cache, self._lock = entry
+            if self.read_per_task:
+                _NEWEST[0] = derived
+        self._derived = derived
 
 
 def _run_task(task, shipment, k, extra):
@@ -285,6 +300,7 @@ class DaskCluster:
 
     name = "Dask"
     retries_setting = "distributed.scheduler.allowed-failures times"
+    read_per_task = False  # a worker keeps the one copy it received until it is released
 
     def __init__(self, client):
         self.client = client
@@ -383,6 +399,7 @@ class RayCluster:
 
     name = "Ray"
     retries_setting = "max_retries times"
+    read_per_task = True  # each task maps the object store's copy again
     _checked_nodes = set()  # nodes whose workers run this textwin
     _run = None  # the remote _run_task, made once
 
@@ -483,7 +500,7 @@ class Scattered:
     def __init__(self, cluster, payload, label, broadcast=True):
         cluster.check()
         self.cluster, self.label = cluster, label
-        self.shipment = Shipment(payload, label)
+        self.shipment = Shipment(payload, label, cluster.read_per_task)
         self.ref = cluster.put(self.shipment, broadcast)
 
     def release(self):
