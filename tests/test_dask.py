@@ -239,6 +239,24 @@ def test_no_ray_cluster_is_one_line_from_the_command_line(capsys, monkeypatch):
     assert "ray start --head" in err
 
 
+def test_a_ray_client_address_without_ray_client_is_one_line_naming_the_extra(capsys):
+    pytest.importorskip("ray")
+    import importlib.util
+
+    import ray
+
+    from textwin import cli
+
+    if ray.is_initialized():  # pragma: no cover - the Ray tests shut theirs down
+        pytest.skip("a Ray is running in this process")
+    if importlib.util.find_spec("grpc") is not None:  # pragma: no cover
+        pytest.skip("Ray Client is installed: ray:// would try to connect")
+    code = cli.main(["train", "-c", "acq", "--scheduler", "ray://127.0.0.1:1", "--offline"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE and err.count("\n") == 1
+    assert "Ray Client" in err and 'pip install -U "textwin[ray]"' in err
+    assert "ray start" not in err  # not: start a cluster, which would not help
+
 def _svmlight(path, n, seed):
     rng = np.random.default_rng(seed)
     with open(path, "w") as fh:

@@ -140,6 +140,11 @@ def connect_ray(address=None):
             ray.init(address=where, log_to_driver=False)
         except (ConnectionError, TimeoutError, ValueError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            if "ray[client]" in first:  # ray://: Ray Client, whose packages Ray leaves out
+                raise ClusterError(
+                    f"{where!r} is a Ray Client address, and Ray Client needs packages that "
+                    f"this Ray was installed without: pip install -U \"textwin[ray]\" "
+                    f"(or \"ray[client]\")") from None
             raise ClusterError(
                 f"cannot reach a Ray cluster at {where!r} ({first}); start one with "
                 f"`ray start --head` (it prints the address to join, HOST:6379) and "
