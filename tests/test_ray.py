@@ -168,6 +168,21 @@ def test_the_command_line_trains_on_ray(local_ray, sent, tmp_path, capsys):
     assert remote == local
 
 
+def test_data_the_object_store_cannot_take_is_one_line_from_the_command_line(
+        local_ray, tmp_path, capsys, monkeypatch):
+    from textwin import cli
+
+    def full(value, *args, **kwargs):
+        raise ray.exceptions.ObjectStoreFullError("Failed to put object: the store is full")
+
+    monkeypatch.setattr(ray, "put", full)
+    _svmlight(tmp_path / "train.svm", 100, 0)
+    code = cli.main(["train", "--corpus", str(tmp_path / "train.svm"), "-c", "all", "-q",
+                     "--scheduler", "ray"])
+    err = capsys.readouterr().err
+    assert code == cli.EXIT_USAGE and err.count("\n") == 1, err
+    assert "while sending the data of textwin-fit (ObjectStoreFullError" in err
+
 def _fails(shipment, k):
     if k == 2:
         raise ValueError("problem 2 is bad")

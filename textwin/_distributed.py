@@ -288,9 +288,9 @@ def _died_too_often(cluster, what, shipment):
         f"plus the O(n + d) arrays of each of its threads, or use fewer threads per worker")
 
 
-def _lost(cluster, what, exc):
+def _lost(cluster, what, exc, doing="running"):
     return ClusterError(
-        f"lost the {cluster.name} cluster while running {what} ({type(exc).__name__}: "
+        f"lost the {cluster.name} cluster while {doing} {what} ({type(exc).__name__}: "
         f"{str(exc).strip().splitlines()[0] if str(exc).strip() else ''}); nothing was "
         f"fitted: check the cluster and run again")
 
@@ -306,6 +306,7 @@ class DaskCluster:
     name = "Dask"
     retries_setting = "distributed.scheduler.allowed-failures times"
     read_per_task = False  # a worker keeps the one copy it received until it is released
+    failures = (OSError,)  # what the Client raises when it cannot reach the cluster
 
     def __init__(self, client):
         self.client = client
@@ -410,6 +411,8 @@ class RayCluster:
 
     def __init__(self, ray):
         self.ray = ray
+        # what Ray raises when it cannot reach the cluster or store the data
+        self.failures = (ray.exceptions.RayError, ConnectionError)
 
     @classmethod
     def current(cls):
@@ -503,10 +506,13 @@ class Scattered:
     """
 
     def __init__(self, cluster, payload, label, broadcast=True):
-        cluster.check()
         self.cluster, self.label = cluster, label
         self.shipment = Shipment(payload, label, cluster.read_per_task)
-        self.ref = cluster.put(self.shipment, broadcast)
+        try:
+            cluster.check()
+            self.ref = cluster.put(self.shipment, broadcast)
+        except cluster.failures as exc:  # a lost scheduler, a full object store
+            raise _lost(cluster, f"the data of {label}", exc, doing="sending") from None
 
     def release(self):
         if self.ref is not None:
@@ -547,7 +553,10 @@ def map_on_cluster(cluster, task, payload, n_tasks, extra=None, on_result=None, 
     describe = describe or (lambda k: f"task {k}")
     if isinstance(payload, Scattered):
         data, own = payload, None
-        cluster.check()
+        try:
+            cluster.check()
+        except cluster.failures as exc:
+            raise _lost(cluster, "its workers", exc, doing="checking") from None
     else:  # every worker needs the data when there are tasks for all of them
         data = own = Scattered(cluster, payload, label or "textwin", broadcast=n_tasks > 1)
     label = label or data.label
