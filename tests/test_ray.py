@@ -183,6 +183,17 @@ def test_data_the_object_store_cannot_take_is_one_line_from_the_command_line(
     assert code == cli.EXIT_USAGE and err.count("\n") == 1, err
     assert "while sending the data of textwin-fit (ObjectStoreFullError" in err
 
+def test_a_ray_cluster_without_cpus_is_a_cluster_error_for_fit_and_scores(local_ray,
+                                                                         monkeypatch):
+    X, Y = _data(labels=3, seed=9)
+    est = DualSVM(lam=1e-3).fit(X, Y)
+    monkeypatch.setattr(ray, "cluster_resources", lambda: {"memory": 1e9})  # no CPU yet
+    with joblib.parallel_config(backend="ray"):
+        with pytest.raises(ClusterError, match="has no CPUs"):
+            est.decision_function(X)
+        with pytest.raises(ClusterError, match="has no CPUs"):
+            DualSVM().fit(X, Y)
+
 def _fails(shipment, k):
     if k == 2:
         raise ValueError("problem 2 is bad")

@@ -600,7 +600,9 @@ def scores_on_cluster(cluster, X, coef, intercept):
     """
     import numpy as np
 
-    blocks = np.array_split(np.arange(coef.shape[0]), min(cluster.threads(), coef.shape[0]))
+    # at least one block: a cluster without threads is refused by the map, in one sentence
+    blocks = np.array_split(np.arange(coef.shape[0]),
+                            max(1, min(cluster.threads(), coef.shape[0])))
     scores = np.empty((X.shape[0], coef.shape[0]))
 
     def collect(b, block_scores):
