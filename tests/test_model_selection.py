@@ -251,6 +251,16 @@ def test_more_folds_than_the_smallest_class_warns_and_more_than_samples_fails():
         DualGaussSeidelClassifierCV(lams=3, cv=1).fit(X, y)
 
 
+def test_a_refit_refused_for_its_folds_keeps_the_fitted_model_usable():
+    X, y = _text_like(n=60, seed=12)
+    clf = DualGaussSeidelClassifierCV(lams=3, cv=3, random_state=0).fit(X, y)
+    expected = clf.decision_function(X)
+    clf.set_params(cv=11)
+    with pytest.raises(ValueError, match="cv=11 folds but only 10 samples"):
+        clf.fit(X[:10, :-5], y[:10])  # fewer features: found only after the data's checks
+    assert clf.n_features_in_ == X.shape[1]  # not the refused data's
+    np.testing.assert_array_equal(clf.decision_function(X), expected)
+
 def test_path_points_that_miss_tol_give_one_warning():
     X, y = _text_like(seed=13)
     with pytest.warns(ConvergenceWarning, match="path points stopped") as record:

@@ -762,21 +762,22 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         self : object
         """
         name = type(self).__name__
-        problems = _Problems(self, X, y, sample_weight)
-        lams = _resolve_lams(name, self.lams, self.lam_min_ratio, problems)
-        scoring = _Scoring(self.scoring, self)
-        folds = self._folds(problems, y)
-        run = _FoldPaths(self, problems, scoring, folds)
         before = dict(vars(self))  # the model so far, whole again if this fit fails
         try:
-            self._cross_validate(name, run, lams)
-            self._refit(problems, run)
-        except BaseException:  # a lost cluster, an interrupt: no new lam_ over an old coef_
-            vars(self).clear()
+            problems = _Problems(self, X, y, sample_weight)
+            lams = _resolve_lams(name, self.lams, self.lam_min_ratio, problems)
+            scoring = _Scoring(self.scoring, self)
+            folds = self._folds(problems, y)
+            run = _FoldPaths(self, problems, scoring, folds)
+            try:
+                self._cross_validate(name, run, lams)
+                self._refit(problems, run)
+            finally:
+                run.close()
+        except BaseException:  # bad settings found late, a lost cluster, an interrupt: no
+            vars(self).clear()  # new n_features_in_ or lam_ over the old coef_
             vars(self).update(before)
             raise
-        finally:
-            run.close()
         return self
 
     def _cross_validate(self, name, run, lams):
