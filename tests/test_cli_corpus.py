@@ -238,3 +238,38 @@ def test_eval_corpus_lam_auto_leaves_out_the_methods_that_cannot(capsys, tmp_pat
                          "svm,linearsvc")
     assert code == EXIT_USAGE and out == ""
     one_line_error(err, "--methods linearsvc", "lam='auto'")
+
+
+def _jsonl_with_a_class_only_in_test(path):
+    """Three classes to learn, and "absent" with a test document but no training one."""
+    rng = np.random.default_rng(1)
+    every = " ".join(WORDS.values()).split()
+    with open(path, "w") as fh:
+        for split, n in (("train", 15), ("test", 8)):
+            for cat, words in WORDS.items():
+                for _ in range(n):  # noisy: many documents score below 0 for every class
+                    text = " ".join([*rng.choice(words.split(), 2), *rng.choice(every, 4)])
+                    fh.write(json.dumps({"text": text, "labels": [cat], "split": split}) + "\n")
+        fh.write(json.dumps({"text": "unseen words", "labels": ["absent"], "split": "test"})
+                 + "\n")
+    return path
+
+
+def test_linearsvc_class_without_training_document_never_wins(capsys, tmp_path):
+    # scikit-learn's one-vs-rest gives such a class a constant score 0, above every
+    # document whose classes all score below 0: the reference row lost most of its
+    # accuracy. It gets textwin's constant model instead (weights 0, intercept -1),
+    # and its model can be saved.
+    corpus = _jsonl_with_a_class_only_in_test(tmp_path / "c.jsonl")
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm,linearsvc",
+                         "--json", "-q")
+    assert code == 0, err
+    acc = {m["method"]: m["accuracy"] for m in json.loads(out)["methods"]}
+    assert acc["svm"] > 70 and acc["linearsvc"] >= acc["svm"] - 4.5  # one document: 4 %
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--method", "linearsvc",
+                         "-o", model, "-q")
+    assert code == 0, err
+    saved = load_model(model)
+    j = saved.target_names.index("absent")
+    assert saved.intercept[j] == -1 and not saved.coef[j].any()

@@ -18,10 +18,12 @@ from __future__ import annotations
 import difflib
 import logging
 import time
+import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+from sklearn.multiclass import OneVsRestClassifier
 
 __all__ = [
     "Method", "METHODS", "PAPER_METHODS", "UnknownCategoryError", "UnknownMethodError",
@@ -126,23 +128,53 @@ def _sklearn_c(settings, n):
     return 1.0 / (settings["lam"] * n)
 
 
+class _ConstantLinearModel:
+    """A category with training documents of one side only: weights 0 and intercept
+    +-1, as textwin's own estimators give it (a score that never beats a learned class)."""
+
+    def __init__(self, n_features, sign):
+        self.coef_ = np.zeros((1, n_features))
+        self.intercept_ = np.array([float(sign)])
+
+    def decision_function(self, X):
+        return np.full(X.shape[0], self.intercept_[0])
+
+
+class _OneVsRest(OneVsRestClassifier):
+    """scikit-learn's ``OneVsRestClassifier``, except for a category whose training
+    documents are all on one side: scikit-learn scores it 0 (or 1) with no weights,
+    so that such a class won the argmax wherever the learned ones scored below 0,
+    and the model could not be saved. It gets :class:`_ConstantLinearModel`."""
+
+    def fit(self, X, y, **params):
+        with warnings.catch_warnings():
+            # "Label not k is present in all training examples": said here in its place
+            warnings.filterwarnings("ignore", message="Label .* is present in all training")
+            super().fit(X, y, **params)
+        Y = self.label_binarizer_.transform(y)
+        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
+        for k, member in enumerate(self.estimators_):
+            if not hasattr(member, "coef_"):
+                sign = 1 if Y[:, k].all() else -1
+                self.estimators_[k] = _ConstantLinearModel(X.shape[1], sign)
+        return self
+
+
 def _sklearn_svc(settings, n):
-    from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import SVC
 
     c = _sklearn_c(settings, n)
-    return OneVsRestClassifier(SVC(kernel="linear", C=c, tol=settings.get("tol", 1e-3)))
+    return _OneVsRest(SVC(kernel="linear", C=c, tol=settings.get("tol", 1e-3)))
 
 
 def _sklearn_linearsvc(settings, n):
-    from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import LinearSVC
 
     c = _sklearn_c(settings, n)
-    return OneVsRestClassifier(LinearSVC(C=c, loss="hinge", dual=True,
-                                         tol=settings.get("tol", 1e-4),
-                                         max_iter=settings.get("max_iter", 10000),
-                                         random_state=settings.get("random_state", 0)))
+    return _OneVsRest(LinearSVC(C=c, loss="hinge", dual=True,
+                                tol=settings.get("tol", 1e-4),
+                                max_iter=settings.get("max_iter", 10000),
+                                random_state=settings.get("random_state", 0)))
 
 
 @dataclass(frozen=True)
