@@ -558,9 +558,11 @@ def read_svmlight_file(path, n_features=None):
 
 
 def _check_feature_space(files, n_features, n_labels):
-    """Refuse a feature space whose weights (one float64 vector per category) would
-    not fit in memory: one line naming the line with the largest index."""
-    need = 8 * n_features * max(1, n_labels)
+    """Refuse a feature space too wide to train in memory: one line naming the line
+    with the largest index. Training holds about two float64 vectors of weights per
+    category (the solver's and the model's) and one more."""
+    k = max(1, n_labels)
+    need = 8 * n_features * (2 * k + 1)
     free = available_memory()
     if free is None or need <= free:
         return
@@ -569,9 +571,9 @@ def _check_feature_space(files, n_features, n_labels):
             lineno = _line_with_index(path, n_features)
             break
     raise CorpusError(
-        f"{path}:{lineno}: feature index {n_features} makes a feature space whose weights "
-        f"({max(1, n_labels)} categor{'y' if n_labels == 1 else 'ies'} x {n_features:,} "
-        f"features, {need / 2**30:.1f} GiB) would not fit in the memory available "
+        f"{path}:{lineno}: feature index {n_features} makes a feature space whose training "
+        f"would need about {need / 2**30:.1f} GiB ({k} categor{'y' if k == 1 else 'ies'} "
+        f"x {n_features:,} features, float64 weights), more than the memory available "
         f"({free / 2**30:.1f} GiB); renumber the features from 1 without gaps")
 
 
