@@ -141,6 +141,26 @@ def test_a_worker_keeps_no_more_than_the_last_fits_data(local_ray):
     assert max(held.values()) <= 1, held
 
 
+def test_a_second_cross_validation_does_not_send_the_first_ones_model(local_ray, monkeypatch):
+    import pickle
+
+    import textwin._distributed as D
+
+    sizes = []
+    put = D.RayCluster.put
+
+    def put_and_measure(self, shipment, broadcast):
+        sizes.append(len(pickle.dumps(shipment.payload, protocol=5)))
+        return put(self, shipment, broadcast)
+
+    monkeypatch.setattr(D.RayCluster, "put", put_and_measure)
+    X, Y = _data(n=300, labels=4, seed=12)
+    est = DualGaussSeidelClassifierCV(lams=2, cv=2, early_stopping=False, random_state=0)
+    with joblib.parallel_config(backend="ray"):
+        est.fit(X, Y)
+        est.fit(X, Y)  # now holding coef_ and dual_coef_ (4 x 300 floats)
+    assert len(sizes) == 2 and sizes[1] == sizes[0], sizes
+
 def _svmlight(path, n, seed):
     rng = np.random.default_rng(seed)
     with open(path, "w") as fh:

@@ -59,7 +59,9 @@ class _Problems:
         p = estimator._all_params()
         estimator._check_params(p)
         X, labels, sw = estimator._validate_fit_data(X, y, sample_weight, p)
-        self.estimator, self.params = estimator, p
+        # the estimator's name, not the estimator: these problems travel to a cluster's
+        # workers, which need none of a fitted estimator's arrays
+        self.name, self.params = type(estimator).__name__, p
         self.n, self.d_user = X.shape
         self.X_user = X
         self.X = estimator._choose_intercept(X, p)
@@ -191,7 +193,7 @@ def _lam_max_of(problems):
     top = max(values, default=0.0)
     if not (np.isfinite(top) and top > 0):
         raise ValueError(
-            f"{type(problems.estimator).__name__}: no default lam grid for this data (the "
+            f"{problems.name}: no default lam grid for this data (the "
             f"trivial solution's margins do not move: every binary problem has a single "
             f"class, or X is zero); pass lams explicitly."
         )
