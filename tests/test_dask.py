@@ -201,6 +201,14 @@ def test_what_a_process_derived_from_a_shipment_goes_with_it():
     gc.collect()
     assert derived() is None
 
+def test_a_shipment_counts_each_array_once_and_survives_a_cycle():
+    from textwin._distributed import Shipment
+
+    x = np.zeros(10)
+    scorer = types.SimpleNamespace(weights=x)
+    scorer.me = scorer  # a user's scoring object that refers back to itself
+    assert Shipment({"X": x, "again": x, "scoring": scorer}, "textwin-test").nbytes == 80
+
 def test_an_old_or_incomplete_distributed_is_one_clear_error():
     old = types.SimpleNamespace(__version__="2022.2.1", Client=1, as_completed=1, KilledWorker=1,
                                 get_worker=1)

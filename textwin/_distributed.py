@@ -219,18 +219,22 @@ def arrivals():
     return list(_ARRIVALS)
 
 
-def _nbytes(obj):
-    """Bytes of the numpy arrays in obj (dicts, lists, objects' attributes; one level of sparse)."""
+def _nbytes(obj, seen=None):
+    """Bytes of the numpy arrays in obj (dicts, lists, objects' attributes), each object once."""
     import numpy as np
 
+    seen = set() if seen is None else seen
+    if id(obj) in seen:  # shared, or a cycle (a scoring object that refers back to itself)
+        return 0
+    seen.add(id(obj))
     if isinstance(obj, np.ndarray):
         return obj.nbytes
     if isinstance(obj, dict):
-        return sum(_nbytes(v) for v in obj.values())
+        return sum(_nbytes(v, seen) for v in obj.values())
     if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(v) for v in obj)
+        return sum(_nbytes(v, seen) for v in obj)
     if hasattr(obj, "__dict__"):
-        return sum(_nbytes(v) for v in vars(obj).values())
+        return sum(_nbytes(v, seen) for v in vars(obj).values())
     return 0
 
 
