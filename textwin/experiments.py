@@ -16,6 +16,7 @@ Paper settings that the extracted text lost are marked "reconstructed" in
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 import time
 import warnings
@@ -472,17 +473,37 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
     document, so that it knows the classes compete: the same binary problems
     as the columns, but a cross-validated ``lam`` is shared by the classes and
     chosen by accuracy. The indicator is used instead when a class has no
-    training document (its column would be missing from the scores).
+    training document (its column would be missing from the scores); a
+    cross-validated ``lam`` is then chosen on the other classes, and the model
+    refitted at it on the indicator.
     """
-    est = method.build(X_train.shape[0], **(overrides or {}))
+    present = np.asarray(Y_train.sum(axis=0)).ravel() > 0
+    competing = single_label and Y_train.shape[1] > 2 and int(present.sum()) > 2
+    est = _configured(method, X_train.shape[0], overrides, n_jobs, verbose, order,
+                      by_breakeven=not competing)
+    y = np.asarray(Y_train.argmax(axis=1)).ravel() if competing else None
+    if competing and present.all():
+        return est.fit(X_train, y)
+    if competing and hasattr(est, "cv_summary"):
+        cv = est.fit(X_train, y)
+        final = _configured(method, X_train.shape[0], {**(overrides or {}),
+                                                        "lam": float(cv.lam_[0])},
+                            n_jobs, verbose, order, by_breakeven=False)
+        final.fit(X_train, Y_train)
+        final.cv_summary = functools.partial(_shared_cv_summary, cv.cv_summary())
+        return final
+    return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+
+
+def _configured(method, n_train, overrides, n_jobs, verbose, order, by_breakeven):
+    """``method`` built for ``n_train`` documents, with the front end's settings."""
+    est = method.build(n_train, **(overrides or {}))
     params = est.get_params()
     if n_jobs is not None and "n_jobs" in params:
         est.set_params(n_jobs=n_jobs)
     if verbose and "verbose" in params:
         est.set_params(verbose=verbose)
-    classes = (single_label and Y_train.shape[1] > 2
-               and bool(np.all(np.asarray(Y_train.sum(axis=0)).ravel() > 0)))
-    if "scoring" in params and params["scoring"] is None and not classes:
+    if by_breakeven and "scoring" in params and params["scoring"] is None:
         # categories (one or several columns) are judged by break-even points
         est.set_params(scoring="micro_breakeven_point")
     for key, value in (order or {}).items():
@@ -490,9 +511,16 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
         for name in (key, f"estimator__{key}"):
             if name in params:
                 est.set_params(**{name: value})
-    if classes:
-        return est.fit(X_train, np.asarray(Y_train.argmax(axis=1)).ravel())
-    return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+    return est
+
+
+def _shared_cv_summary(summary, names=None):
+    """A cross-validation's summary whose shared lam is named for every class
+    (``names``), those without training documents included."""
+    if names is None:
+        return summary
+    lam = next(iter(summary["lam"].values()))
+    return {**summary, "lam": {str(name): lam for name in names}}
 
 
 def _fit_scores(method, data, overrides, n_jobs, verbose=0):
