@@ -269,3 +269,38 @@ def test_missing_test_corpus_is_named(tmp_path):
     (tmp_path / "train.svm").write_text(SVM_TRAIN)
     with pytest.raises(CorpusError, match="test corpus not found: .*nope.svm"):
         load_corpus(tmp_path / "train.svm", test_path=tmp_path / "nope.svm")
+
+
+def test_jsonl_with_a_byte_order_mark_is_read(tmp_path):
+    # Windows editors save UTF-8 with a BOM; json.loads refused the first line.
+    path = tmp_path / "bom.jsonl"
+    lines = [json.dumps({"text": f"doc {i}", "labels": ["a" if i % 2 else "b"]})
+             for i in range(8)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8-sig")
+    c = load_corpus(path)
+    assert sorted(c.train + c.test) == sorted(f"doc {i}" for i in range(8))
+
+
+def test_json_array_gets_a_hint_to_convert_it(tmp_path):
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps([{"text": "a", "labels": ["x"]}, {"text": "b", "labels": []}],
+                               indent=2))
+    with pytest.raises(CorpusError, match=r"corpus.json holds a JSON array; textwin reads "
+                                          r"JSON Lines.*jq -c"):
+        load_corpus(path)
+
+
+@pytest.mark.parametrize("name, first", [
+    ("docs.csv", "text,label\n"),
+    ("docs.tsv", "sport\tgoal match\n"),
+    ("docs.txt", "__label__sport goal match\n"),
+])
+def test_text_file_read_as_svmlight_says_which_layouts_hold_text(tmp_path, name, first):
+    path = tmp_path / name
+    path.write_text(first + "1 1:1\n")
+    with pytest.raises(CorpusError) as err:
+        load_corpus(path)
+    message = str(err.value)
+    assert f"{name}:1:" in message and "was read as svmlight" in message
+    assert "JSON Lines" in message and "a folder per category" in message
+    assert "\n" not in message

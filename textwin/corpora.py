@@ -226,8 +226,9 @@ def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
     """Read a JSON Lines corpus (see the module docstring).
 
     ``allow_unlabeled=True`` reads a line without ``"labels"`` as a document in
-    no category; otherwise such a line is an error naming it. Lines whose text
-    is empty (white space only) are skipped and reported.
+    no category; otherwise such a line is an error naming it. A line whose text
+    is empty (white space only) is a document, which scores the bias; blank
+    lines are skipped.
     """
     path = Path(path)
     docs, labels, ids, splits = [], [], [], []
@@ -235,7 +236,8 @@ def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
         for lineno, raw in enumerate(fh, 1):
             where = f"{path}:{lineno}"
             try:
-                line = raw.decode("utf-8")
+                # utf-8-sig on the first line: a byte order mark (Windows editors) is not text
+                line = raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
             except UnicodeDecodeError as exc:
                 raise CorpusError(
                     f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
@@ -243,6 +245,10 @@ def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
                     "(e.g. `iconv -f latin1 -t utf-8`)") from None
             if not line.strip():
                 continue
+            if not docs and line.lstrip().startswith("["):
+                raise CorpusError(
+                    f"{path} holds a JSON array; textwin reads JSON Lines, one object per "
+                    f"line: convert it with `jq -c '.[]' {path} > {path.with_suffix('.jsonl')}`")
             try:
                 rec = json.loads(line)
             except json.JSONDecodeError as exc:
@@ -533,6 +539,10 @@ def _load_svmlight(path):
     except (ValueError, OverflowError) as exc:
         # The fast reader does not say where: read again, line by line, to find out.
         message = _first_bad_line(path)
+        if message and message.startswith(f"{path}:1:"):  # maybe not svmlight at all
+            message += (f" ({path} was read as svmlight, the layout of a file not named "
+                        ".jsonl, .json or .ndjson; text documents go in JSON Lines, "
+                        '{"text": "...", "labels": ["a"]} per line, or a folder per category)')
         raise CorpusError(message or f"{path}: not a valid svmlight file ({exc}); lines look "
                           "like `label[,label] index:value ...` with 1-based indices") from None
     X = sp.csr_matrix(X)
