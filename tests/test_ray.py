@@ -214,6 +214,30 @@ def test_a_ray_cluster_without_cpus_is_a_cluster_error_for_fit_and_scores(local_
         with pytest.raises(ClusterError, match="has no CPUs"):
             DualSVM().fit(X, Y)
 
+def test_nodes_with_another_textwin_are_refused_before_any_work(local_ray, sent, monkeypatch):
+    import textwin._distributed as D
+    import textwin._version
+
+    monkeypatch.setattr(D.RayCluster, "_checked_nodes", set())  # ask the nodes again
+    monkeypatch.setattr(textwin._version, "__version__", "0.0-elsewhere")
+    est = DualSVM()
+    with joblib.parallel_config(backend="ray"):
+        with pytest.raises(ClusterError, match=r"1 of 1 Ray nodes cannot run this textwin "
+                                               r"0.0-elsewhere \(node .* \(\w{8}\): 0\."):
+            est.fit(*_data(labels=3))
+    assert sent["put"] == sent["tasks"] == [] and not hasattr(est, "coef_")
+
+def test_a_node_without_cpus_runs_no_task_and_is_not_asked_for_textwin(local_ray, monkeypatch):
+    # a head started with --num-cpus=0 (a common layout): nothing of textwin's runs there
+    real = ray.nodes
+    head = {"NodeID": "ab" * 28, "Alive": True, "Resources": {"memory": 1e9},
+            "NodeManagerHostname": "head"}
+    monkeypatch.setattr(ray, "nodes", lambda: real() + [head])
+    X, Y = _data(labels=3, seed=10)
+    with joblib.parallel_config(backend="ray"):
+        est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
+    np.testing.assert_array_equal(est.coef_, DualSVM(lam=1e-3, random_state=0).fit(X, Y).coef_)
+
 def _fails(shipment, k):
     if k == 2:
         raise ValueError("problem 2 is bad")

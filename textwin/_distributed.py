@@ -439,13 +439,18 @@ class RayCluster:
                                "`ray start --address HEAD:6379`")
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-        nodes = {n["NodeID"]: n for n in ray.nodes() if n.get("Alive")}
+        # the nodes where textwin's tasks (one CPU each) can run: not a head started
+        # with --num-cpus=0, which need not have textwin
+        nodes = [n["NodeID"] for n in ray.nodes()
+                 if n.get("Alive") and n.get("Resources", {}).get("CPU", 0) >= 1]
         new = [node for node in nodes if node not in self._checked_nodes]
         if not new:
             return
         probe = ray.remote(num_cpus=0)(_ray_worker_textwin)
-        found = dict(ray.get([probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
-            node, soft=False)).remote() for node in new]))
+        answers = ray.get([probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(
+            node, soft=False)).remote() for node in new])
+        # by node: several nodes may share a host name (containers on one machine)
+        found = {f"{host} ({node[:8]})": version for node, (host, version) in zip(new, answers)}
         _refuse_other_textwin(found, "Ray nodes", "node")
         self._checked_nodes.update(new)
 
