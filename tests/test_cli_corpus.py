@@ -291,3 +291,35 @@ def test_lam_auto_multiclass_with_a_class_without_training_document(capsys, tmp_
     assert result["settings"]["lam"] == "auto"
     rows = {r["category"]: r for r in result["categories"]}
     assert rows["absent"]["recall"] == 0 and rows["sport"]["f1"] > 50
+
+
+def test_warnings_about_many_rare_categories_stay_readable(capsys, tmp_path):
+    # 400 labels, most of them rare: the warnings named every one of them on one line
+    # (262 names in one measured case). They name ten and count the rest; --json keeps
+    # every category's threshold.
+    rng = np.random.default_rng(0)
+    words = " ".join(WORDS.values()).split()
+    path = tmp_path / "rare.jsonl"
+    with open(path, "w") as fh:
+        for i in range(120):
+            labels = ["sport" if i % 2 else "politics"]
+            if i < 30:
+                labels.append(f"rare{i:02d}")  # one training document each
+            split = "test" if i % 4 == 3 else "train"
+            fh.write(json.dumps({"text": " ".join(rng.choice(words, 6)), "labels": labels,
+                                 "split": split}) + "\n")
+        for i in range(15):  # labels of test documents only
+            fh.write(json.dumps({"text": "lab vote", "labels": [f"unseen{i:02d}"],
+                                 "split": "test"}) + "\n")
+    code, out, err = run(capsys, "train", "--corpus", path, "--tune-thresholds", "f1",
+                         "--json")
+    assert code == 0, err
+    warned = [ln for ln in err.splitlines() if "warning" in ln]
+    tuning = next(ln for ln in warned if "--tune-thresholds" in ln)
+    # 23 rare categories train (the other 7 documents are in the test split)
+    assert "rare00 (1)" in tuning and "rare29" not in tuning and "and 13 more" in tuning
+    constant = next(ln for ln in warned if "constant model" in ln)  # 7 rare, 15 unseen
+    assert "rare03 (no training document)" in constant and "unseen14" not in constant
+    assert "and 12 more" in constant
+    assert all(len(ln) < 600 for ln in warned)
+    assert len(json.loads(out)["categories"]) == 2 + 30 + 15

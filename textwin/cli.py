@@ -220,8 +220,8 @@ def _tune_thresholds(est, X_train, Y_train, objective):
             if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
     if rare:
         thresholds[rare] = 0.0
-        names = ", ".join(f"{_PROBLEM_NAMES[j] if j < len(_PROBLEM_NAMES) else j} "
-                          f"({positives[j]})" for j in rare)
+        names = _first_names([f"{_PROBLEM_NAMES[j] if j < len(_PROBLEM_NAMES) else j} "
+                              f"({positives[j]})" for j in rare])
         warnings.warn(f"--tune-thresholds: {len(rare)} categor"
                       f"{'y has' if len(rare) == 1 else 'ies have'} fewer training "
                       f"documents than the {TUNING_FOLDS} folds and keep"
@@ -349,6 +349,14 @@ _CLI_NAMES = {
 }
 
 
+def _first_names(names, shown=10):
+    """``names`` joined by commas, the first ``shown`` of them and how many more: a
+    corpus of hundreds of rare categories keeps its warnings to a line."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more (--json names them)" if more > 0
+                                       else "")
+
+
 def _check_trainable(categories, Y_train, source, everything):
     """A category needs positive and negative training documents.
 
@@ -365,7 +373,8 @@ def _check_trainable(categories, Y_train, source, everything):
                      *(f"{c} (in every training document)" for c in no_neg)]
             # A warning, not a log line: -q silences it as it does the estimators'.
             warnings.warn(f"{n} categor{'y' if n == 1 else 'ies'} of {source} cannot be "
-                          f"learned and get a constant model: {', '.join(names)}", stacklevel=2)
+                          f"learned and get a constant model: {_first_names(names)}",
+                          stacklevel=2)
         return
     if no_pos:
         raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
