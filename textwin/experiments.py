@@ -148,6 +148,10 @@ class _OneVsRest(OneVsRestClassifier):
     and the model could not be saved. It gets :class:`_ConstantLinearModel`."""
 
     def fit(self, X, y, **params):
+        if getattr(y, "ndim", 1) == 2:
+            # its LabelBinarizer mixes up the columns of a uint8 indicator of more than
+            # 255 categories (the command line's label matrices are uint8)
+            y = y.astype(np.int64)
         with warnings.catch_warnings():
             # "Label not k is present in all training examples": said here in its place
             warnings.filterwarnings("ignore", message="Label .* is present in all training")
