@@ -341,3 +341,28 @@ def test_the_accuracy_shortcut_scores_as_scikit_learns_scorer():
                                             random_state=0).fit(X, target)
                 for scoring in (None, make_scorer(accuracy_score))]
         np.testing.assert_allclose(fits[0].cv_scores_, fits[1].cv_scores_)
+
+
+def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
+    # on Ray, the client cuts each fold's training rows once and ships them; the
+    # workers' tasks must read those, not cut the matrix again in every process
+    import textwin.model_selection as M
+    from textwin._distributed import Shipment
+
+    rng = np.random.default_rng(0)
+    X = sp.random(90, 30, density=0.2, format="csr", random_state=rng)
+    Y = (rng.random((90, 2)) < 0.4).astype(int)
+    est = M.DualGaussSeidelClassifierCV(cv=3, lams=3, random_state=0)
+    problems = M._Problems(est, X, Y, None)
+    scoring = M._Scoring(est.scoring, est)
+    folds = est._folds(problems, Y)
+    lams = M._resolve_lams("test", 3, 1e-2, problems)
+    cut = M._held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
+                                              folds=folds), "t"), 0, 1, 0, None, lams)
+    given = [M.as_canonical_csr(problems.X[train]) for train, _ in folds]
+    monkeypatch.setattr(M, "as_canonical_csr", lambda X: pytest.fail("cut again"))
+    shipped = M._held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
+                                                  folds=folds, fold_X=given), "t"), 0, 1, 0, None,
+                                    lams)
+    assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
+    np.testing.assert_array_equal(shipped[1][0], cut[1][0])

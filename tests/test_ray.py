@@ -49,11 +49,13 @@ def sent(monkeypatch):
     """What went to Ray: the labels of the shipments put and of the tasks submitted."""
     import textwin._distributed as D
 
-    record = {"put": [], "tasks": []}
+    record = {"put": [], "tasks": [], "fold_rows": []}
     put, submit = D.RayCluster.put, D.RayCluster.submit
 
     def put_and_record(self, shipment, broadcast):
         record["put"].append(shipment.label)
+        if isinstance(shipment.payload, dict) and "fold_X" in shipment.payload:
+            record["fold_rows"].append([X.shape[0] for X in shipment.payload["fold_X"]])
         return put(self, shipment, broadcast)
 
     def submit_and_record(self, task, ref, k, extra, key):
@@ -120,6 +122,8 @@ def test_the_cross_validation_on_ray_equals_the_threads(local_ray, sent):
     assert sent["tasks"].count("textwin-cv") == local.path_n_iter_.size
     assert sent["tasks"].count("textwin-refit") == Y.shape[1]
     assert sent["put"] == ["textwin-cv"]
+    # with the folds' training rows cut once here, not in every worker process
+    assert sent["fold_rows"] == [[200, 200, 200]]
 
 
 def _shipments_held():

@@ -284,11 +284,11 @@ def _run_task(task, shipment, k, extra):
     return task(shipment, k, *extra)
 
 
-def _died_too_often(cluster, what, shipment):
+def _died_too_often(cluster, what, data):
     return ClusterError(
         f"the {cluster.name} workers running {what} died too often ({cluster.name} ran it "
         f"again after each death, up to {cluster.retries_setting}); nothing was fitted. "
-        f"Give each worker memory for the shared data ({shipment.nbytes / 2 ** 20:.0f} MiB) "
+        f"Give each worker memory for the shared data ({data.nbytes / 2 ** 20:.0f} MiB) "
         f"plus the O(n + d) arrays of each of its threads, or use fewer threads per worker")
 
 
@@ -374,7 +374,7 @@ class DaskCluster:
 
         return distributed.as_completed(futures)
 
-    def result(self, future, what, shipment):
+    def result(self, future, what, data):
         import concurrent.futures
 
         import distributed
@@ -386,7 +386,7 @@ class DaskCluster:
         try:
             out = future.result()
         except distributed.KilledWorker:
-            raise _died_too_often(self, what, shipment) from None
+            raise _died_too_often(self, what, data) from None
         except (OSError, *cancelled) as exc:
             raise _lost(self, what, exc) from None
         future.release()  # its memory on the worker
@@ -475,7 +475,7 @@ class RayCluster:
             ready, pending = self.ray.wait(pending, num_returns=1)
             yield ready[0]
 
-    def result(self, ref, what, shipment):
+    def result(self, ref, what, data):
         exceptions = self.ray.exceptions
         try:
             return self.ray.get(ref)
@@ -486,7 +486,7 @@ class RayCluster:
             raise
         except (exceptions.WorkerCrashedError, exceptions.NodeDiedError,
                 getattr(exceptions, "OutOfMemoryError", exceptions.WorkerCrashedError)):
-            raise _died_too_often(self, what, shipment) from None
+            raise _died_too_often(self, what, data) from None
         except exceptions.RayError as exc:
             raise _lost(self, what, exc) from None
 
@@ -516,12 +516,15 @@ class Scattered:
 
     def __init__(self, cluster, payload, label, broadcast=True):
         self.cluster, self.label = cluster, label
-        self.shipment = Shipment(payload, label, cluster.read_per_task)
+        shipment = Shipment(payload, label, cluster.read_per_task)
+        self.nbytes = shipment.nbytes
         try:
             cluster.check()
-            self.ref = cluster.put(self.shipment, broadcast)
+            self.ref = cluster.put(shipment, broadcast)
         except cluster.failures as exc:  # a lost scheduler, a full object store
             raise _lost(cluster, f"the data of {label}", exc, doing="sending") from None
+        # only the reference is kept: what the client made for the cluster alone (a
+        # CV's fold matrices for Ray) is freed once the caller drops the payload
 
     def release(self):
         if self.ref is not None:
@@ -580,7 +583,7 @@ def map_on_cluster(cluster, task, payload, n_tasks, extra=None, on_result=None, 
         results = [None] * n_tasks
         for handle in cluster.as_completed(list(pending)):
             k = pending.pop(handle)
-            out = cluster.result(handle, describe(k), data.shipment)
+            out = cluster.result(handle, describe(k), data)
             results[k] = out if on_result is None else on_result(k, out)
             bar.update(1)
         return results

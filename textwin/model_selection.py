@@ -444,9 +444,11 @@ class _Scoring:
 _FLOOR = 1e-8  # an automatic grid extends down to lam_max * _FLOOR at most
 
 
-def _fold_matrices(problems, train, test):
-    """A fold's training CSR, its kernel views (shared by its problems) and held-out rows."""
-    X_train = as_canonical_csr(problems.X[train])
+def _fold_matrices(problems, train, test, X_train=None):
+    """A fold's training CSR (cut here unless given), its kernel views (shared by its
+    problems) and held-out rows."""
+    if X_train is None:
+        X_train = as_canonical_csr(problems.X[train])
     return problems.views(X_train), X_train, problems.X_user[test]
 
 
@@ -482,16 +484,19 @@ def _held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
 
 
 def _held_out_path_task(shipment, i, f, k, start, lams):
-    """Path (fold f, problem k) along ``lams``, run as a task on a Dask worker.
+    """Path (fold f, problem k) along ``lams``, run as a task on a cluster's worker.
 
     ``shipment.payload`` (on this worker once per fit): ``problems``,
-    ``scoring``, ``shared`` and ``folds``; a fold's matrices are made once per
-    worker, shared by its tasks at every step. ``start``: where the path
-    stopped before.
+    ``scoring``, ``shared`` and ``folds``, and on Ray ``fold_X``, the folds'
+    training matrices (cut once by the client and mapped from the object
+    store, rather than cut again by every worker process); a fold's matrices
+    are made once per worker, shared by its tasks at every step. ``start``:
+    where the path stopped before.
     """
     P = shipment.payload
-    matrices = shipment.cached(("fold", f),
-                               lambda P: _fold_matrices(P["problems"], *P["folds"][f]))
+    given = P.get("fold_X")
+    matrices = shipment.cached(("fold", f), lambda P: _fold_matrices(
+        P["problems"], *P["folds"][f], X_train=None if given is None else given[f]))
     return _held_out_path(P["problems"], P["scoring"], P["shared"], P["folds"][f], matrices, k,
                           lams, start)
 
@@ -542,8 +547,10 @@ class _FoldPaths:
             self.data, self.matrices = None, [_fold_matrices(problems, *fold) for fold in folds]
         else:
             self.matrices = None
-            self.data = Scattered(self.cluster, dict(problems=problems, scoring=scoring,
-                                                    shared=self.shared, folds=folds), "textwin-cv")
+            payload = dict(problems=problems, scoring=scoring, shared=self.shared, folds=folds)
+            if self.cluster.read_per_task:  # Ray: one copy of each fold per machine
+                payload["fold_X"] = [as_canonical_csr(problems.X[train]) for train, _ in folds]
+            self.data = Scattered(self.cluster, payload, "textwin-cv")
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
 
     def extend(self, lams, bar, active=None):
