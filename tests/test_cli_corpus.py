@@ -323,3 +323,17 @@ def test_warnings_about_many_rare_categories_stay_readable(capsys, tmp_path):
     assert "and 12 more" in constant
     assert all(len(ln) < 600 for ln in warned)
     assert len(json.loads(out)["categories"]) == 2 + 30 + 15
+
+
+def test_tune_thresholds_on_one_category_rarer_than_the_folds(capsys, tmp_path):
+    # One category with 1 training document: a fold trained without any, and the
+    # command stopped with the estimator's "The training labels contain only one
+    # class (np.uint8(0)) ... pass a multi-label indicator matrix".
+    corpus = _folder_corpus(tmp_path / "news")
+    (corpus / "train" / "rare").mkdir()
+    (corpus / "train" / "rare" / "a.txt").write_text("rare words")
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "rare",
+                         "--tune-thresholds", "f1", "--json")
+    assert code == 0, err
+    assert "rare (1)" in err and "keeps threshold 0" in err
+    assert json.loads(out)["categories"][0]["threshold"] == 0

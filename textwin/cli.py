@@ -206,16 +206,20 @@ def _tune_thresholds(est, X_train, Y_train, objective):
 
     import numpy as np
 
-    with warnings.catch_warnings():
-        # the folds' fits repeat what the full fit already reported
-        warnings.simplefilter("ignore")
-        oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
-    tune = f1_thresholds if objective == "f1" else breakeven_thresholds
-    thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
     # With fewer positives than folds, some fold trains without any: its
     # out-of-fold scores say nothing, and the tuned threshold fell far below 0
-    # (castorseed, one positive: -1, every document labelled). Keep 0 there.
+    # (castorseed, one positive: -1, every document labelled). Keep 0 there; a
+    # single such category is not tuned at all (its fold could not be trained).
     positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
+    if positives.size == 1 and positives[0] < TUNING_FOLDS:
+        thresholds = np.ones(1)  # not 0: the warning below names it
+    else:
+        with warnings.catch_warnings():
+            # the folds' fits repeat what the full fit already reported
+            warnings.simplefilter("ignore")
+            oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
+        tune = f1_thresholds if objective == "f1" else breakeven_thresholds
+        thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
     rare = [j for j in range(thresholds.size)
             if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
     if rare:
