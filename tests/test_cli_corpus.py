@@ -337,3 +337,20 @@ def test_tune_thresholds_on_one_category_rarer_than_the_folds(capsys, tmp_path):
     assert code == 0, err
     assert "rare (1)" in err and "keeps threshold 0" in err
     assert json.loads(out)["categories"][0]["threshold"] == 0
+
+
+def test_class_without_training_document_is_never_predicted(capsys, tmp_path, monkeypatch):
+    # The Perceptron scores such a class 0, which won the argmax over the classes
+    # scoring below 0 (and every tie, as the first class in sorted order): here 3 test
+    # documents, and `predict` gave it to a text of unknown words.
+    corpus = _jsonl_with_a_class_only_in_test(tmp_path / "c.jsonl")
+    model = tmp_path / "p.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--method", "perceptron",
+                         "--json", "-o", model)
+    assert code == 0, err
+    rows = {r["category"]: r for r in json.loads(out)["categories"]}
+    assert rows["absent"]["precision"] is None and rows["absent"]["recall"] == 0
+    code, out, err = run(capsys, "predict", model, stdin="nothing known here\n",
+                         monkeypatch=monkeypatch)
+    assert code == 0, err
+    assert out.splitlines()[1].split("\t")[0] == "politics"  # the tie: first learned class

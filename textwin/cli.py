@@ -498,10 +498,24 @@ def _fit_task(method, d, settings, order, args):
     return est, seconds, scores
 
 
+def _class_thresholds(d):
+    """A multi-class task's thresholds: +inf for a class without training documents,
+    which no document can be given (a constant score, 0 for the Perceptron, would
+    win the argmax over classes scoring below it); None when every class has some."""
+    import numpy as np
+
+    if d.task != "multiclass":
+        return None
+    absent = ~np.asarray(d.Y_train).any(axis=0)
+    return np.where(absent, np.inf, 0.0) if absent.any() else None
+
+
 def _summary(d, scores, thresholds=None):
     """Summary (percent) and per-category figures of the test scores."""
     from .tasks import score_task
 
+    if thresholds is None:
+        thresholds = _class_thresholds(d)
     summary, per = score_task(d.task, d.Y_test, scores,
                               0.0 if thresholds is None else thresholds)
     return {k: _num(100 * v) for k, v in summary.items()}, per
@@ -605,7 +619,8 @@ def cmd_train(args):
         model = TextModel(
             *linear_weights(est), categories[1:] if d.task == "binary" else categories,
             vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-            idf=d.idf, thresholds=thresholds, task=d.task,
+            idf=d.idf, thresholds=_class_thresholds(d) if thresholds is None else thresholds,
+            task=d.task,
             classes=list(categories) if single else None,
             metadata={**estimator_metadata(est), "method": method.key,
                       "settings": result["settings"], "corpus": source, "task": d.task,
