@@ -498,3 +498,19 @@ def test_the_command_lines_models_record_the_stemmer(tmp_path, capsys):
     assert model.preprocessing["stemmer"] == text_module.resolve_stemmer("auto")  # not "auto"
     aged = "ag" if model.preprocessing["stemmer"] == "pystemmer" else "age"
     assert aged in model.vocabulary.tolist()
+
+
+def test_decomposed_accents_are_one_word():
+    # Text from macOS or a PDF may spell "é" as "e" and a combining accent (NFD); the
+    # accent is no letter, and "médecin" was read as "me" and "decin".
+    import unicodedata
+
+    nfc = "Le médecin de l'hôpital: épidémie, Größe"
+    nfd = unicodedata.normalize("NFD", nfc)
+    assert nfd != nfc
+    assert tokenize(nfd) == tokenize(nfc) == ["le", "médecin", "de", "l", "hôpital",
+                                              "épidémie", "größe"]
+    vec = TextVectorizer(stemmer="nltk").fit([nfd, nfc + " ∑"])  # beyond latin-1: regex path
+    assert "decin" not in vec.vocabulary_ and "médecin" in vec.vocabulary_
+    X = vec.transform([nfd, nfc])
+    assert (X[0] != X[1]).nnz == 0

@@ -23,6 +23,7 @@ matrix is then built with numpy from the flat arrays of rows and columns.
 import math
 import numbers
 import re
+import unicodedata
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,7 +94,14 @@ def tokenize(text, *, lowercase=True):
             f"tokenize expects a str, got {type(text).__name__}; decode bytes first "
             "(the Reuters-21578 files are latin-1)"
         )
+    text = _composed(text)
     return _TOKEN_RE.findall(text.lower() if lowercase else text)
+
+
+def _composed(text):
+    """``text`` in Unicode's composed form (NFC): an accent written as a combining
+    mark after its letter (macOS, PDFs) is no letter, and would cut the word."""
+    return text if unicodedata.is_normalized("NFC", text) else unicodedata.normalize("NFC", text)
 
 
 # ---------------------------------------------------------------------------
@@ -337,6 +345,7 @@ def _pattern_words(docs, token_re, lowercase):
     findall = token_re.findall
     tokens, counts = [], []
     for doc in docs:
+        doc = _composed(doc)  # latin-1 text (the fast path's) is composed already
         words = findall(doc.lower() if lowercase else doc)
         tokens.extend(words)
         counts.append(len(words))
