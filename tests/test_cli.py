@@ -721,3 +721,24 @@ def test_eval_lam_auto_refuses_a_method_that_cannot_before_training(capsys):
     assert code != 0
     assert_one_line_error(err, "--methods smo", "dual Gauss-Seidel method")
     assert "training" not in err
+
+
+def test_predict_skips_binary_files_and_hidden_folders(capsys, tmp_path, jsonl_corpus):
+    # Training skips them, and says so; predict scored an image or a .git/ object as
+    # if it were text.
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+               "-o", model, "-q")[0] == 0
+    inbox = tmp_path / "inbox"
+    (inbox / ".git").mkdir(parents=True)
+    (inbox / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    (inbox / "a.txt").write_text("wheat and barley tonnes")
+    (inbox / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
+    code, out, err = run(capsys, "predict", model, inbox, "--json", "-q")
+    assert code == 0, err
+    assert [g["id"] for g in json.loads(out)] == [str(inbox / "a.txt")]
+    assert "skipped 1 binary file" in err and "photo.png" in err and "HEAD" not in err
+    code, out, err = run(capsys, "predict", model, inbox / "photo.png")
+    assert code == EXIT_USAGE and out == ""
+    assert "photo.png" in err
+    assert_one_line_error(err, "no document to score")

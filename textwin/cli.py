@@ -967,9 +967,9 @@ def _print_table(results, categories):
 
 def _read_documents(inputs):
     """(id, text) pairs from files, folders (every file inside) or stdin (one per line)."""
-    from .corpora import decode_text
+    from .corpora import decode_text, looks_binary
 
-    docs = []
+    docs, binary = [], []
     if not inputs or inputs == ["-"]:
         if sys.stdin.isatty():
             logger.warning("reading documents from the terminal, one per line; end with Ctrl-D")
@@ -985,15 +985,26 @@ def _read_documents(inputs):
         path = Path(item)
         if item == "-":
             raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("."))
+        if path.is_dir():  # hidden files and folders (.git/) left out, as in training
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
+                part.startswith(".") for part in p.relative_to(path).parts))
             if not files:
                 raise CLIError(f"folder {path} holds no files to score")
         elif path.exists():  # a file, or a pipe such as bash's <(...)
             files = [path]
         else:
             raise CLIError(f"no such file or folder: {path}", EXIT_NO_DATA)
-        docs += [(str(f), decode_text(f.read_bytes())) for f in files]
+        for f in files:
+            raw = f.read_bytes()
+            if looks_binary(raw):  # an image, an archive: no text to score
+                binary.append(str(f))
+            else:
+                docs.append((str(f), decode_text(raw)))
+    if binary:  # as training says it, even with -q
+        more = f", ... ({len(binary) - 3} more)" if len(binary) > 3 else ""
+        logger.warning("warning: skipped %d binary file%s (NUL bytes, or mostly non-text "
+                       "bytes): %s%s", len(binary), "s" if len(binary) > 1 else "",
+                       ", ".join(binary[:3]), more)
     return docs
 
 
