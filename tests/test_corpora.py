@@ -304,3 +304,28 @@ def test_text_file_read_as_svmlight_says_which_layouts_hold_text(tmp_path, name,
     assert f"{name}:1:" in message and "was read as svmlight" in message
     assert "JSON Lines" in message and "a folder per category" in message
     assert "\n" not in message
+
+
+def test_repeated_texts_are_reported(tmp_path):
+    # Two copies of a text with different labels, or one in each split, are two
+    # documents (as scikit-learn reads them); the report says so, as a user wants to
+    # know of contradicting labels and of a test document seen in training.
+    rows = [("goal match", "sport", "train"), ("goal match", "politics", "train"),
+            ("vote law", "politics", "train"), ("vote law", "politics", "test"),
+            ("atom cell", "science", "train"), ("atom cell", "science", "train"),
+            ("energy lab", "science", "test"), ("party vote", "politics", "test"),
+            ("team score", "sport", "test")]
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "labels": [c], "split": s}) + "\n"
+                            for t, c, s in rows))
+    c = load_corpus(path)
+    assert len(c.train) + len(c.test) == 9  # every line is read
+    assert c.report["repeated"] == {"documents": 6, "texts": 3, "different_labels": 1,
+                                    "in_both_splits": 1}
+    line = next(ln for ln in c.describe() if "repeat another" in ln)
+    assert line == ("  6 documents repeat another's text (3 texts: 1 with different labels, "
+                    "1 in both the training and the test split)")
+    unique = tmp_path / "u.jsonl"
+    unique.write_text("".join(json.dumps({"text": t, "labels": [c]}) + "\n"
+                              for t, c in (("a b", "x"), ("c d", "y"), ("e f", "x"), ("g", "y"))))
+    assert "repeated" not in load_corpus(unique).report

@@ -114,6 +114,11 @@ class CustomCorpus:
             lines.append(f"  {name:<{width}}  {counts['train']:>6} train {counts['test']:>6} test")
         if r.get("unlabeled"):
             lines.append(f"  {r['unlabeled']} documents have no label")
+        if r.get("repeated"):
+            rep = r["repeated"]
+            lines.append(f"  {rep['documents']} documents repeat another's text ({rep['texts']} "
+                         f"texts: {rep['different_labels']} with different labels, "
+                         f"{rep['in_both_splits']} in both the training and the test split)")
         if r.get("merged"):
             lines.append(f"  {r['merged']['files']} files of the same name and identical bytes "
                          f"in several category folders read as {r['merged']['documents']} "
@@ -200,9 +205,28 @@ def _finish(docs, labels, ids, splits, *, kind, source, test_size, random_state,
         tr, te = _split(len(labels), test_size, random_state)
         split = f"random split: {test_size:g} held out, seed {random_state}"
     take = (lambda idx: [docs[i] for i in idx]) if stack is None else (lambda idx: docs[idx])
+    report = _report(names, Y[tr], Y[te], split, skipped, merged)
+    if stack is None:
+        repeated = _repeated_texts(docs, labels, set(te.tolist()))
+        if repeated:
+            report["repeated"] = repeated
     return CustomCorpus(take(tr), take(te), Y[tr], Y[te], names, kind, source,
-                        [ids[i] for i in tr], [ids[i] for i in te],
-                        _report(names, Y[tr], Y[te], split, skipped, merged))
+                        [ids[i] for i in tr], [ids[i] for i in te], report)
+
+
+def _repeated_texts(docs, labels, test):
+    """Documents whose text another one repeats, by text: how many, and how many of
+    those texts have different labels or are in both splits (``test``: indices).
+    Each copy stays a document; the report only says so."""
+    groups = {}
+    for i, doc in enumerate(docs):
+        groups.setdefault(doc, []).append(i)
+    repeated = [g for g in groups.values() if len(g) > 1]
+    if not repeated:
+        return None
+    return {"documents": sum(len(g) for g in repeated), "texts": len(repeated),
+            "different_labels": sum(len({tuple(labels[i]) for i in g}) > 1 for g in repeated),
+            "in_both_splits": sum(len({i in test for i in g}) > 1 for g in repeated)}
 
 
 def corpus_from_labels(train, labels_train, test, labels_test, *, source, ids_train=None,
@@ -213,9 +237,14 @@ def corpus_from_labels(train, labels_train, test, labels_test, *, source, ids_tr
     Y_test, _ = _indicator(labels_test, names)
     ids_train = ids_train or [str(i + 1) for i in range(len(train))]
     ids_test = ids_test or [str(i + 1) for i in range(len(test))]
+    report = _report(names, Y_train, Y_test, "split given")
+    repeated = _repeated_texts(list(train) + list(test),
+                               [sorted(labs) for labs in list(labels_train) + list(labels_test)],
+                               set(range(len(train), len(train) + len(test))))
+    if repeated:
+        report["repeated"] = repeated
     return CustomCorpus(list(train), list(test), Y_train, Y_test, names, "text", source,
-                        list(ids_train), list(ids_test),
-                        _report(names, Y_train, Y_test, "split given"))
+                        list(ids_train), list(ids_test), report)
 
 
 # ---------------------------------------------------------------------------
