@@ -309,7 +309,7 @@ def phase_ray(X, Y, lam, reference):
 
     D.RayCluster.put = put_and_record
     t0 = time.perf_counter()
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     register_ray()
     start_s = time.perf_counter() - t0
     try:

@@ -33,7 +33,7 @@ def local_ray(tmp_path_factory):
     here = os.getcwd()
     os.chdir(tmp_path_factory.mktemp("ray"))
     try:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
                  runtime_env={"env_vars": {"PYTHONPATH": where}})
     finally:
         os.chdir(here)
