@@ -366,3 +366,22 @@ def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
                                     lams)
     assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
     np.testing.assert_array_equal(shipped[1][0], cut[1][0])
+
+
+def test_a_label_with_few_held_out_positives_takes_the_lam_of_the_others():
+    # a break-even point over 4 positives moves in steps of a quarter: such a column's
+    # own curve cannot choose; it takes the lam best on average over those that can
+    rng = np.random.default_rng(3)
+    n, d = 400, 60
+    X = sp.random(n, d, density=0.15, format="csr", random_state=rng)
+    S = np.asarray(X @ rng.normal(size=(d, 3))) + 0.5 * rng.normal(size=(n, 3))
+    Y = np.zeros((n, 3), dtype=int)
+    Y[:, 0] = S[:, 0] > np.quantile(S[:, 0], 0.6)
+    Y[np.argsort(-S[:, 1])[:4], 1] = 1  # four positives in all
+    Y[np.argsort(-S[:, 2])[:6], 2] = 1
+    est = DualGaussSeidelClassifierCV(lams=8, cv=4, random_state=0, early_stopping=False)
+    with pytest.warns(UserWarning, match=r"2 label column\(s\) \(1, 2\) have fewer than 10 "
+                                         r"held-out positives"):
+        est.fit(X, Y)
+    assert est.lam_[1] == est.lam_[2] == est.lam_[0]
+    assert est.lam_[0] != est.lams_[0]  # the column that chooses did not take the top

@@ -442,6 +442,9 @@ class _Scoring:
 # ---------------------------------------------------------------------------
 
 _FLOOR = 1e-8  # an automatic grid extends down to lam_max * _FLOOR at most
+# Below this many held-out positives (all folds together), a label column's break-even
+# point moves in steps of a tenth or more: too coarse to tell lams apart
+_FEW_POSITIVES = 10
 
 
 def _fold_matrices(problems, train, test, X_train=None):
@@ -1044,19 +1047,29 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             raise ValueError(
                 f"{type(self).__name__}: the scoring {scoring.name!r} is undefined for every "
                 f"label column on every fold (no held-out positives); choose fewer folds.")
-        # a column without a score takes the lam best on average over the others
+        # a column whose own scores cannot choose (none, or a break-even point over too
+        # few held-out positives) takes the lam best on average over those that can
+        chooses = usable & (pooled_pos >= _FEW_POSITIVES) if scoring.bep else usable
+        if not chooses.any():
+            chooses = usable
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a lam no column reached
-            average = np.nanmean(value[usable], axis=0)
+            average = np.nanmean(value[chooses], axis=0)
         fallback = int(np.argmax(np.where(np.isfinite(average), average, -np.inf)))
-        choice = np.where(usable, np.argmax(np.where(finite, value, -np.inf), axis=1),
+        choice = np.where(chooses, np.argmax(np.where(finite, value, -np.inf), axis=1),
                           fallback)
         unscored = [k for k in range(K) if not usable[k] and k not in constant]
-        if unscored:
-            warnings.warn(
-                f"{type(self).__name__}: label column(s) {unscored} have no held-out fold "
-                f"where {scoring.name!r} is defined; they take lam={lams[fallback]:.3g}, the "
-                f"best on average over the other columns.", UserWarning, stacklevel=3)
+        rare = [k for k in range(K) if usable[k] and not chooses[k] and k not in constant]
+        for columns, why in ((unscored, f"no held-out fold where {scoring.name!r} is defined"),
+                             (rare, f"fewer than {_FEW_POSITIVES} held-out positives, too "
+                                    f"few to choose by")):
+            if columns:
+                named = ", ".join(str(k) for k in columns[:10]) + (
+                    f" and {len(columns) - 10} more" if len(columns) > 10 else "")
+                warnings.warn(
+                    f"{type(self).__name__}: {len(columns)} label column(s) ({named}) have "
+                    f"{why}; they take lam={lams[fallback]:.3g}, the best on average over "
+                    f"the columns that can choose.", UserWarning, stacklevel=3)
         cols = np.arange(K)
         if scoring.bep:
             best = pooled_tp[cols, choice].sum() / pooled_pos.sum()
