@@ -354,3 +354,29 @@ def test_class_without_training_document_is_never_predicted(capsys, tmp_path, mo
                          monkeypatch=monkeypatch)
     assert code == 0, err
     assert out.splitlines()[1].split("\t")[0] == "politics"  # the tie: first learned class
+
+
+def test_language_stems_a_french_corpus_and_the_model_keeps_it(capsys, tmp_path):
+    words = {"sante": "médecins hôpitaux malades soignés infirmières traitements",
+             "economie": "marchés financiers économiques banques investissements taux"}
+    for split, n in (("train", 8), ("test", 4)):
+        for cat, text in words.items():
+            (tmp_path / "fr" / split / cat).mkdir(parents=True)
+            for i in range(n):
+                (tmp_path / "fr" / split / cat / f"{i}.txt").write_text(
+                    f"{text} document {i}", encoding="utf-8")
+    model = tmp_path / "fr.npz"
+    code, out, err = run(capsys, "train", "--corpus", tmp_path / "fr", "--language", "french",
+                         "-o", model, "--json", "-q")
+    assert code == 0, err
+    loaded = load_model(model)
+    assert loaded.preprocessing["language"] == "french"
+    terms = set(loaded.vocabulary.tolist())
+    assert {"médecin", "march", "financi"} <= terms and "médecins" not in terms
+    assert loaded.predict(["Le médecin soigne un malade"]).tolist() == ["sante"]
+    code, out, err = run(capsys, "train", "--corpus", tmp_path / "fr", "--no-stem", "-o", model,
+                         "-q")
+    assert code == 0, err
+    assert "médecins" in set(load_model(model).vocabulary.tolist())
+    code, out, err = run(capsys, "train", "--category", "acq", "--language", "french")
+    assert code == EXIT_USAGE and "--language" in err

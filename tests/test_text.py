@@ -514,3 +514,39 @@ def test_decomposed_accents_are_one_word():
     assert "decin" not in vec.vocabulary_ and "médecin" in vec.vocabulary_
     X = vec.transform([nfd, nfc])
     assert (X[0] != X[1]).nnz == 0
+
+
+FRENCH = ("Les médecins continuellement sollicités par les nationalités économiques des "
+          "marchés financiers travaillaient et travaillent encore")
+
+
+@pytest.mark.parametrize("backend", ["nltk", "pystemmer"])
+def test_a_language_other_than_english_takes_snowballs_stemmer_of_it(backend):
+    from nltk.stem.snowball import SnowballStemmer
+
+    if backend == "pystemmer":
+        pytest.importorskip("Stemmer")
+    words = tokenize(FRENCH)
+    got = PorterStemmer(backend=backend, language="french").stem_many(words)
+    french = SnowballStemmer("french")
+    assert got == [w if len(w) <= 2 else french.stem(w) for w in words]
+    assert "médecin" in got and "travaill" in got
+    # not the English stemmer's stems, and not its memo
+    assert got != PorterStemmer(backend=backend).stem_many(words)
+
+
+def test_the_vectorizers_language_reaches_transform_pickles_and_clones():
+    vec = TextVectorizer(language="german", stemmer="nltk").fit(
+        ["Die Häuser der Städte", "Ein Haus in der Stadt"])
+    # Häuser and Haus, Städte and Stadt: one stem each
+    assert {"haus", "stadt"} <= set(vec.vocabulary_) and "häus" not in vec.vocabulary_
+    assert vec.transform(["Häuser Städte"]).nnz == 2
+    again = pickle.loads(pickle.dumps(vec))
+    np.testing.assert_array_equal(again.transform(["Häuser"]).toarray(),
+                                  vec.transform(["Häuser"]).toarray())
+    assert clone(vec).get_params()["language"] == "german"
+    with pytest.raises(ValueError, match=r"language='klingon' has no stemmer here; choose "
+                                         r"one of arabic, .*french.*stem=False"):
+        TextVectorizer(language="klingon").fit(["a b"])
+    with pytest.raises(ValueError, match="fit again after set_params"):
+        vec.set_params(language="french").transform(["Häuser"])

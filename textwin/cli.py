@@ -20,6 +20,7 @@ import time
 import warnings
 from pathlib import Path
 
+from ._languages import LANGUAGES
 from ._version import __version__
 from ._cli_common import (  # noqa: F401 (the exit codes are part of this module's API)
     EXIT_BAD_MODEL,
@@ -319,16 +320,21 @@ def _prepare_user_corpus(args, corpus):
     if corpus.is_text:
         from .text import TextVectorizer
 
-        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf")
+        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf",
+                                    stem=not args.no_stem, language=args.language or "english")
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
             raise CLIError(f"{corpus.source}: {exc}") from None
         X_test = vectorizer.transform(corpus.test)
     else:
-        if args.weighting is not None:
-            raise CLIError(f"--weighting is for text corpora; {corpus.source} holds feature "
-                           "values (svmlight), which are used as given")
+        text_only = [opt for opt, given in (("--weighting", args.weighting),
+                                            ("--language", args.language),
+                                            ("--no-stem", args.no_stem)) if given]
+        if text_only:
+            raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
+                           f"for text corpora; {corpus.source} holds feature values "
+                           "(svmlight), which are used as given")
         X_train, X_test = corpus.train, corpus.test
     if args.features in (None, "all") or args.features >= X_train.shape[1]:
         return X_train.tocsr(), X_test.tocsr(), vectorizer, None
@@ -392,7 +398,8 @@ def _check_trainable(categories, Y_train, source, everything):
 
 
 _CORPUS_ONLY = (("--test-corpus", "test_corpus"), ("--test-size", "test_size"),
-                ("--task", "task"), ("--allow-unlabeled", "allow_unlabeled"))
+                ("--task", "task"), ("--allow-unlabeled", "allow_unlabeled"),
+                ("--language", "language"), ("--no-stem", "no_stem"))
 
 
 def _training_data(args, categories_arg):
@@ -1259,6 +1266,12 @@ def _training_options(p):
     g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
                    help="feature values of a text corpus (default: tfidf, sublinear tf, "
                         "unit-length rows)")
+    g.add_argument("--language", choices=LANGUAGES, default=None, metavar="LANG",
+                   help="the language of a text corpus, for the stemmer (default: english, "
+                        "Porter's; the others take Snowball's stemmer of the language): "
+                        + ", ".join(LANGUAGES))
+    g.add_argument("--no-stem", action="store_true",
+                   help="keep the words of a text corpus as they are (no stemming)")
     g.add_argument("--task", choices=("multiclass", "multilabel"), default=None,
                    help="single- or multi-label (default: read from the labels: exactly one "
                         "per document is multi-class, two classes binary)")

@@ -28,11 +28,14 @@ import unicodedata
 import numpy as np
 import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
+
+from textwin._languages import LANGUAGES, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TOKEN_PATTERN", "STEMMERS", "tokenize", "PorterStemmer", "TextVectorizer",
+__all__ = ["TOKEN_PATTERN", "STEMMERS", "LANGUAGES", "tokenize", "PorterStemmer",
+           "TextVectorizer",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters. Digits, punctuation,
@@ -62,6 +65,8 @@ _WEIGHTINGS = ("binary", "count", "tfidf")
 
 #: The values of ``TextVectorizer(stemmer=...)`` and ``PorterStemmer(backend=...)``.
 STEMMERS = ("auto", "nltk", "pystemmer")
+
+
 
 _PYSTEMMER_HINT = 'pip install PyStemmer (or pip install "textwin[fast]")'
 
@@ -134,7 +139,7 @@ def resolve_stemmer(stemmer):
     return stemmer
 
 
-# One memo per (backend, mode), shared by every stemmer of the process: a
+# One memo per (backend, mode, language), shared by every stemmer of the process: a
 # stem depends on nothing else, and refitting (cross-validation clones a
 # pipeline per fold) then stems nothing twice. Cleared past this many tokens,
 # so that it holds at most about 150 MB.
@@ -165,6 +170,9 @@ class PorterStemmer:
     43,010 distinct words of Reuters-21578, 848 (2 %) stem differently
     (``benchmarks/bench_vectorizer.py`` counts them).
 
+    For a ``language`` other than English, both backends run Snowball's
+    stemmer of that language (NLTK's ``SnowballStemmer``, PyStemmer's C one).
+
     Parameters
     ----------
     mode : str, default=None
@@ -176,6 +184,8 @@ class PorterStemmer:
         ``"nltk"``: NLTK's implementation, pure Python (needs no data
         download). ``"pystemmer"``: Snowball's C implementation (``pip install
         PyStemmer``). ``"auto"``: PyStemmer when installed, else NLTK.
+    language : str, default="english"
+        One of :data:`LANGUAGES`.
 
     Examples
     --------
@@ -184,9 +194,23 @@ class PorterStemmer:
     ['poni', 'run', 'poni']
     """
 
-    def __init__(self, mode=None, *, backend="nltk"):
+    def __init__(self, mode=None, *, backend="nltk", language="english"):
         backend = resolve_stemmer(backend)
-        if backend == "nltk":
+        self.language = check_language(language)
+        if language != "english":
+            if mode is not None:
+                raise ValueError(f"mode={mode!r} is for Porter's English stemmer, not "
+                                 f"language={language!r}")
+            if backend == "nltk":
+                from nltk.stem.snowball import SnowballStemmer
+
+                snowball = SnowballStemmer(language)
+                self._nltk_stem = lambda w, to_lowercase=False: snowball.stem(w)
+            else:
+                import Stemmer
+
+                self._snowball = Stemmer.Stemmer(language, 0)
+        elif backend == "nltk":
             from nltk.stem.porter import PorterStemmer as _NLTKPorter
 
             mode = mode or "NLTK_EXTENSIONS"
@@ -204,7 +228,7 @@ class PorterStemmer:
             self._snowball = Stemmer.Stemmer("porter", 0)
         self.backend = backend
         self.mode = mode
-        self._memo = _MEMOS.setdefault((backend, mode), {})
+        self._memo = _MEMOS.setdefault((backend, mode, language), {})
 
     def _stem_words(self, words):
         """Stem every word, without the memo."""
@@ -214,6 +238,8 @@ class PorterStemmer:
             stems = self._snowball.stemWords(words)
             return [w if len(w) <= 2 else s for w, s in zip(words, stems)]
         stem = self._nltk_stem
+        if self.language != "english":  # the same rule for short words as PyStemmer's
+            return [w if len(w) <= 2 else stem(w) for w in words]
         return [stem(w, to_lowercase=False) for w in words]
 
     def stem(self, token):
@@ -239,7 +265,8 @@ class PorterStemmer:
         return len(self._memo)
 
     def __repr__(self):
-        return f"PorterStemmer(mode={self.mode!r}, backend={self.backend!r})"
+        return (f"PorterStemmer(mode={self.mode!r}, backend={self.backend!r}, "
+                f"language={self.language!r})")
 
 
 # ---------------------------------------------------------------------------
@@ -463,6 +490,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         stems for about 2 % of English words, so a fitted vectorizer keeps
         the one it was fitted with (``stemmer_``) for ``transform``, on any
         machine.
+    language : str, default="english"
+        The language of the texts, for the stemmer: English takes Porter's,
+        the others of :data:`LANGUAGES` Snowball's stemmer of the language
+        (from the same backend).
     lowercase : bool, default=True
         Lower-case the text before tokenizing.
     min_df : int or float, default=1
@@ -513,6 +544,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         weighting="binary",
         stem=True,
         stemmer="auto",
+        language="english",
         lowercase=True,
         min_df=1,
         token_pattern=TOKEN_PATTERN,
@@ -521,6 +553,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.weighting = weighting
         self.stem = stem
         self.stemmer = stemmer
+        self.language = language
         self.lowercase = lowercase
         self.min_df = min_df
         self.token_pattern = token_pattern
@@ -535,6 +568,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         if self.stemmer not in STEMMERS:
             raise ValueError(
                 f"stemmer={self.stemmer!r} is not one of {', '.join(map(repr, STEMMERS))}")
+        check_language(self.language)
         min_df = self.min_df
         if isinstance(min_df, numbers.Integral) and not isinstance(min_df, bool):
             if min_df < 1:
@@ -572,7 +606,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     def _settings(self):
         """The parameters the fitted vocabulary depends on (min_df only filters it)."""
         return {"weighting": self.weighting, "stem": self.stem, "stemmer": self.stemmer,
-                "lowercase": self.lowercase, "token_pattern": self.token_pattern,
+                "language": self.language, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
                 "n_features": self.n_features}
 
     def _check_fitted_settings(self):
@@ -597,7 +631,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                     "this TextVectorizer was fitted with PyStemmer's Porter stemmer, which "
                     f"is not installed here: {_PYSTEMMER_HINT}. NLTK's stems differ for "
                     "about 2 % of words, so it cannot stand in")
-            stemmer = self._stemmer = PorterStemmer(backend=self.stemmer_)
+            stemmer = self._stemmer = PorterStemmer(backend=self.stemmer_,
+                                                    language=self.language)
         return stemmer
 
     # -- documents to counts -----------------------------------------------
@@ -885,9 +920,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         state = dict(state)
         state.setdefault("stemmer", "nltk")
         state.setdefault("n_features", None)
+        state.setdefault("language", "english")
         if state.get("_fitted_settings") is not None:  # settings then, as named now
             state["_fitted_settings"] = {"stemmer": state["stemmer"], "n_features": None,
-                                         **state["_fitted_settings"]}
+                                         "language": "english", **state["_fitted_settings"]}
         if "vocabulary_" in state and "stemmer_" not in state:
             fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
             state["stemmer_"] = fitted if state.get("stem", True) else None
