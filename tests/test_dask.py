@@ -20,6 +20,8 @@ joblib = pytest.importorskip("joblib")
 from textwin import DualSVM, RegularizedWinnow  # noqa: E402
 from textwin._distributed import ClusterError, arrivals, check_distributed  # noqa: E402
 
+from _cluster_common import cluster_data, svmlight_train_argv, train_result  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -35,13 +37,6 @@ def cluster():
     cluster.close()
 
 
-def _data(n=400, d=150, labels=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.08, format="csr", random_state=rng)
-    W = rng.normal(size=(d, labels))
-    S = X @ W + 0.3 * rng.normal(size=(n, labels))
-    Y = (S > np.quantile(S, 0.7, axis=0)).astype(int)
-    return X, Y
 
 
 def _task_workers(ts, prefix):
@@ -51,7 +46,7 @@ def _task_workers(ts, prefix):
 
 def test_fit_runs_each_problem_on_the_workers_bit_identical_to_threads(cluster):
     cl, client = cluster
-    X, Y = _data(labels=8)
+    X, Y = cluster_data(labels=8)
     local = DualSVM(lam=1e-3, random_state=3, n_jobs=2).fit(X, Y)
     before = {w: len(a) for w, a in client.run(arrivals).items()}
     remote = DualSVM(lam=1e-3, random_state=3)
@@ -75,7 +70,7 @@ def test_fit_runs_each_problem_on_the_workers_bit_identical_to_threads(cluster):
 
 def test_decision_function_on_the_cluster_equals_local(cluster):
     _, client = cluster
-    X, Y = _data(labels=6, seed=1)
+    X, Y = cluster_data(labels=6, seed=1)
     est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
     local = est.decision_function(X)
     with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
@@ -98,7 +93,7 @@ def test_scoring_a_large_model_on_the_cluster_gives_no_dask_warning(cluster):
 
 
 def test_multiclass_entropy_and_warm_start_match_threads(cluster):
-    X, Y = _data(labels=4, seed=2)
+    X, Y = cluster_data(labels=4, seed=2)
     y = np.argmax(Y + np.arange(4) * 0.1, axis=1)  # four classes
     local = RegularizedWinnow(random_state=1, max_epochs=30).fit(X, y)
     with joblib.parallel_config(backend="dask"):
@@ -118,7 +113,7 @@ def test_a_grid_search_on_the_cluster_fits_each_candidate_where_it_runs(cluster)
     from sklearn.model_selection import GridSearchCV
 
     _, client = cluster
-    X, Y = _data(labels=3, seed=7)
+    X, Y = cluster_data(labels=3, seed=7)
     y = np.argmax(Y + np.arange(3) * 0.1, axis=1)
     grid = dict(lam=[1e-3, 1e-2])
     local = GridSearchCV(DualSVM(random_state=0), grid, cv=2).fit(X, y)
@@ -137,7 +132,7 @@ def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(c
     from textwin import DualGaussSeidelClassifierCV
 
     cl, client = cluster
-    X, Y = _data(n=300, labels=labels, seed=11)
+    X, Y = cluster_data(n=300, labels=labels, seed=11)
     y = np.argmax(Y + np.arange(3) * 0.1, axis=1) if labels == 3 else Y
     params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5)
     local = DualGaussSeidelClassifierCV(n_jobs=2, **params).fit(X, y)
@@ -282,34 +277,17 @@ def test_a_ray_client_address_without_ray_client_is_one_line_naming_the_extra(ca
     assert "Ray Client" in err and 'pip install -U "textwin[ray]"' in err
     assert "ray start" not in err  # not: start a cluster, which would not help
 
-def _svmlight(path, n, seed):
-    rng = np.random.default_rng(seed)
-    with open(path, "w") as fh:
-        for _ in range(n):
-            idx = np.sort(rng.choice(40, size=6, replace=False)) + 1
-            fh.write(f"{1 + int(idx[0] // 4) % 3} " + " ".join(f"{j}:1" for j in idx) + "\n")
 
 
 def test_the_command_line_trains_on_the_scheduler_of_dask_scheduler_address(
         cluster, tmp_path, capsys, monkeypatch):
-    import json
-
-    from textwin import cli
-
     _, client = cluster
-    _svmlight(tmp_path / "train.svm", 200, 0)
-    _svmlight(tmp_path / "test.svm", 80, 1)
-    argv = ["train", "--corpus", str(tmp_path / "train.svm"), "--test-corpus",
-            str(tmp_path / "test.svm"), "-c", "all", "--json", "-q"]
-    assert cli.main(argv) == 0
-    local = json.loads(capsys.readouterr().out)
+    argv = svmlight_train_argv(tmp_path)
+    local = train_result(capsys, argv)
     monkeypatch.setenv("DASK_SCHEDULER_ADDRESS", client.scheduler.address)
     with distributed.get_task_stream(client) as ts:
-        assert cli.main(argv) == 0
-    remote = json.loads(capsys.readouterr().out)
+        remote = train_result(capsys, argv)
     assert len(_task_workers(ts, "textwin-fit")) == 3  # three categories, three tasks
-    for result in (local, remote):
-        result.pop("seconds")
     assert remote == local
 
 
@@ -322,7 +300,7 @@ def test_workers_with_another_textwin_are_refused_before_any_work(cluster, monke
     with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
         with pytest.raises(ClusterError, match=r"2 of 2 Dask workers cannot run this textwin "
                                                r"0.0-elsewhere \(worker tcp://.*: 0\.1"):
-            est.fit(*_data(labels=3))
+            est.fit(*cluster_data(labels=3))
     assert not _task_workers(ts, "textwin-fit") and not hasattr(est, "coef_")
 
 
@@ -331,7 +309,7 @@ def test_a_cluster_without_workers_is_an_error_not_a_wait():
             distributed.Client(cl) as client, joblib.parallel_config(backend="dask"):
         est = DualSVM()
         with pytest.raises(ClusterError, match="has no workers; start some with `dask worker"):
-            est.fit(*_data(labels=3))
+            est.fit(*cluster_data(labels=3))
     assert not hasattr(est, "coef_") and not hasattr(est, "classes_")
 
 
@@ -388,7 +366,7 @@ def _install_fault(once=None):
 @pytest.mark.slow
 def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluster, tmp_path):
     cl, client = cluster
-    X, Y = _data(labels=4, seed=4)
+    X, Y = cluster_data(labels=4, seed=4)
     local = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
     pids = client.run(os.getpid)
     # the first task to start dies with its worker, wherever the scheduler put it
@@ -408,7 +386,7 @@ def test_a_worker_that_dies_mid_fit_is_replaced_and_the_model_is_the_same(cluste
 @pytest.mark.slow
 def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(cluster):
     cl, client = cluster
-    X, Y = _data(labels=3, seed=5)
+    X, Y = cluster_data(labels=3, seed=5)
     est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
     coef, classes = est.coef_.copy(), est.classes_.copy()
     scheduler = cl.scheduler
@@ -417,7 +395,7 @@ def test_a_problem_that_kills_its_workers_fails_the_fit_and_keeps_the_old_model(
     try:
         client.wait_for_workers(2, timeout=60)
         client.run(_install_fault)
-        X2, Y2 = _data(labels=5, seed=6)
+        X2, Y2 = cluster_data(labels=5, seed=6)
         with joblib.parallel_config(backend="dask"):
             with pytest.raises(ClusterError, match=r"died too often.*nothing was fitted"):
                 est.fit(X2, Y2)

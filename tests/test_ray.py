@@ -11,13 +11,14 @@ import sys
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 ray = pytest.importorskip("ray")
 joblib = pytest.importorskip("joblib")
 
 from textwin import DualGaussSeidelClassifierCV, DualSVM  # noqa: E402
 from textwin._distributed import ClusterError, RayCluster, map_on_cluster  # noqa: E402
+
+from _cluster_common import cluster_data, svmlight_train_argv, train_result  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -67,12 +68,6 @@ def sent(monkeypatch):
     return record
 
 
-def _data(n=400, d=150, labels=5, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, d, density=0.08, format="csr", random_state=rng)
-    W = rng.normal(size=(d, labels))
-    S = X @ W + 0.3 * rng.normal(size=(n, labels))
-    return X, (S > np.quantile(S, 0.7, axis=0)).astype(int)
 
 
 def _where(shipment, k):
@@ -82,7 +77,7 @@ def _where(shipment, k):
 
 
 def test_fit_and_scores_on_ray_are_bit_identical_to_threads(local_ray, sent):
-    X, Y = _data(labels=8)
+    X, Y = cluster_data(labels=8)
     local = DualSVM(lam=1e-3, random_state=3, n_jobs=2).fit(X, Y)
     remote = DualSVM(lam=1e-3, random_state=3)
     with joblib.parallel_config(backend="ray"):
@@ -98,7 +93,7 @@ def test_fit_and_scores_on_ray_are_bit_identical_to_threads(local_ray, sent):
 
 
 def test_tasks_run_in_ray_workers_reading_one_copy_of_the_matrix(local_ray):
-    X, _ = _data()
+    X, _ = cluster_data()
     with joblib.parallel_config(backend="ray"):
         cluster = RayCluster.current()
     ran = map_on_cluster(cluster, _where, {"X": X}, 12)
@@ -110,7 +105,7 @@ def test_tasks_run_in_ray_workers_reading_one_copy_of_the_matrix(local_ray):
 
 
 def test_the_cross_validation_on_ray_equals_the_threads(local_ray, sent):
-    X, Y = _data(n=300, labels=4, seed=11)
+    X, Y = cluster_data(n=300, labels=4, seed=11)
     params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5)
     local = DualGaussSeidelClassifierCV(n_jobs=2, **params).fit(X, Y)
     with joblib.parallel_config(backend="ray"):
@@ -135,10 +130,10 @@ def _shipments_held():
     return os.getpid(), len(D._RECEIVED)
 
 
-def test_a_worker_keeps_no_more_than_the_last_fits_data(local_ray):
+def test_a_worker_keeps_no_more_than_the_last_fitscluster_data(local_ray):
     for seed in (0, 1, 2):  # each fit's matrix, which the workers' checked views hold
         with joblib.parallel_config(backend="ray"):
-            DualSVM(lam=1e-3).fit(*_data(labels=4, seed=seed))
+            DualSVM(lam=1e-3).fit(*cluster_data(labels=4, seed=seed))
     probe = ray.remote(num_cpus=1)(_shipments_held)
     held = dict(ray.get([probe.remote() for _ in range(8)]))
     # not pinned in the object store by every worker process for later fits
@@ -158,37 +153,20 @@ def test_a_second_cross_validation_does_not_send_the_first_ones_model(local_ray,
         return put(self, shipment, broadcast)
 
     monkeypatch.setattr(D.RayCluster, "put", put_and_measure)
-    X, Y = _data(n=300, labels=4, seed=12)
+    X, Y = cluster_data(n=300, labels=4, seed=12)
     est = DualGaussSeidelClassifierCV(lams=2, cv=2, early_stopping=False, random_state=0)
     with joblib.parallel_config(backend="ray"):
         est.fit(X, Y)
         est.fit(X, Y)  # now holding coef_ and dual_coef_ (4 x 300 floats)
     assert len(sizes) == 2 and sizes[1] == sizes[0], sizes
 
-def _svmlight(path, n, seed):
-    rng = np.random.default_rng(seed)
-    with open(path, "w") as fh:
-        for _ in range(n):
-            idx = np.sort(rng.choice(40, size=6, replace=False)) + 1
-            fh.write(f"{1 + int(idx[0] // 4) % 3} " + " ".join(f"{j}:1" for j in idx) + "\n")
 
 
 def test_the_command_line_trains_on_ray(local_ray, sent, tmp_path, capsys):
-    import json
-
-    from textwin import cli
-
-    _svmlight(tmp_path / "train.svm", 200, 0)
-    _svmlight(tmp_path / "test.svm", 80, 1)
-    argv = ["train", "--corpus", str(tmp_path / "train.svm"), "--test-corpus",
-            str(tmp_path / "test.svm"), "-c", "all", "--json", "-q"]
-    assert cli.main(argv) == 0
-    local = json.loads(capsys.readouterr().out)
-    assert cli.main(argv + ["--scheduler", "ray"]) == 0
-    remote = json.loads(capsys.readouterr().out)
+    argv = svmlight_train_argv(tmp_path)
+    local = train_result(capsys, argv)
+    remote = train_result(capsys, argv + ["--scheduler", "ray"])
     assert sent["tasks"].count("textwin-fit") == 3  # three categories, three Ray tasks
-    for result in (local, remote):
-        result.pop("seconds")
     assert remote == local
 
 
@@ -200,16 +178,14 @@ def test_data_the_object_store_cannot_take_is_one_line_from_the_command_line(
         raise ray.exceptions.ObjectStoreFullError("Failed to put object: the store is full")
 
     monkeypatch.setattr(ray, "put", full)
-    _svmlight(tmp_path / "train.svm", 100, 0)
-    code = cli.main(["train", "--corpus", str(tmp_path / "train.svm"), "-c", "all", "-q",
-                     "--scheduler", "ray"])
+    code = cli.main(svmlight_train_argv(tmp_path) + ["--scheduler", "ray"])
     err = capsys.readouterr().err
     assert code == cli.EXIT_USAGE and err.count("\n") == 1, err
     assert "while sending the data of textwin-fit (ObjectStoreFullError" in err
 
 def test_a_ray_cluster_without_cpus_is_a_cluster_error_for_fit_and_scores(local_ray,
                                                                          monkeypatch):
-    X, Y = _data(labels=3, seed=9)
+    X, Y = cluster_data(labels=3, seed=9)
     est = DualSVM(lam=1e-3).fit(X, Y)
     monkeypatch.setattr(ray, "cluster_resources", lambda: {"memory": 1e9})  # no CPU yet
     with joblib.parallel_config(backend="ray"):
@@ -228,7 +204,7 @@ def test_nodes_with_another_textwin_are_refused_before_any_work(local_ray, sent,
     with joblib.parallel_config(backend="ray"):
         with pytest.raises(ClusterError, match=r"1 of 1 Ray nodes cannot run this textwin "
                                                r"0.0-elsewhere \(node .* \(\w{8}\): 0\."):
-            est.fit(*_data(labels=3))
+            est.fit(*cluster_data(labels=3))
     assert sent["put"] == sent["tasks"] == [] and not hasattr(est, "coef_")
 
 def test_a_node_without_cpus_runs_no_task_and_is_not_asked_for_textwin(local_ray, monkeypatch):
@@ -237,7 +213,7 @@ def test_a_node_without_cpus_runs_no_task_and_is_not_asked_for_textwin(local_ray
     head = {"NodeID": "ab" * 28, "Alive": True, "Resources": {"memory": 1e9},
             "NodeManagerHostname": "head"}
     monkeypatch.setattr(ray, "nodes", lambda: real() + [head])
-    X, Y = _data(labels=3, seed=10)
+    X, Y = cluster_data(labels=3, seed=10)
     with joblib.parallel_config(backend="ray"):
         est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
     np.testing.assert_array_equal(est.coef_, DualSVM(lam=1e-3, random_state=0).fit(X, Y).coef_)
@@ -267,13 +243,13 @@ def test_an_old_ray_is_one_clear_error(local_ray, monkeypatch):
     with joblib.parallel_config(backend="ray"):
         with pytest.raises(ClusterError, match=r"needs ray >= 2\.9; this one is 2\.3\.1.*"
                                                r"textwin\[ray\]"):
-            DualSVM().fit(*_data(labels=3))
+            DualSVM().fit(*cluster_data(labels=3))
 
 
 def test_a_fit_that_fails_on_ray_keeps_the_old_model(local_ray, monkeypatch):
     import textwin._distributed as D
 
-    X, Y = _data(labels=3, seed=5)
+    X, Y = cluster_data(labels=3, seed=5)
     est = DualSVM(lam=1e-3, random_state=0).fit(X, Y)
     coef = est.coef_.copy()
     real = D.RayCluster.submit
@@ -282,7 +258,7 @@ def test_a_fit_that_fails_on_ray_keeps_the_old_model(local_ray, monkeypatch):
         return real(self, _dies if k == 2 else task, ref, k, extra, key)
 
     monkeypatch.setattr(D.RayCluster, "submit", submit_dying_third)
-    X2, Y2 = _data(labels=5, seed=6)
+    X2, Y2 = cluster_data(labels=5, seed=6)
     with joblib.parallel_config(backend="ray"):
         with pytest.raises(ClusterError, match="died too often"):
             est.fit(X2, Y2)
@@ -295,7 +271,7 @@ def test_a_cross_validation_whose_refit_fails_on_ray_keeps_the_old_model(local_r
     import textwin._distributed as D
 
     params = dict(lams=3, lam_min_ratio=1e-2, cv=2, early_stopping=False, random_state=0)
-    X, Y = _data(n=200, labels=3, seed=7)
+    X, Y = cluster_data(n=200, labels=3, seed=7)
     est = DualGaussSeidelClassifierCV(**params).fit(X, Y)
     before = {a: getattr(est, a).copy() for a in ("lams_", "lam_", "cv_scores_", "coef_")}
     real = D.RayCluster.submit
@@ -305,7 +281,7 @@ def test_a_cross_validation_whose_refit_fails_on_ray_keeps_the_old_model(local_r
         return real(self, _dies if dies else task, ref, k, extra, key)
 
     monkeypatch.setattr(D.RayCluster, "submit", submit_dying_refit)
-    X2, Y2 = _data(n=240, labels=3, seed=8)
+    X2, Y2 = cluster_data(n=240, labels=3, seed=8)
     with joblib.parallel_config(backend="ray"):
         with pytest.raises(ClusterError, match="died too often"):
             est.fit(X2, Y2)

@@ -507,11 +507,11 @@ class Scattered:
     """A :class:`Shipment` already on the cluster, for one map or several.
 
     A fit that maps several times over the same data (a cross-validation's
-    steps down its grid, then its refit) sends it once, as
-    ``with Scattered(cluster, payload, label) as data:``, and passes ``data``
-    to each :func:`map_on_cluster` in place of the payload; leaving the
-    block releases it. ``broadcast``: a copy on every Dask worker now (else
-    the first task that needs it fetches it).
+    steps down its grid, then its refit) sends it once,
+    ``data = Scattered(cluster, payload, label)``, passes ``data`` to each
+    :func:`map_on_cluster` in place of the payload, and calls
+    ``data.release()`` when done. ``broadcast``: a copy on every Dask worker
+    now (else the first task that needs it fetches it).
     """
 
     def __init__(self, cluster, payload, label, broadcast=True):
@@ -530,12 +530,6 @@ class Scattered:
         if self.ref is not None:
             self.cluster.release(self.ref)
             self.ref = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.release()
 
 
 def map_on_cluster(cluster, task, payload, n_tasks, extra=None, on_result=None, label=None,

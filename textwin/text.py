@@ -204,8 +204,7 @@ class PorterStemmer:
             if backend == "nltk":
                 from nltk.stem.snowball import SnowballStemmer
 
-                snowball = SnowballStemmer(language)
-                self._nltk_stem = lambda w, to_lowercase=False: snowball.stem(w)
+                self._nltk_stem = SnowballStemmer(language).stem
             else:
                 import Stemmer
 
