@@ -100,6 +100,7 @@ def connect(address, timeout=10):
     textwin: a :class:`ClusterError` that says what to do.
     """
     distributed = check_distributed()
+    _check_dask_address(address)
     try:
         # not the process's default client: one that fails to connect would stay
         # registered as the default and capture later dask backends (joblib's
@@ -118,6 +119,22 @@ def connect(address, timeout=10):
         client.close()
         raise
     return client
+
+
+def _check_dask_address(address):
+    """Refuse a malformed address before a Client exists: a Client whose constructor
+    fails on one is still closed at garbage collection, which times out 10 s later
+    with a traceback of its own."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(address)
+        if scheme in ("tcp", "tls", "ws", "wss"):
+            parse_host_port(location)
+    except (ValueError, TypeError) as exc:
+        raise ClusterError(
+            f"{address!r} is not a Dask scheduler address ({exc}); give one as "
+            f"tcp://HOST:PORT, as `dask scheduler` prints it (port 8786 by default)") from None
 
 
 def connect_ray(address=None):
