@@ -336,9 +336,9 @@ def test_eval_checks_its_settings_as_train_does(capsys, argv, fragments):
 def test_json_output_holds_infinite_thresholds(capsys):
     # a category that cannot be learnt gets threshold +inf (never): standard
     # JSON has no such number, and the document used to break off midway
-    from textwin.cli import _print_json
+    from textwin.cli.common import print_json
 
-    _print_json({"categories": [{"threshold": float("inf")}, {"threshold": -math.inf},
+    print_json({"categories": [{"threshold": float("inf")}, {"threshold": -math.inf},
                                 {"breakeven": float("nan")}, {"threshold": 0.5}]})
     assert json.loads(capsys.readouterr().out) == {"categories": [
         {"threshold": "inf"}, {"threshold": "-inf"}, {"breakeven": None}, {"threshold": 0.5}]}

@@ -1,0 +1,152 @@
+"""The ``textwin`` command: train, evaluate, score and manage data from a shell.
+
+One module per command (:mod:`.train`, :mod:`.eval`, :mod:`.predict`, :mod:`.data`,
+:mod:`.reproduce`), each with its options (``add_parser``) and its output; what they
+share is in :mod:`.common` (exit codes, errors, output, logging, option groups), and
+what `train` and `eval` share in :mod:`.training`. Results go to stdout (a table,
+or JSON with ``--json``), logs and progress bars to stderr; every failure the user
+can fix is one line, ``textwin: error: ...``, with an exit code of
+:data:`EXIT_CODES`.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import textwrap
+import warnings
+
+from .._version import __version__
+from . import data, predict, reproduce, train
+from . import eval as evaluate
+from .common import (
+    EXIT_BAD_MODEL,
+    EXIT_CODES,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_NO_DATA,
+    EXIT_OK,
+    EXIT_USAGE,
+    CLI_NAMES,
+    PROBLEM_NAMES,
+    CLIError,
+    HelpFormatter,
+    fail,
+    logger,
+    n_jobs_error,
+    on_cluster,
+    setup_logging,
+)
+from .eval import CORPUS_METHODS
+from .train import TUNING_FOLDS
+from .training import BUILTIN_CORPORA, LAM_ONE_OVER_N, default_lam
+
+__all__ = ["BUILTIN_CORPORA", "CORPUS_METHODS", "EXIT_BAD_MODEL", "EXIT_CODES", "EXIT_INTERNAL",
+           "EXIT_INTERRUPTED", "EXIT_NO_DATA", "EXIT_OK", "EXIT_USAGE", "LAM_ONE_OVER_N",
+           "TUNING_FOLDS", "CLIError", "build_parser", "default_lam", "main"]
+
+MAIN_EPILOG = """\
+examples:
+  textwin data --verify                      where the corpus is, and its ModApte counts
+  textwin train --category acq               SVM (Algorithm 1) on 'acq', test break-even point
+  textwin train --category acq --method rwinnow --output acq.npz
+  echo "cargo ship collides with tanker" | textwin predict acq.npz
+  textwin eval --micro-breakeven             the paper's methods on its ten categories
+  textwin eval --micro-breakeven --methods svm-alg2,smo --json
+  textwin reproduce --quick --output /tmp/repro.md   a small run of the reproduction report
+
+{exit_codes}
+The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
+else $TEXTWIN_DATA_HOME, else ~/textwin_data; train, eval and reproduce download it there
+when it is missing (not with --offline).
+"""
+
+
+def build_parser():
+    """The argument parser of the ``textwin`` command."""
+    from ..experiments import METHODS, PAPER_METHODS
+
+    parser = argparse.ArgumentParser(
+        prog="textwin", formatter_class=HelpFormatter,
+        description="Sparse text categorization by the dual Gauss-Seidel method: SVMs, "
+                    "regularized Winnows and their baselines on Reuters-21578 or your corpus.",
+        epilog=MAIN_EPILOG.format(exit_codes=textwrap.fill("exit codes: " + ", ".join(
+            f"{code} {meaning}" for meaning, code in EXIT_CODES.items()) + ".", 88)))
+    parser.add_argument("--version", action="version", version=f"textwin {__version__}")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no logs or progress bars")
+    parser.add_argument("-v", "--verbose", action="store_true", help="more logs on stderr")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    methods_help = "\n".join(
+        f"  {k:<20}{m.paper_name}" + ("" if m.paper_micro is None
+                                      else f" (paper: {m.paper_micro})")
+        for k, m in METHODS.items())
+
+    train.add_parser(sub, methods_help, list(METHODS))
+    evaluate.add_parser(sub, methods_help, PAPER_METHODS)
+    predict.add_parser(sub)
+    data.add_parser(sub)
+    reproduce.add_parser(sub)
+    return parser
+
+
+def main(argv=None):
+    """Run the ``textwin`` command; return its exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    PROBLEM_NAMES.clear()  # set by train/eval once their categories are known
+    # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
+    # which has its own options and --help.
+    first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
+    if first is not None and argv[first] == "reproduce" and not (
+            {"-h", "--help", "--version"} & set(argv[:first])):
+        forwarded = argv[first + 1:]
+        if {"-q", "--quiet"} & set(argv[:first]):
+            forwarded = ["-q", *forwarded]
+        return reproduce.cmd_reproduce(forwarded)
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    # argparse leaves inputs given after an option (`predict M --json - a.txt`) over.
+    if extra and getattr(args, "command", None) == "predict" and all(
+            e == "-" or not e.startswith("-") for e in extra):
+        args.inputs = [*args.inputs, *extra]
+    elif extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    # -q/-v may come before or after the subcommand.
+    args.quiet = getattr(args, "quiet", False)
+    args.verbose = getattr(args, "verbose", False)
+    setup_logging(args)
+    if n_jobs_error(getattr(args, "n_jobs", None)):
+        return fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        # Library warnings (ConvergenceWarning, ...) as one log line each, not a
+        # source excerpt; silenced by -q. The solvers' convergence warning is
+        # worded with the flags and categories of this command line.
+        from .._ovr import SolverConvergenceWarning
+
+        if isinstance(message, SolverConvergenceWarning):
+            names = list(PROBLEM_NAMES)
+            text = message.render(CLI_NAMES, resume=False,
+                                  describe=lambda k: names[k] if k < len(names) else None)
+        else:
+            text = str(message)
+        logger.warning("warning: %s", text)
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            if args.quiet:
+                warnings.simplefilter("ignore")
+                # -q silences progress, not a corpus that differs from the published one
+                warnings.filterwarnings("always", message=r".*differ from the published")
+            with on_cluster(getattr(args, "scheduler", None)):
+                return args.func(args)
+    except CLIError as exc:
+        return fail(str(exc), exc.code)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # `textwin ... | head`: the reader went away; nothing more to say.
+        return EXIT_OK

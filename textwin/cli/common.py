@@ -1,0 +1,373 @@
+"""What every textwin command shares: exit codes and the user-fixable error, the
+output helpers (a table on stdout, or JSON), logging and the rendering of library
+warnings, the shared option groups, the cluster a command runs on.
+
+Results go to stdout (a table, or JSON with ``--json``); logs and progress bars
+go to stderr (progress bars only on a terminal; ``-q`` silences both). Every
+failure the user can fix prints one line on stderr, ``textwin: error: ...``,
+saying what is wrong and what to do, and exits with a code that tells failures
+apart (see :data:`EXIT_CODES`); there is never a traceback for those.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import math
+import os
+import sys
+from pathlib import Path
+
+from .._languages import LANGUAGES
+
+logger = logging.getLogger("textwin")
+
+#: Exit status of each kind of failure.
+EXIT_OK = 0
+EXIT_INTERNAL = 1   # a bug: please report it (the traceback is printed)
+EXIT_USAGE = 2      # bad command line or bad input (argparse uses 2 as well)
+EXIT_NO_DATA = 3    # the Reuters-21578 corpus (or a user file) is missing or damaged
+EXIT_BAD_MODEL = 4  # a model file is corrupted, truncated, foreign or too new
+EXIT_INTERRUPTED = 130
+EXIT_CODES = {
+    "ok": EXIT_OK,
+    "usage or bad input": EXIT_USAGE,
+    "missing or damaged data": EXIT_NO_DATA,
+    "unusable model file": EXIT_BAD_MODEL,
+    "internal error (please report it)": EXIT_INTERNAL,
+    "interrupted": EXIT_INTERRUPTED,
+}
+
+
+class CLIError(Exception):
+    """A failure the user can fix: one line on stderr and an exit code."""
+
+    def __init__(self, message, code=EXIT_USAGE):
+        super().__init__(message)
+        self.code = code
+
+
+def first_line(exc):
+    """The first line of a library error, without the API-only advice."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
+    text = lines[0]
+    if text.endswith(":") and len(lines) > 1:  # "could not download ...:" then the reason
+        text = f"{text} {lines[1]}"
+    return text.replace(" and download_if_missing=False", "").rstrip(".")
+
+
+def missing_data(exc, data_home):
+    from ..datasets import CacheDirError, get_data_home
+
+    if isinstance(exc, (CacheDirError, NotADirectoryError)):
+        # no usable cache folder, a data home that is a file: the message names the fix
+        return CLIError(first_line(exc), EXIT_NO_DATA)
+    where = get_data_home(data_home) / "reuters21578"
+    reason = first_line(exc)
+    return CLIError(
+        f"the Reuters-21578 corpus is not available ({reason}); put the 22 reut2-*.sgm files in "
+        f"{where}, or run `textwin data --fetch`, or point --data-home / TEXTWIN_DATA_HOME at "
+        "a folder that holds reuters21578/", EXIT_NO_DATA)
+
+
+def damaged_corpus(exc, data_home):
+    from ..datasets import get_data_home
+
+    where = get_data_home(data_home) / "reuters21578"
+    return CLIError(
+        f"the Reuters-21578 corpus in {where} is damaged ({first_line(exc)}); replace that "
+        "file from reuters21578.tar.gz, or run `textwin data --fetch` into an empty data home",
+        EXIT_NO_DATA)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keeps the epilog's examples as written; wraps the description."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:  # an epilog laid out by hand
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+
+def n_jobs_error(n_jobs):
+    """The one-line complaint about ``--n-jobs`` (shared with `textwin reproduce`), or None."""
+    if n_jobs is not None and n_jobs < 1 and n_jobs != -1:
+        return f"--n-jobs must be a positive number of threads or -1, got {n_jobs}"
+    return None
+
+
+def fail(message, code):
+    print(f"textwin: error: {message}", file=sys.stderr)
+    return code
+
+
+# ---------------------------------------------------------------------------
+# Output
+# ---------------------------------------------------------------------------
+
+def out(text=""):
+    # rstrip: table cells without a paper figure would leave trailing blanks
+    print(text.rstrip(), file=sys.stdout)
+
+
+def print_json(obj):
+    # the whole document is built before anything is written: an error cannot
+    # leave half a document on stdout
+    text = json.dumps(_finite_json(obj), indent=2, allow_nan=False, default=_json_default)
+    sys.stdout.write(text + "\n")
+
+
+def _finite_json(obj):
+    """``obj`` with +-inf as the strings "inf"/"-inf" (a threshold never/always
+    met) and NaN as null: standard JSON has no such numbers."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    if isinstance(obj, dict):
+        return {k: _finite_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite_json(v) for v in obj]
+    return obj
+
+
+def _json_default(obj):
+    import numpy as np
+
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    return str(obj)
+
+
+def pct(x, width=5):
+    return "-".rjust(width) if x is None or not math.isfinite(x) else f"{100 * x:{width}.1f}"
+
+
+def num(x):
+    return None if x is None or not math.isfinite(x) else round(float(x), 4)
+
+
+def fmt(x, width=7):
+    return "-".rjust(width) if x is None else f"{x:{width}.1f}"
+
+
+def first_names(names, shown=10):
+    """``names`` joined by commas, the first ``shown`` of them and how many more: a
+    corpus of hundreds of rare categories keeps its warnings to a line."""
+    more = len(names) - shown
+    return ", ".join(names[:shown]) + (f" and {more} more (--json names them)" if more > 0
+                                       else "")
+
+
+# ---------------------------------------------------------------------------
+# Logging and library warnings
+# ---------------------------------------------------------------------------
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is at the time (pipes, tests' capture)."""
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value):  # StreamHandler.__init__ assigns it; always use sys.stderr
+        pass
+
+
+def setup_logging(args):
+    level = logging.WARNING if args.quiet else (logging.DEBUG if args.verbose else logging.INFO)
+    logger.setLevel(level)
+    if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
+        handler = _StderrHandler()
+        handler.setFormatter(logging.Formatter("textwin: %(message)s"))
+        logger.addHandler(handler)
+        logger.propagate = False
+
+
+def progress_enabled(args):
+    return not args.quiet and sys.stderr.isatty()
+
+
+def estimator_verbosity(args):
+    """2 (-v): a line per binary problem; 1: a progress bar over them (on a terminal)."""
+    return 2 if args.verbose else (1 if progress_enabled(args) else 0)
+
+
+# The categories being trained, in column order: the estimators' warnings say
+# "problem k", the command line says which category that is.
+PROBLEM_NAMES = []
+
+
+# The solvers' parameters by the flags of this command line (a convergence
+# warning's advice; Algorithm 2 to convergence is a method of its own here).
+CLI_NAMES = {
+    "max_epochs": "--epochs",
+    "tol": "--tol",
+    "lam": "--lam",
+    "converged": "--method svm-alg2-converged",
+}
+
+
+# ---------------------------------------------------------------------------
+# Option groups
+# ---------------------------------------------------------------------------
+
+def common_options(p, data=True):
+    g = p.add_argument_group("output")
+    g.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                   help="no logs or progress bars on stderr")
+    g.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                   help="more logs on stderr")
+    if data == "download":  # the commands that train
+        p.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                       help="threads over the categories (-1: one per core); the results "
+                            "do not depend on it")
+        p.add_argument("--scheduler", metavar="ADDRESS",
+                       default=os.environ.get("DASK_SCHEDULER_ADDRESS") or None,
+                       help="train the categories as tasks on the Dask cluster of this "
+                            "scheduler (e.g. tcp://HOST:8786, from `dask scheduler`; "
+                            "default: $DASK_SCHEDULER_ADDRESS), or on Ray: `ray` for the "
+                            "Ray cluster of $RAY_ADDRESS or of this machine (`ray start "
+                            "--head`), ray://HOST:10001 for Ray Client; same results as "
+                            "locally (docs/scaling.md)")
+    if data:
+        p.add_argument("--data-home", metavar="DIR", default=None,
+                       help="folder holding reuters21578/ (default: $TEXTWIN_DATA_HOME or "
+                            "~/textwin_data)")
+    if data == "download":
+        p.add_argument("--offline", action="store_true",
+                       help="never download the corpus; fail (exit 3) if it is missing")
+
+
+def _feature_count(text):
+    """--features: a number of information-gain features, or all."""
+    if text == "all":
+        return "all"
+    try:
+        k = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a number or all, not {text!r}") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {k}")
+    return k
+
+
+def training_options(p):
+    """What `train` and `eval` share: corpus, features, method settings, output, data."""
+    g = p.add_argument_group(
+        "your own corpus (defaults: tf-idf, every feature, lam = 1/n, a random example "
+        "order each epoch)")
+    g.add_argument("--corpus", metavar="PATH",
+                   help="a JSON Lines file ({\"text\": ..., \"labels\": [...]} per line), a "
+                        "folder per category (one document per file), an svmlight file, or "
+                        "r8 / r52 (the single-label subsets of Reuters-21578)")
+    g.add_argument("--test-corpus", metavar="PATH", help="svmlight test file")
+    g.add_argument("--test-size", type=float, default=None,
+                   help="fraction held out for testing when the corpus has no split "
+                        "(default: 0.25)")
+    g.add_argument("--seed", type=int, default=None,
+                   help="seed of the held-out split and of the example order (default: 0)")
+    g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
+                   help="feature values of a text corpus (default: tfidf, sublinear tf, "
+                        "unit-length rows)")
+    g.add_argument("--language", choices=LANGUAGES, default=None, metavar="LANG",
+                   help="the language of a text corpus, for the stemmer (default: english, "
+                        "Porter's; the others take Snowball's stemmer of the language): "
+                        + ", ".join(LANGUAGES))
+    g.add_argument("--no-stem", action="store_true",
+                   help="keep the words of a text corpus as they are (no stemming)")
+    g.add_argument("--task", choices=("multiclass", "multilabel"), default=None,
+                   help="single- or multi-label (default: read from the labels: exactly one "
+                        "per document is multi-class, two classes binary)")
+    g.add_argument("--allow-unlabeled", action="store_true",
+                   help="JSON Lines: read a line without \"labels\" as a document in no "
+                        "category (otherwise an error)")
+    g.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
+                   help="visit the examples in a fresh random order each epoch (default on "
+                        "your corpus; on Reuters-21578 each method keeps the paper's order)")
+    p.add_argument("--features", type=_feature_count, default=None, metavar="K",
+                   help="keep the K words of highest information gain, or all (default: "
+                        "1000 on Reuters-21578, the paper's; all on your corpus)")
+    _settings_options(p)
+    common_options(p, data="download")
+
+
+def _lam_option(text):
+    """--lam: a number, or 'auto' (chosen by cross-validation)."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
+
+
+def _settings_options(p):
+    g = p.add_argument_group(
+        "method settings (default: each method's own, the paper's; the methods are listed below)")
+    g.add_argument("--lam", type=_lam_option, metavar="LAM|auto",
+                   help="regularization parameter lambda > 0, or 'auto': chosen per "
+                        "category (one shared for a multi-class task) by 5-fold "
+                        "cross-validation on the training set over a grid from the data "
+                        "(dual Gauss-Seidel methods)")
+    g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
+                   help="with --lam auto: draw the cross-validated score against lambda "
+                        "(needs matplotlib: pip install 'textwin[plot]')")
+    g.add_argument("--epochs", type=int,
+                   help="passes over the data: at most this many for the dual methods (per "
+                        "inner solve for Algorithm 2), exactly this many for Perceptron and "
+                        "Winnow")
+    g.add_argument("--tol", type=float, help="stop when the relative duality gap "
+                                             "gap/max(P(w), eps) is at most tol")
+    g.add_argument("--eta", type=float, help="learning rate (Winnow, Perceptron)")
+    g.add_argument("--theta", type=float, help="threshold theta (Winnows)")
+    g.add_argument("--gamma", type=float, help="margin gamma (regularized Winnow)")
+
+
+# ---------------------------------------------------------------------------
+# The cluster a command runs on (--scheduler)
+# ---------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def on_cluster(address, timeout=5):
+    """Inside: joblib's Dask backend on the scheduler at ``address``, or Ray's backend when
+    ``address`` is "ray" or ray://... (nothing when None)."""
+    if not address:
+        yield
+        return
+    from .._distributed import ClusterError, connect, connect_ray
+
+    if address == "ray" or address.startswith("ray://"):
+        try:
+            ray = connect_ray(None if address == "ray" else address)
+        except ClusterError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from None
+        import joblib
+
+        logger.info("on the Ray cluster: %d CPUs", int(ray.cluster_resources().get("CPU", 0)))
+        try:
+            with joblib.parallel_config(backend="ray"):
+                yield
+        except ClusterError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from None
+        return
+
+    try:
+        client = connect(address, timeout=timeout)
+    except ClusterError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    import joblib
+
+    workers = client.scheduler_info().get("workers", {})
+    logger.info("on the Dask cluster at %s: %d workers, %d threads", address, len(workers),
+                sum(w.get("nthreads", 0) for w in workers.values()))
+    try:
+        with joblib.parallel_config(backend="dask", client=client):
+            yield
+    except ClusterError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    finally:
+        client.close()

@@ -1,0 +1,270 @@
+"""`textwin eval`: the paper's micro-averaged break-even experiment on Reuters-21578,
+or the methods compared on a corpus."""
+from __future__ import annotations
+
+import warnings
+
+from .common import (
+    EXIT_OK,
+    CLIError,
+    HelpFormatter,
+    PROBLEM_NAMES,
+    estimator_verbosity,
+    first_line,
+    fmt,
+    logger,
+    out,
+    pct,
+    print_json,
+    progress_enabled,
+    training_options,
+)
+from .training import (
+    CORPUS_ONLY,
+    LAM_ONE_OVER_N,
+    SUMMARY_NAMES,
+    TASK_TEXT,
+    check_plot,
+    check_trainable,
+    cv_line,
+    example_order,
+    fit_task,
+    given_settings,
+    method_settings,
+    order_text,
+    plot_cv,
+    protocol_data,
+    summarize,
+    training_data,
+)
+
+#: The methods `textwin eval --corpus` compares by default: one of each family.
+CORPUS_METHODS = ("svm", "mls", "rwinnow-auto", "perceptron", "winnow", "linearsvc")
+
+
+def add_parser(sub, methods_help, paper_methods):
+    """The `eval` subcommand's options."""
+    p = sub.add_parser(
+        "eval", formatter_class=HelpFormatter,
+        help="compare methods: the paper's break-even experiment, or on your corpus",
+        description="--micro-breakeven: train every method on every category with the "
+                    "paper's own settings (1,000 information-gain features, binary values, "
+                    "ModApte) and print per-category and micro-averaged break-even points, "
+                    "each beside the paper's figure, the macro-averages, and the time per "
+                    "method (training and testing; the shared feature selection excluded). "
+                    "--corpus PATH: train every method on your corpus (with its defaults: "
+                    "tf-idf, every feature, lam = 1/n, a random order each epoch) and print "
+                    "one row per method: accuracy, macro- and micro-F1 for a single-label "
+                    "corpus, micro/macro break-even points and F1 for a multi-label one, "
+                    "and the time (training and testing).",
+        epilog="methods (default: the paper's: " + ", ".join(paper_methods) + "; with "
+               "--corpus: " + ", ".join(CORPUS_METHODS) + "):\n"
+               + methods_help + """
+
+examples:
+  textwin eval --micro-breakeven
+  textwin eval --micro-breakeven --methods svm-alg2,smo,linearsvc --categories acq,grain
+  textwin eval --micro-breakeven --categories all --json > all.json
+  textwin eval --corpus r8                          the main methods on R8 (single-label)
+  textwin eval --corpus news/ --methods svm,linearsvc --json
+""")
+    p.add_argument("--micro-breakeven", action="store_true",
+                   help="run the micro-averaged break-even experiment")
+    p.add_argument("--methods", metavar="M1,M2",
+                   help="comma-separated method names, 'paper' or 'all'")
+    p.add_argument("--categories", default=None, metavar="LIST",
+                   help="top10, all, or a comma-separated list (default: top10 on "
+                        "Reuters-21578, all on your corpus)")
+    training_options(p)
+    p.set_defaults(func=cmd_eval)
+
+
+def cmd_eval(args):
+    from ..experiments import UnknownCategoryError, run_micro_breakeven
+
+    if args.corpus is not None:
+        if args.micro_breakeven:
+            raise CLIError("--micro-breakeven is the paper's Reuters-21578 protocol; with "
+                           "--corpus, eval compares the methods on your corpus")
+        return _eval_corpus(args)
+    if not args.micro_breakeven:
+        raise CLIError("choose an evaluation: --micro-breakeven (the paper's protocol on "
+                       "Reuters-21578) or --corpus PATH (the methods compared on your corpus)")
+    methods, given = _eval_methods(args, None)
+    overrides = {}
+    for m in methods:
+        mine = {k: v for k, v in given.items() if k in m.settings}
+        if mine:
+            overrides[m.key] = mine
+        if mine.get("lam") == "auto":  # not every method can: say so before any training
+            try:
+                m.build(1, **mine)
+            except ValueError as exc:
+                raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
+    check_plot(args)
+    given_corpus = [opt for opt, key in CORPUS_ONLY if getattr(args, key, None)]
+    if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
+        raise CLIError(f"{', '.join(given_corpus) or '--weighting/--shuffle'}: for --corpus; "
+                       "--micro-breakeven runs the paper's protocol as published")
+    if args.features == "all":
+        raise CLIError("--features all is for --corpus; the paper's protocol selects features "
+                       "by information gain: give a number (the paper: 1000)")
+    try:
+        data = protocol_data(args.categories, args)
+    except UnknownCategoryError as exc:
+        raise CLIError(str(exc)) from None
+    logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
+                data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
+                len(data.categories))
+    # named categories must be learnable; 'all' keeps the unlearnable ones with a warning
+    check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                     args.categories in (None, "top10", "all"))
+    PROBLEM_NAMES[:] = data.categories
+    from .._ovr import ConstantModelWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=ConstantModelWarning)  # named just above
+        try:
+            results = run_micro_breakeven([m.key for m in methods], data=data,
+                                          overrides=overrides, progress=progress_enabled(args),
+                                          n_jobs=args.n_jobs, verbose=estimator_verbosity(args))
+        except ValueError as exc:  # as in train: the estimators' checks name the setting
+            raise CLIError(first_line(exc)) from None
+    sizes = {"task": "multilabel", "n_train": int(data.X_train.shape[0]),
+             "n_test": int(data.X_test.shape[0]), "n_features": int(data.X_train.shape[1])}
+    dicts = [{**r.to_dict(), **sizes} for r in results]
+    chosen = {r.method: r.extra["lam_by_cv"] for r in results if "lam_by_cv" in r.extra}
+    if args.plot is not None and chosen:
+        plot_cv(chosen, args.plot)
+    if args.json:
+        print_json(dicts)
+        return EXIT_OK
+    _print_table(results, data.categories)
+    for key, cv in chosen.items():
+        out(cv_line(cv, key))
+    if args.plot is not None and chosen:
+        out(f"plot: {args.plot}")
+    return EXIT_OK
+
+
+def _eval_methods(args, default):
+    """The methods of `textwin eval` and the settings given for them."""
+    from ..experiments import UnknownMethodError, resolve_methods
+
+    try:
+        methods = resolve_methods(args.methods if args.methods is not None else default)
+    except UnknownMethodError as exc:
+        raise CLIError(str(exc)) from None
+    given = given_settings(args)
+    unused = sorted(k for k in given if not any(k in m.settings for m in methods))
+    if unused:
+        raise CLIError(
+            f"{', '.join('--' + u for u in unused)} applies to none of the methods "
+            f"({', '.join(m.key for m in methods)}); `textwin eval --help` lists each "
+            "method's settings")
+    return methods, given
+
+
+def _eval_corpus(args):
+    """Every method on the user's corpus: one row each, its summary and its time."""
+    from .._ovr import ConstantModelWarning
+
+    methods, given = _eval_methods(args, CORPUS_METHODS)
+    if given.get("lam") == "auto":  # not every method can choose lam: before any training
+        able = []
+        for m in methods:
+            try:
+                if "lam" in m.settings:
+                    m.build(1, lam="auto")
+                able.append(m)
+            except ValueError as exc:
+                if args.methods is not None:
+                    raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
+                logger.info("%s left out: it cannot choose lam by cross-validation", m.key)
+        methods = able
+    check_plot(args)
+    d = training_data(args, args.categories)
+    logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
+                d.source, d.X_train.shape[0], d.X_test.shape[0], d.X_train.shape[1],
+                len(d.categories), d.task)
+    PROBLEM_NAMES[:] = d.categories[1:] if d.task == "binary" else d.categories
+    order = example_order(args)
+    rows = []
+    bar = None
+    if progress_enabled(args):
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(methods), desc="methods", unit="method", leave=False)
+    try:
+        for method in methods:
+            if bar is not None:
+                bar.set_postfix_str(method.key)
+            settings = method_settings(
+                args, method, d, {k: v for k, v in given.items() if k in method.settings})
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=ConstantModelWarning)
+                est, seconds, scores = fit_task(method, d, settings, order, args)
+            summary, _ = summarize(d, scores)
+            rows.append({"method": method.key, "paper_name": method.paper_name,
+                         "settings": {**method.settings, **settings}, **summary,
+                         "seconds": round(seconds, 3)})
+            if hasattr(est, "cv_summary"):  # --lam auto
+                rows[-1]["lam_by_cv"] = est.cv_summary(list(PROBLEM_NAMES))
+            logger.info("%s: %s in %.1f s", method.key, ", ".join(
+                f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), seconds)
+            if bar is not None:
+                bar.update()
+    finally:
+        if bar is not None:
+            bar.close()
+    chosen = {r["method"]: r["lam_by_cv"] for r in rows if "lam_by_cv" in r}
+    if args.plot is not None and chosen:
+        plot_cv(chosen, args.plot)
+    result = {"corpus": d.source, "task": d.task, "n_train": int(d.X_train.shape[0]),
+              "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
+              "categories": list(d.categories), "order": order_text(args, methods[0]),
+              "methods": rows, "corpus_report": d.report}
+    if args.json:
+        print_json(result)
+        return EXIT_OK
+    keys = [k for k in rows[0] if k in SUMMARY_NAMES]
+    name_w = max(12, max(len(r["method"]) for r in rows) + 2)
+    out(f"{d.source}: {result['n_train']} train / {result['n_test']} test documents, "
+         f"{result['n_features']} features, {len(d.categories)} "
+         f"{'classes' if d.task != 'multilabel' else 'categories'}; {TASK_TEXT[d.task]}")
+    out("method".ljust(name_w) + "".join(f"{SUMMARY_NAMES[k]:>11}" for k in keys)
+         + f"{'time (s)':>10}")
+    for r in rows:
+        out(r["method"].ljust(name_w) + "".join(fmt(r[k], 11) for k in keys)
+             + f"{r['seconds']:10.1f}")
+    for key, cv in chosen.items():
+        out(cv_line(cv, key))
+    out(f"figures in percent on the test set; {result['order']}; lam = 1/n for "
+         f"{', '.join(m for m in LAM_ONE_OVER_N if m in {r['method'] for r in rows})} "
+         "unless --lam is given")
+    return EXIT_OK
+
+
+def _print_table(results, categories):
+    """Categories down, methods across; each cell 'ours (paper)'."""
+    name_w = max(14, max(len(c) for c in categories) + 2)
+    col_w = max(14, max(len(r.method) for r in results) + 2)
+    out("Break-even points (%) on the ModApte test set: ours (the paper's); then the "
+         "macro-averaged break-even point and F1 at score > 0")
+    out("".ljust(name_w) + "".join(r.method.rjust(col_w) for r in results))
+
+    def cell(ours, paper):
+        p = " " * 6 if paper is None else f"({paper:4.1f})"
+        return f"{pct(ours)} {p}".rjust(col_w)
+
+    for cat in categories:
+        out(cat.ljust(name_w) + "".join(
+            cell(r.breakeven.get(cat), r.paper_breakeven.get(cat)) for r in results))
+    out("micro-average".ljust(name_w) + "".join(
+        cell(r.micro_breakeven, r.paper_micro_breakeven) for r in results))
+    for key, label in (("macro_breakeven", "macro-average"), ("micro_f1", "micro-F1"),
+                       ("macro_f1", "macro-F1")):
+        out(label.ljust(name_w) + "".join(
+            (fmt(r.extra.get(key), 5) + " " * 7).rjust(col_w) for r in results))
+    out("time (s)".ljust(name_w) + "".join(f"{r.seconds:.1f}".rjust(col_w - 7) + " " * 7
+                                            for r in results))

@@ -1,0 +1,272 @@
+"""`textwin train`: one method on Reuters-21578 categories or a corpus, tested,
+and optionally saved as a model file."""
+from __future__ import annotations
+
+import math
+import warnings
+
+from .common import (
+    EXIT_INTERNAL,
+    EXIT_OK,
+    CLIError,
+    HelpFormatter,
+    PROBLEM_NAMES,
+    first_line,
+    first_names,
+    fmt,
+    logger,
+    num,
+    out,
+    print_json,
+    training_options,
+)
+from .training import (
+    SUMMARY_NAMES,
+    TASK_TEXT,
+    check_plot,
+    class_thresholds,
+    cv_line,
+    example_order,
+    fit_task,
+    given_settings,
+    method_settings,
+    order_text,
+    plot_cv,
+    summarize,
+    training_data,
+)
+
+
+def add_parser(sub, methods_help, method_names):
+    """The `train` subcommand's options."""
+    p = sub.add_parser(
+        "train", formatter_class=HelpFormatter,
+        help="train a classifier on Reuters-21578 categories or your corpus, and test it",
+        description="Train on the ModApte training set (or your corpus) and report, on the "
+                    "test set, each category's break-even point, precision, recall and F1, "
+                    "the duality gap reached, the epochs and the time, with the summary: "
+                    "micro/macro break-even points and F1 for multi-label categories; "
+                    "accuracy, macro- and micro-F1 for a single-label corpus (each document "
+                    "gets the class of its highest score).",
+        epilog="methods:\n" + methods_help + """
+
+examples:
+  textwin train --category acq
+  textwin train --category acq --method svm-alg2 --output acq.npz
+  textwin train --category grain,wheat,corn --method mls --json
+  textwin train --corpus news/ --output news.npz        every class of news/<class>/<file>
+  textwin train --corpus r8 --method mls                 R8, single-label Reuters
+  textwin train --corpus mail.jsonl --category spam --output spam.npz
+  textwin train --corpus train.svm --test-corpus test.svm
+""")
+    p.add_argument("--category", "-c", metavar="NAME",
+                   help="categories to train: a name, a comma-separated list, or all "
+                        "(Reuters-21578: required, any of the 118; your corpus: default all)")
+    p.add_argument("--method", "-m", default="svm", metavar="METHOD",
+                   help="one of: " + ", ".join(method_names) + " (default: %(default)s)")
+    p.add_argument("--output", "-o", metavar="MODEL.npz",
+                   help="save the model (weights, vocabulary, selected features, settings)")
+    p.add_argument("--tune-thresholds", choices=["f1", "breakeven"], default=None,
+                   help=f"choose each category's decision threshold by {TUNING_FOLDS}-fold "
+                        "cross-validation on the training set, for the largest F1 or at the "
+                        "break-even point (default: score > 0); the model keeps them and "
+                        "`textwin predict` applies them")
+    training_options(p)
+    p.set_defaults(func=cmd_train)
+
+
+def _overrides(args, method):
+    """Settings given on the command line, checked against the method's."""
+    given = given_settings(args)
+    unknown = sorted(set(given) - set(method.settings))
+    if unknown:
+        raise CLIError(
+            f"method {method.key!r} has no setting {', '.join('--' + u for u in unknown)}; "
+            f"its settings: {', '.join('--' + s for s in sorted(method.settings))}")
+    return given
+
+
+# the number of folds of `train --tune-thresholds`
+TUNING_FOLDS = 3
+
+
+def _tune_thresholds(est, X_train, Y_train, objective):
+    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the training set."""
+    from ..metrics import breakeven_thresholds, f1_thresholds
+    from ..thresholds import out_of_fold_scores
+
+    import numpy as np
+
+    # With fewer positives than folds, some fold trains without any: its
+    # out-of-fold scores say nothing, and the tuned threshold fell far below 0
+    # (castorseed, one positive: -1, every document labelled). Keep 0 there; a
+    # single such category is not tuned at all (its fold could not be trained).
+    positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
+    if positives.size == 1 and positives[0] < TUNING_FOLDS:
+        thresholds = np.ones(1)  # not 0: the warning below names it
+    else:
+        with warnings.catch_warnings():
+            # the folds' fits repeat what the full fit already reported
+            warnings.simplefilter("ignore")
+            oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
+        tune = f1_thresholds if objective == "f1" else breakeven_thresholds
+        thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
+    rare = [j for j in range(thresholds.size)
+            if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
+    if rare:
+        thresholds[rare] = 0.0
+        names = first_names([f"{PROBLEM_NAMES[j] if j < len(PROBLEM_NAMES) else j} "
+                              f"({positives[j]})" for j in rare])
+        warnings.warn(f"--tune-thresholds: {len(rare)} categor"
+                      f"{'y has' if len(rare) == 1 else 'ies have'} fewer training "
+                      f"documents than the {TUNING_FOLDS} folds and keep"
+                      f"{'s' if len(rare) == 1 else ''} threshold 0: {names}", stacklevel=2)
+    return thresholds
+
+
+def cmd_train(args):
+    import numpy as np
+
+    from ..experiments import resolve_methods
+    from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
+
+    try:
+        (method,) = resolve_methods([args.method])
+    except ValueError as exc:
+        raise CLIError(str(exc)) from None
+    given = _overrides(args, method)
+    check_plot(args)
+    if args.output is not None:  # before the training, not after it
+        from .._io import NotARegularFileError, resolve_destination
+
+        try:
+            resolve_destination(args.output)
+        except NotARegularFileError as exc:
+            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
+    d = training_data(args, args.category)
+    if args.tune_thresholds and d.task != "multilabel":
+        raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
+                       f"{d.task} (each document gets the class of its highest score); "
+                       "--task multilabel treats the classes as independent categories")
+    overrides = method_settings(args, method, d, given)
+    categories, X_train, X_test = d.categories, d.X_train, d.X_test
+    Y_train, Y_test, source = d.Y_train, d.Y_test, d.source
+    logger.info("training %s on %d documents, %d features, %d categor%s (%s)", method.key,
+                X_train.shape[0], X_train.shape[1], len(categories),
+                "y" if len(categories) == 1 else "ies", d.task)
+    empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (X_train, X_test)]
+    if any(empty):  # valid documents, but a user wants to know they carry no feature
+        logger.info("%d training and %d test documents have none of the %d features; "
+                    "they score the bias", *empty, X_train.shape[1])
+    PROBLEM_NAMES[:] = categories[1:] if d.task == "binary" else categories
+    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
+    cv = est.cv_summary(list(PROBLEM_NAMES)) if hasattr(est, "cv_summary") else None
+    thresholds = None
+    if args.tune_thresholds:
+        try:
+            thresholds = _tune_thresholds(est, X_train, Y_train, args.tune_thresholds)
+        except ValueError as exc:  # e.g. a category with too few documents for the folds
+            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    summary, per = summarize(d, scores, thresholds)
+
+    gap = getattr(est, "duality_gap_", None)
+    n_iter = getattr(est, "n_iter_", None)
+    rows = []
+    for j, cat in enumerate(categories):
+        k = 0 if d.task == "binary" else j  # the binary problem serves both classes
+        rows.append({
+            "category": cat,
+            "breakeven": num(100 * per["breakeven"][j]),
+            "precision": num(100 * per["precision"][j]),
+            "recall": num(100 * per["recall"][j]),
+            "f1": num(100 * per["f1"][j]),
+            "train_positives": int(Y_train[:, j].sum()),
+            "test_positives": int(Y_test[:, j].sum()),
+            "duality_gap": _pick(gap, k, float),
+            "epochs": _pick(n_iter, k, int),
+        })
+        if thresholds is not None:
+            rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
+        if cv is not None:
+            rows[-1]["lam"] = cv["lam"][cat]
+    result = {
+        "method": method.key, "paper_name": method.paper_name, "corpus": source,
+        "task": d.task, "settings": {**method.settings, **overrides},
+        "order": order_text(args, method),
+        "n_train": int(X_train.shape[0]), "n_test": int(X_test.shape[0]),
+        "n_features": int(X_train.shape[1]), **summary, "seconds": round(seconds, 3),
+        "categories": rows,
+    }
+    if cv is not None:
+        result["lam_by_cv"] = cv
+        if args.plot is not None:
+            plot_cv({"": cv}, args.plot)
+            result["plot"] = str(args.plot)
+    if d.report is not None:
+        result["corpus_report"] = d.report
+    if args.output is not None:
+        single = d.task != "multilabel"
+        model = TextModel(
+            *linear_weights(est), categories[1:] if d.task == "binary" else categories,
+            vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
+            idf=d.idf, thresholds=class_thresholds(d) if thresholds is None else thresholds,
+            task=d.task,
+            classes=list(categories) if single else None,
+            metadata={**estimator_metadata(est), "method": method.key,
+                      "settings": result["settings"], "corpus": source, "task": d.task,
+                      "test": rows, "summary": summary})
+        # The weights written must reproduce the estimator's own scores (a threshold
+        # or bias kept outside coef_/intercept_ would be lost otherwise).
+        check = np.asarray(X_test @ model.coef.T) + model.intercept
+        own = scores[:, 1:] if d.task == "binary" else scores
+        if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
+            raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
+                           "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
+        try:
+            save_model(args.output, model)
+        except OSError as exc:
+            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
+        result["model"] = str(args.output)
+        logger.info("model written to %s", args.output)
+    if args.json:
+        print_json(result)
+        return EXIT_OK
+    changed = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                        for k, v in overrides.items() if method.settings.get(k) != v)
+    out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{source}: "
+         f"{result['n_train']} train / {result['n_test']} test documents, "
+         f"{result['n_features']} features]")
+    if args.corpus is not None:
+        out(f"task: {TASK_TEXT[d.task]}; {result['order']}")
+    width = max(16, max(len(c) for c in categories) + 2)
+    out(f"{'class' if d.task != 'multilabel' else 'category':<{width}}{'BEP':>7}"
+         f"{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}{'epochs':>8}")
+    for r in rows:
+        gap_s = "-" if r["duality_gap"] is None else f"{r['duality_gap']:.2e}"
+        ep_s = "-" if r["epochs"] is None else str(r["epochs"])
+        out(f"{r['category']:<{width}}{fmt(r['breakeven'])}{fmt(r['precision'])}"
+             f"{fmt(r['recall'])}{fmt(r['f1'])}{gap_s:>11}{ep_s:>8}")
+    out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
+    if thresholds is not None:
+        out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
+             f"{TUNING_FOLDS}-fold cross-validation on the training set: "
+             + ", ".join(f"{r['category']} {r['threshold']:.3g}" for r in rows))
+    if cv is not None:
+        out(cv_line(cv))
+    out(f"time: {seconds:.2f} s (training)")
+    if "plot" in result:
+        out(f"plot: {result['plot']}")
+    if "model" in result:
+        out(f"model: {result['model']}")
+    return EXIT_OK
+
+
+def _pick(values, j, kind):
+    """Entry ``j`` of a per-problem attribute (``None`` if absent or not finite)."""
+    import numpy as np
+
+    if values is None:
+        return None
+    arr = np.atleast_1d(np.asarray(values, dtype=float))
+    v = arr[j] if arr.size > j else arr[0]
+    return kind(v) if math.isfinite(v) else None

@@ -1,0 +1,444 @@
+"""What `textwin train` and `textwin eval` share: the data (Reuters-21578 or
+``--corpus``), the method settings given on the command line, the example order,
+fitting a method, scoring its test predictions, and ``--lam auto``'s line and plot.
+"""
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from pathlib import Path
+
+from .common import (
+    EXIT_NO_DATA,
+    EXIT_USAGE,
+    CLIError,
+    damaged_corpus,
+    estimator_verbosity,
+    first_line,
+    first_names,
+    logger,
+    missing_data,
+    num,
+)
+
+# Method settings that may be given on the command line: option -> setting name.
+SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma")
+
+
+#: The built-in single-label corpora that ``--corpus`` takes by name (when no file
+#: or folder has that name).
+BUILTIN_CORPORA = ("r8", "r52")
+
+
+#: Methods whose ``lam`` defaults to :func:`default_lam` on a user's corpus: those
+#: with a squared-norm regularizer, and the Winnow whose scale comes from the data
+#: (its lam is then on the SVM's scale, docs/mathematics.md §14).
+LAM_ONE_OVER_N = ("svm", "svm-alg2", "svm-alg2-converged", "mls", "smo", "linearsvc",
+                  "rwinnow-auto")
+
+
+def default_lam(n_train):
+    """lam on a user's corpus when --lam is not given: 1/n, scikit-learn's C = 1
+    (C = 1/(lam n)), the baseline a LinearSVC() user knows."""
+    return 1.0 / n_train
+
+
+def protocol_data(categories, args):
+    from ..datasets import ReutersFormatError
+    from ..experiments import load_protocol_data
+
+    try:
+        return load_protocol_data(categories, args.data_home, n_features=args.features or 1000,
+                                  download_if_missing=not args.offline)
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, args.data_home) from None
+    except (FileNotFoundError, OSError) as exc:
+        raise missing_data(exc, args.data_home) from None
+
+
+def given_settings(args):
+    """The method settings given on the command line, their values checked."""
+    given = {k: getattr(args, k) for k in SETTING_OPTIONS if getattr(args, k, None) is not None}
+    if getattr(args, "plot", None) is not None and given.get("lam") != "auto":
+        raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto")
+    numbers = {k: v for k, v in given.items() if not (k == "lam" and v == "auto")}
+    for key in ("lam", "eta", "tol", "theta", "gamma"):
+        if key in numbers and not math.isfinite(given[key]):
+            raise CLIError(f"--{key} must be a finite number, got {given[key]}")
+    for key in ("lam", "eta", "tol"):
+        if key in numbers and not given[key] > 0:
+            raise CLIError(f"--{key} must be positive, got {given[key]}")
+    if "tol" in given and not given["tol"] < 1:
+        raise CLIError(f"--tol is a relative duality gap: give a value below 1 (e.g. 1e-3), "
+                       f"got {given['tol']}")
+    if "gamma" in given and given["gamma"] < 0:
+        raise CLIError(f"--gamma is a margin: give a value >= 0, got {given['gamma']}")
+    from .._ovr import MAX_EPOCHS  # the kernels count epochs in a C int
+
+    if "epochs" in given and not 1 <= given["epochs"] <= MAX_EPOCHS:
+        raise CLIError(f"--epochs must be an integer from 1 to {MAX_EPOCHS}, got "
+                       f"{given['epochs']}")
+    return given
+
+
+def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None,
+                   single_label=False):
+    """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
+    from .._ovr import ConstantModelWarning
+    from ..experiments import fit_method
+
+    t0 = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            # check_trainable named these categories already; the estimators can
+            # only give column numbers.
+            warnings.filterwarnings("ignore", category=ConstantModelWarning)
+            est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
+                             verbose=verbose, order=order, single_label=single_label)
+    except ValueError as exc:
+        # The estimators validate their settings and data in fit, with messages
+        # that name the parameter; they are the user's to fix.
+        raise CLIError(first_line(exc)) from None
+    return est, time.perf_counter() - t0
+
+
+def _builtin_corpus(args):
+    """R8 or R52 as a :class:`textwin.corpora.CustomCorpus` (ModApte's own split)."""
+    from ..corpora import corpus_from_labels
+    from ..datasets import ReutersFormatError, fetch_reuters_single_label
+
+    name = str(args.corpus).lower()
+    if args.test_corpus is not None or args.test_size is not None:
+        raise CLIError(f"--corpus {args.corpus} is split already (ModApte): drop "
+                       "--test-corpus / --test-size")
+    parts = {}
+    try:
+        for subset in ("train", "test"):
+            parts[subset] = fetch_reuters_single_label(
+                name, data_home=args.data_home, subset=subset,
+                download_if_missing=not args.offline)
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, args.data_home) from None
+    except OSError as exc:
+        raise missing_data(exc, args.data_home) from None
+    tr, te = parts["train"], parts["test"]
+    names = tr.target_names
+    return corpus_from_labels(
+        tr.data, [[names[k]] for k in tr.target], te.data, [[names[k]] for k in te.target],
+        source=f"Reuters-21578 {name.upper()}", ids_train=[str(i) for i in tr.ids],
+        ids_test=[str(i) for i in te.ids])
+
+
+def _load_user_corpus(args):
+    from ..corpora import CorpusError, load_corpus
+
+    if str(args.corpus).lower() in BUILTIN_CORPORA and not Path(args.corpus).exists():
+        corpus = _builtin_corpus(args)
+        logger.info("%s", "\n".join(corpus.describe()))
+        return corpus
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            corpus = load_corpus(args.corpus, test_path=args.test_corpus,
+                                 test_size=0.25 if args.test_size is None else args.test_size,
+                                 random_state=0 if args.seed is None else args.seed,
+                                 allow_unlabeled=args.allow_unlabeled)
+    except CorpusError as exc:
+        code = EXIT_NO_DATA if "not found" in str(exc) else EXIT_USAGE
+        raise CLIError(str(exc), code) from None
+    except OSError as exc:
+        raise CLIError(f"cannot read corpus {args.corpus}: {exc}", EXIT_NO_DATA) from None
+    for w in caught:  # the skipped files: one warning line, even with -q
+        logger.warning("warning: %s", w.message)
+    logger.info("%s", "\n".join(corpus.describe()))
+    return corpus
+
+
+def _prepare_user_corpus(args, corpus):
+    """Vectorize (text corpora) and select features; return matrices and model parts.
+
+    ``support`` is None when every feature is kept (``--features all``, the
+    default on a user's corpus).
+    """
+    import numpy as np
+
+    from ..feature_selection import InformationGain
+
+    vectorizer = None
+    if corpus.is_text:
+        from ..text import TextVectorizer
+
+        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf",
+                                    stem=not args.no_stem, language=args.language or "english")
+        try:
+            X_train = vectorizer.fit_transform(corpus.train)
+        except ValueError as exc:
+            raise CLIError(f"{corpus.source}: {exc}") from None
+        X_test = vectorizer.transform(corpus.test)
+    else:
+        text_only = [opt for opt, given in (("--weighting", args.weighting),
+                                            ("--language", args.language),
+                                            ("--no-stem", args.no_stem)) if given]
+        if text_only:
+            raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
+                           f"for text corpora; {corpus.source} holds feature values "
+                           "(svmlight), which are used as given")
+        X_train, X_test = corpus.train, corpus.test
+    if args.features in (None, "all") or args.features >= X_train.shape[1]:
+        return X_train.tocsr(), X_test.tocsr(), vectorizer, None
+    selector = InformationGain(k=args.features).fit(X_train, corpus.Y_train)
+    support = selector.get_support(indices=True)
+    return (X_train[:, support].tocsr(), X_test[:, support].tocsr(), vectorizer,
+            np.asarray(support, dtype=np.int64))
+
+
+def check_trainable(categories, Y_train, source, everything):
+    """A category needs positive and negative training documents.
+
+    Named explicitly, a category without them is an error; with ``--category all``
+    such categories are kept (a constant model, no break-even point) and named in
+    one warning.
+    """
+    no_pos = [c for j, c in enumerate(categories) if not Y_train[:, j].any()]
+    no_neg = [c for j, c in enumerate(categories) if Y_train[:, j].all()]
+    if everything:
+        if no_pos or no_neg:
+            n = len(no_pos) + len(no_neg)
+            names = [*(f"{c} (no training document)" for c in no_pos),
+                     *(f"{c} (in every training document)" for c in no_neg)]
+            # A warning, not a log line: -q silences it as it does the estimators'.
+            warnings.warn(f"{n} categor{'y' if n == 1 else 'ies'} of {source} cannot be "
+                          f"learned and get a constant model: {first_names(names)}",
+                          stacklevel=2)
+        return
+    if no_pos:
+        raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
+                       "classifier needs positive examples")
+    if no_neg:
+        raise CLIError(
+            f"every training document of {source} is in category {no_neg[0]!r}; a "
+            "classifier needs negative examples too (in a folder corpus, files of the same name "
+            "and identical bytes in several category folders are one document with all "
+            "their labels)")
+
+
+CORPUS_ONLY = (("--test-corpus", "test_corpus"), ("--test-size", "test_size"),
+                ("--task", "task"), ("--allow-unlabeled", "allow_unlabeled"),
+                ("--language", "language"), ("--no-stem", "no_stem"))
+
+
+def training_data(args, categories_arg):
+    """Matrices, categories, task and model parts (Reuters or ``--corpus``)."""
+    from types import SimpleNamespace
+
+    from ..experiments import UnknownCategoryError, resolve_categories
+    from ..tasks import detect_task
+
+    if args.corpus is None:
+        if categories_arg is None and args.command == "train":
+            raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
+                           "earn, grain), a comma-separated list, or all")
+        if args.weighting not in (None, "binary"):
+            raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
+                           "features")
+        given = [opt for opt, key in CORPUS_ONLY if getattr(args, key, None)]
+        if args.seed is not None and not args.shuffle:
+            given.append("--seed")
+        if given:
+            raise CLIError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for "
+                           "--corpus; Reuters-21578 has its own ModApte split and is "
+                           "multi-label" + ("; on it, --seed seeds the order of --shuffle"
+                                            if "--seed" in given else ""))
+        if args.features == "all":
+            raise CLIError("--features all is for --corpus; the Reuters protocol selects "
+                           "features by information gain: give a number (the paper: 1000)")
+        try:
+            data = protocol_data(categories_arg, args)
+        except UnknownCategoryError as exc:
+            raise CLIError(str(exc)) from None
+        check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                         categories_arg in (None, "top10", "all"))
+        # The cached corpus is vectorized with TextVectorizer's defaults (title and body)
+        # and NLTK's stemmer.
+        return SimpleNamespace(
+            categories=data.categories, X_train=data.X_train, X_test=data.X_test,
+            Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
+            support=data.support, preprocessing={"weighting": "binary", "stemmer": "nltk"},
+            idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None)
+
+    corpus = _load_user_corpus(args)
+    available = corpus.target_names
+    if categories_arg in (None, "all"):
+        categories = available
+    else:
+        try:
+            categories = resolve_categories(categories_arg, available)
+        except UnknownCategoryError as exc:
+            raise CLIError(str(exc)) from None
+    cols = [available.index(c) for c in categories]
+    Y_train, Y_test = corpus.Y_train[:, cols], corpus.Y_test[:, cols]
+    try:
+        task = detect_task(Y_train, Y_test, args.task)
+    except ValueError as exc:
+        raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
+    X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
+    check_trainable(categories, Y_train, corpus.source, categories_arg in (None, "all"))
+    return SimpleNamespace(
+        categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
+        Y_test=Y_test,
+        vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
+        support=support,
+        preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
+        idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
+        report=corpus.report)
+
+
+def method_settings(args, method, d, given):
+    """The settings given, plus lam = :func:`default_lam` on a user's corpus for
+    the methods of :data:`LAM_ONE_OVER_N` (the Reuters commands keep the paper's)."""
+    settings = dict(given)
+    if (args.corpus is not None and method.key in LAM_ONE_OVER_N
+            and "lam" not in settings):
+        settings["lam"] = default_lam(d.X_train.shape[0])
+    return settings
+
+
+def example_order(args):
+    """How the examples are visited: a fresh random order every epoch on a user's
+    corpus (and with --shuffle), each method's own on Reuters (the paper's)."""
+    shuffle = args.shuffle if args.shuffle is not None else (args.corpus is not None or None)
+    if shuffle is None:
+        return {}
+    seed = 0 if args.seed is None else args.seed
+    return {"shuffle": True, "random_state": seed} if shuffle else {"shuffle": False}
+
+
+def order_text(args, method):
+    order = example_order(args)
+    if not order:
+        return "the method's own example order"
+    if order["shuffle"]:
+        return f"a random example order each epoch (seed {order['random_state']})"
+    return "examples in data order"
+
+
+def fit_task(method, d, settings, order, args):
+    """Fit ``method`` for ``d.task``; return (estimator, seconds, test scores with one
+    column per category: a binary problem's ``s`` becomes ``[-s, s]``)."""
+    import numpy as np
+
+    from ..experiments import score_matrix
+
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
+                                  verbose=estimator_verbosity(args), order=order,
+                                  single_label=d.task == "multiclass")
+    scores = score_matrix(est, d.X_test)
+    if d.task == "binary":
+        scores = np.hstack([-scores, scores])
+    return est, seconds, scores
+
+
+def class_thresholds(d):
+    """A multi-class task's thresholds: +inf for a class without training documents,
+    which no document can be given (a constant score, 0 for the Perceptron, would
+    win the argmax over classes scoring below it); None when every class has some."""
+    import numpy as np
+
+    if d.task != "multiclass":
+        return None
+    absent = ~np.asarray(d.Y_train).any(axis=0)
+    return np.where(absent, np.inf, 0.0) if absent.any() else None
+
+
+def summarize(d, scores, thresholds=None):
+    """Summary (percent) and per-category figures of the test scores."""
+    from ..tasks import score_task
+
+    if thresholds is None:
+        thresholds = class_thresholds(d)
+    summary, per = score_task(d.task, d.Y_test, scores,
+                              0.0 if thresholds is None else thresholds)
+    return {k: num(100 * v) for k, v in summary.items()}, per
+
+
+SUMMARY_NAMES = {"accuracy": "accuracy", "micro_breakeven": "micro-BEP",
+                  "macro_breakeven": "macro-BEP", "micro_f1": "micro-F1",
+                  "macro_f1": "macro-F1"}
+
+
+TASK_TEXT = {
+    "multiclass": "multi-class: one label per document, the class of the highest score "
+                  "(ties: the first class in sorted order)",
+    "binary": "binary: one of two labels per document, the second class where its score "
+              "is above 0",
+    "multilabel": "multi-label: every category whose score is above its threshold",
+}
+
+
+def cv_line(cv, method=None):
+    """The lambda chosen by --lam auto and its cross-validated score, in one line."""
+    lams = cv["lam"]
+    chosen = (f"{next(iter(lams.values())):.3g} for every class" if cv["shared"] and len(lams) > 1
+              else ", ".join(f"{c} {lam:.3g}" for c, lam in lams.items()))
+    who = f"{method}: " if method else ""
+    return (f"{who}lambda by {cv['folds']}-fold cross-validation on the training set over "
+            f"{len(cv['lams'])} values from {cv['lams'][0]:.3g} to {cv['lams'][-1]:.3g} "
+            f"({cv['scoring']} {100 * cv['cv_score']:.2f}): {chosen}")
+
+
+def check_plot(args):
+    """--plot: matplotlib present and the file writable, before any training."""
+    if getattr(args, "plot", None) is None:
+        return
+    import importlib.util
+
+    from .._io import NotARegularFileError, resolve_destination
+
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CLIError("--plot draws with matplotlib, which is not installed: "
+                       "pip install 'textwin[plot]' (or pip install matplotlib)")
+    if args.plot.suffix.lower() not in (".png", ".pdf", ".svg"):
+        raise CLIError(f"--plot {args.plot}: give a .png, .pdf or .svg file")
+    try:
+        resolve_destination(args.plot)
+    except NotARegularFileError as exc:
+        raise CLIError(f"cannot write the plot to {args.plot}: {exc}") from None
+
+
+def plot_cv(summaries, path):
+    """Cross-validated score against lambda: a curve per category (or the shared one)
+    of every ``{method: cv_summary}``, the chosen lambda marked; written atomically."""
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .._io import atomic_write
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    scoring = set()
+    for method, cv in summaries.items():
+        scoring.add(cv["scoring"])
+        for name, values in cv["curves"].items():
+            y = [float("nan") if v is None else 100 * v for v in values]
+            label = " ".join(x for x in (method, "" if name == "all" else name) if x) or "mean"
+            line, = ax.semilogx(cv["lams"], y, "-o", ms=3, lw=1.2, label=label)
+            lam = next(iter(cv["lam"].values())) if name == "all" else cv["lam"][name]
+            ax.semilogx([lam], [y[cv["lams"].index(lam)]], "*", ms=11, color=line.get_color())
+    ax.set_xlabel("lambda (star: chosen)")
+    ax.set_ylabel(f"cross-validated {' / '.join(sorted(scoring))} (%)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    buf = io.BytesIO()
+    fig.savefig(buf, format=path.suffix.lower().lstrip("."), dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    try:
+        with atomic_write(path) as fh:
+            fh.write(buf.getvalue())
+    except OSError as exc:
+        raise CLIError(f"cannot write the plot to {path}: {exc}") from None
+    logger.info("plot written to %s", path)
