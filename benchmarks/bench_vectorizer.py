@@ -52,7 +52,8 @@ from _common import (  # noqa: E402  (also finds an uninstalled textwin)
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 
 from textwin.datasets import get_data_home  # noqa: E402
-from textwin.datasets._reuters import CORPUS_DIR, SGML_FILES, parse_sgml_file  # noqa: E402
+from textwin.datasets._reuters import CORPUS_DIR, SGML_FILES  # noqa: E402
+from textwin.datasets._sgml_parser import parse_sgml_file  # noqa: E402
 from textwin.text import (  # noqa: E402
     CHUNK_CHARACTERS,
     PorterStemmer,

@@ -245,7 +245,7 @@ def test_svmlight_errors_name_the_line(tmp_path, line, message):
 
 
 def test_svmlight_feature_space_beyond_memory_is_refused(tmp_path, monkeypatch):
-    from textwin import corpora
+    from textwin.datasets import _svmlight as corpora
 
     path = tmp_path / "wide.svm"
     path.write_text("1 1:1 5:1\n2 2:1\n1,2 3:1 2000000000:0.5\n2 4:1\n")
@@ -329,3 +329,32 @@ def test_repeated_texts_are_reported(tmp_path):
     unique.write_text("".join(json.dumps({"text": t, "labels": [c]}) + "\n"
                               for t, c in (("a b", "x"), ("c d", "y"), ("e f", "x"), ("g", "y"))))
     assert "repeated" not in load_corpus(unique).report
+
+
+def test_the_layout_table_recognises_paths_and_names_every_layout_in_the_help(tmp_path):
+    from textwin.datasets import LAYOUTS, describe_layouts, layout_of
+
+    (tmp_path / "a.JSONL").write_text("")
+    (tmp_path / "b.svm").write_text("")
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "folder.jsonl").mkdir()  # a folder, whatever its name
+    assert layout_of(tmp_path / "a.JSONL").name == "JSON Lines"
+    assert layout_of(tmp_path / "b.svm").name == "svmlight"
+    assert layout_of(tmp_path / "folder").folder and layout_of(tmp_path / "folder.jsonl").folder
+    assert not LAYOUTS[-1].suffixes and not LAYOUTS[-1].folder  # the catch-all comes last
+    assert describe_layouts() == ", ".join(layout.help for layout in LAYOUTS)
+    for layout in LAYOUTS:  # every reader the table names exists
+        module, function = layout.reader.split(":")
+        assert callable(getattr(__import__(f"textwin.datasets.{module}",
+                                           fromlist=[function]), function))
+
+
+def test_reading_the_layout_table_imports_neither_scipy_nor_sklearn():
+    import subprocess
+    import sys
+
+    code = ("import sys, textwin.datasets as d; d.describe_layouts(); "
+            "print(sorted(m for m in ('scipy', 'sklearn', 'numpy') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

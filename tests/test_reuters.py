@@ -18,7 +18,8 @@ from textwin.datasets import (
     load_reuters_vectorized,
 )
 from textwin.datasets import _base, _reuters
-from textwin.datasets._reuters import SGML_FILES, parse_sgml
+from textwin.datasets._reuters import SGML_FILES
+from textwin.datasets._sgml_parser import parse_sgml, parse_sgml_file
 from textwin.text import TextVectorizer
 
 # Published ModApte counts (train, test) of the ten largest categories.
@@ -95,7 +96,7 @@ def test_text_title_body_entities_and_topics(reuters_data_home, modapte):
     assert not any(chr(c) in everything for c in (1, 2, 3, 5, 22, 30, 31, 127))
     assert "<" in everything  # from &lt;, unescaped
     # reut2-017.sgm is latin-1, not UTF-8: the 0xFC byte is a u-umlaut.
-    docs = _reuters.parse_sgml_file(reuters_data_home / "reuters21578" / "reut2-017.sgm")
+    docs = parse_sgml_file(reuters_data_home / "reuters21578" / "reut2-017.sgm")
     assert any("\xfc" in d.title + d.body for d in docs)
 
 
@@ -352,7 +353,7 @@ def test_malformed_sgml_names_file_and_line(tmp_path, mutate, message, line):
     path = tmp_path / "reut2-007.sgm"
     path.write_bytes(mutate(good).encode("latin-1"))
     with pytest.raises(ReutersFormatError, match=message) as info:
-        _reuters.parse_sgml_file(path)
+        parse_sgml_file(path)
     assert str(info.value).startswith("reut2-007.sgm")
     if line is not None:
         assert f"reut2-007.sgm, line {line}:" in str(info.value)

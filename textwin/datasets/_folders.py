@@ -1,0 +1,172 @@
+"""A folder per category: ``ROOT/<category>/<file>``, each file one document.
+
+As ``sklearn.datasets.load_files`` reads it (decoded as UTF-8, undecodable
+bytes as latin-1). Files of the same name in several category folders are one
+document with all those labels only when their bytes are identical (the way a
+multi-label corpus is laid out as folders: a copy of the document in the folder
+of each of its categories); otherwise, and whenever the names differ, each file
+is a document of its own (a corpus that numbers its files from 1 in every folder
+loses nothing). If ``ROOT`` holds ``train/`` and ``test/`` folders, each is read
+this way and gives the split.
+
+Nothing is dropped silently. Hidden files (a name starting with ``.``, or in
+such a folder), empty files (no character other than white space), binary
+files (see :func:`looks_binary`), unreadable files and files outside a
+category folder are skipped, counted in the report and, except hidden ones,
+named in one ``UserWarning``.
+"""
+import hashlib
+from pathlib import Path
+
+from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
+
+__all__ = ["decode_text", "folder_documents", "looks_binary", "read_folder"]
+
+
+def decode_text(raw):
+    """Bytes of a document as text: UTF-8, else latin-1 (which decodes any bytes)."""
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return raw.decode("latin-1")
+
+
+# Bytes that never occur in text: the C0 controls but tab, LF, VT, FF, CR, and
+# ESC (terminal colours), plus DEL.
+_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b") + b"\x7f"
+_SAMPLE = 8192
+_NON_TEXT_SHARE = 0.30
+
+
+def looks_binary(raw):
+    """Whether ``raw`` is a binary file, not text.
+
+    Binary: a NUL byte anywhere, or, in the first 8 KiB, more than 30 % of
+    non-text bytes: control characters (other than tab, newlines, form feed,
+    ESC) and, when that sample is not UTF-8, bytes >= 0x80. A latin-1 letter
+    here and there keeps a document text; an image, an archive or a PDF's
+    compressed stream does not.
+    """
+    if b"\x00" in raw:
+        return True
+    sample = raw[:_SAMPLE]
+    if not sample:
+        return False
+    bad = len(sample) - len(sample.translate(None, _CONTROL))
+    if not _is_utf8(sample, cut=len(raw) > _SAMPLE):
+        bad += sum(sample.count(bytes([b])) for b in range(128, 256))
+    return bad > _NON_TEXT_SHARE * len(sample)
+
+
+def _is_utf8(sample, cut):
+    try:
+        sample.decode("utf-8")
+        return True
+    except UnicodeDecodeError as exc:
+        # a multi-byte character cut by the sample's end is not an error
+        return cut and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+
+
+def _is_hidden(relative):
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _read_category_folders(root, prefix, skipped):
+    """``[(shown path, name in its category folder, raw bytes, category)]`` for every
+    file read under ``root``."""
+    found = []
+    for entry in sorted(root.iterdir()):
+        rel = Path(prefix) / entry.name
+        if entry.name.startswith("."):
+            skipped["hidden"].append(str(rel) + ("/" if entry.is_dir() else ""))
+        elif not entry.is_dir():
+            skipped["outside"].append(str(rel))
+    for cat_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        for f in sorted(cat_dir.rglob("*")):
+            rel = f.relative_to(cat_dir)
+            shown = str(Path(prefix) / cat_dir.name / rel)
+            if f.is_dir() or _is_hidden(rel.parent):
+                continue  # a hidden folder is reported once, below, not per file
+            if _is_hidden(rel):
+                skipped["hidden"].append(shown)
+                continue
+            try:
+                raw = f.read_bytes()
+            except OSError:
+                skipped["unreadable"].append(shown)
+                continue
+            if not raw.strip():
+                skipped["empty"].append(shown)
+            elif looks_binary(raw):
+                skipped["binary"].append(shown)
+            else:
+                found.append((shown, str(rel), raw, cat_dir.name))
+        for d in sorted(p for p in cat_dir.rglob(".*") if p.is_dir()):
+            if not _is_hidden(d.relative_to(cat_dir).parent):
+                skipped["hidden"].append(str(Path(prefix) / cat_dir.name / d.relative_to(cat_dir))
+                                         + "/")
+    return found
+
+
+def _documents_of(found, split):
+    """One document per file, except that files of the same name with identical bytes
+    in several category folders are one document with all their labels.
+    Returns ``(docs, labels, ids, splits, merged)``."""
+    groups = {}
+    for shown, name, raw, cat in found:
+        groups.setdefault((name, hashlib.sha256(raw).digest()), []).append(cat)
+    docs, labels, ids = [], [], []
+    merged_files = merged_docs = 0
+    done = set()
+    for shown, name, raw, cat in found:
+        key = (name, hashlib.sha256(raw).digest())
+        cats = groups[key]
+        if len(cats) == 1:
+            docs.append(decode_text(raw))
+            labels.append([cat])
+            ids.append(shown)
+        elif key not in done:  # the first copy stands for the document
+            done.add(key)
+            docs.append(decode_text(raw))
+            labels.append(sorted(cats))
+            ids.append(shown)
+            merged_files += len(cats)
+            merged_docs += 1
+    merged = {"files": merged_files, "documents": merged_docs} if merged_files else None
+    return docs, labels, ids, [split] * len(docs), merged
+
+
+def folder_documents(root, *, allow_unlabeled=False):
+    """The :class:`Documents` of a folder per category (see the module docstring);
+    ``allow_unlabeled`` is for the table's sake: every file here has a label."""
+    root = Path(root)
+    parts = {s: root / s for s in ("train", "test")}
+    present = [s for s, p in parts.items() if p.is_dir()]
+    if len(present) == 1:
+        missing = "test" if present == ["train"] else "train"
+        raise CorpusError(f"{root} has a {present[0]}/ folder but no {missing}/ folder: give "
+                          f"both ({root}/train/<category>/<file> and {root}/test/...), or put "
+                          f"the category folders directly in {root} to split at random")
+    skipped = {reason: [] for reason in SKIP_REASONS}
+    if present:
+        for entry in sorted(root.iterdir()):
+            if entry.name not in parts:
+                (skipped["hidden"] if entry.name.startswith(".")
+                 else skipped["outside"]).append(entry.name + ("/" if entry.is_dir() else ""))
+        found = [_documents_of(_read_category_folders(sub, split, skipped), split)
+                 for split, sub in parts.items()]
+    else:
+        found = [_documents_of(_read_category_folders(root, "", skipped), None)]
+    warn_skipped(str(root), skipped)
+    docs, labels, ids, splits = ([x for part in found for x in part[k]] for k in range(4))
+    if not docs:
+        raise CorpusError(f"{root}: no documents found; expected ROOT/<category>/<file> "
+                          "(or ROOT/train/<category>/<file> and ROOT/test/<category>/<file>)")
+    merged = {k: sum((part[4] or {}).get(k, 0) for part in found) for k in ("files", "documents")}
+    return Documents(docs, labels, ids, "text", str(root), splits=splits if present else None,
+                     skipped=skipped, merged=merged if merged["files"] else None)
+
+
+def read_folder(root, *, test_size=0.25, random_state=0):
+    """Read a folder-per-category corpus (see the module docstring)."""
+    return finish(folder_documents(root), test_size=test_size, random_state=random_state)

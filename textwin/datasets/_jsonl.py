@@ -1,0 +1,90 @@
+"""JSON Lines: one object per line, ``{"text": "...", "labels": ["a", "b"]}``.
+
+An empty label list is a legal document in no category; a line without
+``"labels"`` is an error (or, with ``allow_unlabeled=True``, a document in no
+category). An optional ``"split": "train"|"test"`` field fixes the split.
+Blank lines are ignored; a line whose text is empty is a document (it scores
+the bias).
+"""
+import json
+from pathlib import Path
+
+from ._corpus import CorpusError, Documents, finish
+
+__all__ = ["jsonl_documents", "read_jsonl"]
+
+
+def _decode(raw, where, lineno):
+    try:
+        # utf-8-sig on the first line: a byte order mark (Windows editors) is not text
+        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
+            f"{exc.start + 1}); JSON Lines files are UTF-8: re-save the file as UTF-8 "
+            "(e.g. `iconv -f latin1 -t utf-8`)") from None
+
+
+def _record(line, where, allow_unlabeled):
+    """``(text, labels, id or None, split)`` of one line."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"{where}: not valid JSON ({exc.msg}); each line must be "
+                          'one object like {"text": "...", "labels": ["a"]}') from None
+    if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
+        raise CorpusError(f'{where}: each line needs a "text" string')
+    if "labels" not in rec:
+        if "label" in rec:
+            raise CorpusError(
+                f'{where}: the field is "labels" (a list), not "label": write '
+                f'"labels": [{json.dumps(rec["label"])}]')
+        if not allow_unlabeled:
+            raise CorpusError(
+                f'{where}: no "labels" field; give each line its categories '
+                '("labels": ["a", "b"], or [] for a document in none), or allow '
+                "unlabelled documents explicitly (--allow-unlabeled, "
+                "allow_unlabeled=True)")
+    labs = rec.get("labels", [])
+    if isinstance(labs, str):
+        labs = [labs]
+    if not isinstance(labs, list) or not all(isinstance(x, (str, int)) for x in labs):
+        raise CorpusError(f'{where}: "labels" must be a list of category names')
+    return rec["text"], sorted({str(x) for x in labs}), rec.get("id"), rec.get("split")
+
+
+def jsonl_documents(path, *, allow_unlabeled=False):
+    """The :class:`Documents` of a JSON Lines file (see the module docstring)."""
+    path = Path(path)
+    docs, labels, ids, splits = [], [], [], []
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            where = f"{path}:{lineno}"
+            line = _decode(raw, where, lineno)
+            if not line.strip():
+                continue
+            if not docs and line.lstrip().startswith("["):
+                raise CorpusError(
+                    f"{path} holds a JSON array; textwin reads JSON Lines, one object per "
+                    f"line: convert it with `jq -c '.[]' {path} > {path.with_suffix('.jsonl')}`")
+            text, labs, doc_id, split = _record(line, where, allow_unlabeled)
+            docs.append(text)
+            labels.append(labs)
+            ids.append(str(lineno if doc_id is None else doc_id))
+            splits.append(split)
+    if any(s is not None for s in splits) and any(s is None for s in splits):
+        raise CorpusError(f"{path}: some lines have a \"split\" field and some do not; "
+                          "give it to every line or to none")
+    return Documents(docs, labels, ids, "text", str(path), splits=splits)
+
+
+def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
+    """Read a JSON Lines corpus (see the module docstring).
+
+    ``allow_unlabeled=True`` reads a line without ``"labels"`` as a document in
+    no category; otherwise such a line is an error naming it. A line whose text
+    is empty (white space only) is a document, which scores the bias; blank
+    lines are skipped.
+    """
+    return finish(jsonl_documents(path, allow_unlabeled=allow_unlabeled),
+                  test_size=test_size, random_state=random_state)

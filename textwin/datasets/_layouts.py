@@ -1,0 +1,133 @@
+"""The corpus layouts textwin reads, in one table: how a path is recognised,
+which reader reads it, and how the help names it.
+
+:func:`load_corpus` reads any of them; the command line's help lists them from
+:data:`LAYOUTS` (:func:`describe_layouts`). Adding a layout is a row here and a
+reader: a function ``documents(path, *, allow_unlabeled)`` returning
+:class:`~textwin.datasets._corpus.Documents`. A reader's module is imported when
+a corpus is read, so this table, and ``textwin --help``, need neither NumPy nor
+SciPy.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["LAYOUTS", "Layout", "describe_layouts", "layout_of", "load_corpus"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """One corpus layout.
+
+    ``suffixes``: the file name endings it is recognised by (lower case); a
+    layout with ``folder=True`` is a folder; one with neither is every other
+    file (the last row). ``reader``: ``"module:function"`` in
+    ``textwin.datasets``. ``kind``: ``"text"`` or ``"vectors"``.
+    """
+
+    name: str
+    help: str
+    reader: str
+    kind: str
+    suffixes: tuple = ()
+    folder: bool = False
+
+    def matches(self, path):
+        path = Path(path)
+        if self.folder:
+            return path.is_dir()
+        if path.is_dir():
+            return False
+        return not self.suffixes or path.name.lower().endswith(self.suffixes)
+
+    def documents(self, path, *, allow_unlabeled=False):
+        """What the reader finds in ``path`` (before the split)."""
+        module, function = self.reader.split(":")
+        read = getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        return read(path, allow_unlabeled=allow_unlabeled)
+
+
+#: Every layout, in the order the help lists them; a path takes the first that
+#: matches, so the catch-all comes last.
+LAYOUTS = (
+    Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)',
+           "_jsonl:jsonl_documents", "text", suffixes=(".jsonl", ".json", ".ndjson")),
+    Layout("folder", "a folder per category (one document per file)",
+           "_folders:folder_documents", "text", folder=True),
+    Layout("svmlight", "an svmlight file", "_svmlight:svmlight_documents", "vectors"),
+)
+
+
+def describe_layouts():
+    """The layouts as the help names them: ``"a ..., a ..., an svmlight file"``."""
+    return ", ".join(layout.help for layout in LAYOUTS)
+
+
+def layout_of(path):
+    """The :class:`Layout` of ``path`` (which exists)."""
+    return next(layout for layout in LAYOUTS if layout.matches(path))
+
+
+def _text_layouts_hint(path, layout):
+    """For a text file read by the catch-all layout: which layouts hold text."""
+    named = [f"{s}" for row in LAYOUTS for s in row.suffixes]
+    text = [row.help for row in LAYOUTS if row.kind == "text"]
+    return (f" ({path} was read as {layout.name}, the layout of a file not named "
+            f"{', '.join(named[:-1])} or {named[-1]}; text documents go in "
+            f"{' or '.join(text)})")
+
+
+def _documents(path, layout, allow_unlabeled):
+    from ._corpus import CorpusError
+
+    try:
+        return layout.documents(path, allow_unlabeled=allow_unlabeled)
+    except CorpusError as exc:
+        if layout.suffixes or layout.folder or not str(exc).startswith(f"{path}:1:"):
+            raise
+        # the first line of a file read by the catch-all: maybe not that layout at all
+        raise CorpusError(str(exc) + _text_layouts_hint(path, layout)) from None
+
+
+def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
+                allow_unlabeled=False):
+    """Read a user corpus, recognising its layout (:data:`LAYOUTS`).
+
+    Parameters
+    ----------
+    path : str or Path
+        A ``.jsonl``/``.json`` file, a folder per category, or an svmlight file
+        (any other file name).
+    test_path : str or Path, optional
+        An svmlight test file (svmlight only; the other layouts carry their
+        split themselves, or are split at random).
+    test_size : float
+        Fraction held out for testing when the corpus has no split.
+    random_state : int
+        Seed of that held-out split.
+    allow_unlabeled : bool
+        JSON Lines: read a line without ``"labels"`` as a document in no
+        category instead of refusing it.
+    """
+    from ._corpus import CorpusError, finish, join_split
+
+    path = Path(path)
+    if not path.exists():
+        raise CorpusError(f"corpus not found: {path}")
+    if test_path is not None and not Path(test_path).exists():
+        raise CorpusError(f"test corpus not found: {test_path}")
+    layout = layout_of(path)
+    if test_path is not None and layout.kind == "text":
+        raise CorpusError(
+            "a separate test file is only for svmlight corpora; "
+            + ("a folder corpus gives its split with train/ and test/ sub-folders"
+               if layout.folder else 'in JSON Lines give each document a "split" field'))
+    if test_path is not None and Path(test_path).is_dir():
+        raise CorpusError(f"test corpus {test_path} is a folder, not an svmlight file")
+    found = _documents(path, layout, allow_unlabeled)
+    if test_path is not None:
+        test = _documents(Path(test_path), layout_of(test_path), allow_unlabeled)
+        found = join_split(found, test, test_path)
+    return finish(found, test_size=test_size, random_state=random_state)
