@@ -138,3 +138,65 @@ def atomic_write(path, mode="wb"):
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+class OverwriteRefusedError(OSError):
+    """Writing would replace a file that is not ours, or an input of the same command."""
+
+
+def _same_file(a, b):
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def check_overwrite(path, *, ours, what, inputs=(), force=False):
+    """Refuse to write ``path`` over a file that is not ours, before any work is done.
+
+    ``ours(path)`` tells whether an existing regular file is one this tool wrote
+    (a model, a figure) and may be replaced. An empty file holds nothing to lose.
+    Any other existing file is refused unless ``force``; an input of the same
+    command (``inputs``: paths of files or folders read) is refused even then, as
+    the command would destroy what it reads. A destination that is not a regular
+    file raises :class:`NotARegularFileError` (see :func:`resolve_destination`).
+
+    Raises :class:`OverwriteRefusedError` with a message that names the option
+    to change.
+    """
+    target, st = resolve_destination(path)
+    for source in inputs:
+        if source is None:
+            continue
+        source = os.fspath(source)
+        if os.path.exists(source) and (
+                _same_file(target, source)
+                or (os.path.isdir(source) and _is_inside(target, source) and st is not None)):
+            raise OverwriteRefusedError(
+                f"{path} is an input of this command: writing the {what} there would "
+                f"destroy it; give the {what} another path")
+    if st is None or st.st_size == 0 or force or ours(target):
+        return target
+    raise OverwriteRefusedError(
+        f"{path} exists and is not a textwin {what}: refusing to replace it; give "
+        f"another path, or add --force to replace it")
+
+
+def _is_inside(path, folder):
+    path, folder = os.path.realpath(path), os.path.realpath(folder)
+    return os.path.commonpath([path, folder]) == folder
+
+
+# What matplotlib writes into each format it saves: a figure of ours carries it.
+_FIGURE_MARKS = {b"\x89PNG": b"matplotlib", b"%PDF": b"Matplotlib", b"<?xm": b"matplotlib"}
+
+
+def is_matplotlib_figure(path, head_bytes=65536):
+    """True if ``path`` is a PNG, PDF or SVG file that matplotlib wrote."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(head_bytes)
+    except OSError:
+        return False
+    mark = _FIGURE_MARKS.get(head[:4])
+    return mark is not None and mark in head

@@ -587,3 +587,22 @@ def load_model(path):
             task=meta.get("task", "multilabel"), classes=classes)
     except ModelFormatError as exc:
         raise _bad(path, str(exc)) from None
+
+
+def is_model_file(path, max_metadata_bytes=1 << 24):
+    """True if ``path`` is a textwin model file (any format version): a zip archive
+    whose metadata names the format. Reads the metadata only, so that a command
+    may tell its own earlier output, which it may replace, from a user's file."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(_META_KEY + ".npy")
+            if info.file_size > max_metadata_bytes:
+                return False
+            with archive.open(info) as fh:
+                raw = np.lib.format.read_array(fh, allow_pickle=False)
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+    except Exception:  # noqa: BLE001 - whatever it is, it is not a model of ours
+        return False
+    return isinstance(meta, dict) and meta.get("format") == FORMAT_NAME

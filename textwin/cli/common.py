@@ -255,6 +255,30 @@ def _feature_count(text):
     return k
 
 
+def _seed(text):
+    """--seed: an integer in [0, 2**32 - 1], as numpy's generators take."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
+    if not 0 <= seed < 2 ** 32:
+        raise argparse.ArgumentTypeError(f"must be between 0 and {2 ** 32 - 1}, got {seed}")
+    return seed
+
+
+def check_destination(path, what, ours, args, inputs=()):
+    """Before any work: ``path`` may be written (a new file, an empty one, one of ours,
+    or anything with --force) and is not an input of the command."""
+    from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
+
+    inputs = [*inputs, getattr(args, "corpus", None), getattr(args, "test_corpus", None)]
+    try:
+        check_overwrite(path, ours=ours, what=what, force=getattr(args, "force", False),
+                        inputs=inputs)
+    except (NotARegularFileError, OverwriteRefusedError) as exc:
+        raise CLIError(f"cannot write the {what} to {path}: {exc}") from None
+
+
 def training_options(p):
     """What `train` and `eval` share: corpus, features, method settings, output, data."""
     g = p.add_argument_group(
@@ -268,7 +292,7 @@ def training_options(p):
     g.add_argument("--test-size", type=float, default=None,
                    help="fraction held out for testing when the corpus has no split "
                         "(default: 0.25)")
-    g.add_argument("--seed", type=int, default=None,
+    g.add_argument("--seed", type=_seed, default=None,
                    help="seed of the held-out split and of the example order (default: 0)")
     g.add_argument("--weighting", choices=("binary", "count", "tfidf"), default=None,
                    help="feature values of a text corpus (default: tfidf, sublinear tf, "
@@ -316,6 +340,9 @@ def _settings_options(p):
     g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
                    help="with --lam auto: draw the cross-validated score against lambda "
                         "(needs matplotlib: pip install 'textwin[plot]')")
+    g.add_argument("--force", action="store_true",
+                   help="replace an existing file at --output or --plot that textwin did "
+                        "not write (never a file the command reads)")
     g.add_argument("--epochs", type=int,
                    help="passes over the data: at most this many for the dual methods (per "
                         "inner solve for Algorithm 2), exactly this many for Perceptron and "

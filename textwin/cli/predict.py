@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import sys
+import warnings
 from pathlib import Path
 
 from .common import (
@@ -40,7 +41,8 @@ def add_parser(sub):
     p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
                    help="files or folders; '-' or nothing: stdin, one document per line")
     p.add_argument("--threshold", type=float, default=None,
-                   help="decision threshold on the score (default: the model's, 0)")
+                   help="decision threshold on the score (default: the model's, 0); "
+                        "multi-label and binary models only")
     common_options(p, data=False)
     p.set_defaults(func=cmd_predict)
 
@@ -119,11 +121,15 @@ def cmd_predict(args):
         except ImportError as exc:  # stems with PyStemmer, not installed here
             raise CLIError(str(exc), EXIT_BAD_MODEL) from None
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
+    if model.task == "multiclass" and args.threshold is not None:
+        warnings.warn("--threshold does not apply to a single-label model: each document "
+                      "gets exactly one class, that of its highest score", stacklevel=1)
+        args.threshold = None
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(model.target_names), args.threshold)
     labels = scores > thresholds
     names = model.target_names
-    if model.task == "multiclass" and args.threshold is None:
+    if model.task == "multiclass":
         # one class per document, as the saved (one-vs-rest) estimator predicted
         labels = np.zeros_like(labels)
         labels[np.arange(len(ids)), predicted_classes(scores, thresholds)] = True

@@ -11,6 +11,7 @@ from .common import (
     CLIError,
     HelpFormatter,
     PROBLEM_NAMES,
+    check_destination,
     first_line,
     first_names,
     fmt,
@@ -137,12 +138,9 @@ def cmd_train(args):
     given = _overrides(args, method)
     check_plot(args)
     if args.output is not None:  # before the training, not after it
-        from .._io import NotARegularFileError, resolve_destination
+        from ..persistence import is_model_file
 
-        try:
-            resolve_destination(args.output)
-        except NotARegularFileError as exc:
-            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
+        check_destination(args.output, "model", is_model_file, args)
     d = training_data(args, args.category)
     if args.tune_thresholds and d.task != "multilabel":
         raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
@@ -199,9 +197,6 @@ def cmd_train(args):
     }
     if cv is not None:
         result["lam_by_cv"] = cv
-        if args.plot is not None:
-            plot_cv({"": cv}, args.plot)
-            result["plot"] = str(args.plot)
     if d.report is not None:
         result["corpus_report"] = d.report
     if args.output is not None:
@@ -228,6 +223,12 @@ def cmd_train(args):
             raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
         result["model"] = str(args.output)
         logger.info("model written to %s", args.output)
+    if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
+        try:
+            plot_cv({"": cv}, args.plot)
+            result["plot"] = str(args.plot)
+        except CLIError as exc:
+            warnings.warn(f"{exc}; the results are unaffected", stacklevel=1)
     if args.json:
         print_json(result)
         return EXIT_OK

@@ -13,6 +13,7 @@ from .common import (
     EXIT_NO_DATA,
     EXIT_USAGE,
     CLIError,
+    check_destination,
     damaged_corpus,
     estimator_verbosity,
     first_line,
@@ -198,11 +199,11 @@ def check_trainable(categories, Y_train, source, everything):
 
     Named explicitly, a category without them is an error; with ``--category all``
     such categories are kept (a constant model, no break-even point) and named in
-    one warning.
+    one warning, unless no category at all can be learned.
     """
     no_pos = [c for j, c in enumerate(categories) if not Y_train[:, j].any()]
     no_neg = [c for j, c in enumerate(categories) if Y_train[:, j].all()]
-    if everything:
+    if everything and len(no_pos) + len(no_neg) < len(categories):
         if no_pos or no_neg:
             n = len(no_pos) + len(no_neg)
             names = [*(f"{c} (no training document)" for c in no_pos),
@@ -212,7 +213,7 @@ def check_trainable(categories, Y_train, source, everything):
                           f"learned and get a constant model: {first_names(names)}",
                           stacklevel=2)
         return
-    if no_pos:
+    if no_pos and not no_neg:
         raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
                        "classifier needs positive examples")
     if no_neg:
@@ -394,17 +395,14 @@ def check_plot(args):
         return
     import importlib.util
 
-    from .._io import NotARegularFileError, resolve_destination
+    from .._io import is_matplotlib_figure
 
     if importlib.util.find_spec("matplotlib") is None:
         raise CLIError("--plot draws with matplotlib, which is not installed: "
                        "pip install 'textwin[plot]' (or pip install matplotlib)")
     if args.plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CLIError(f"--plot {args.plot}: give a .png, .pdf or .svg file")
-    try:
-        resolve_destination(args.plot)
-    except NotARegularFileError as exc:
-        raise CLIError(f"cannot write the plot to {args.plot}: {exc}") from None
+    check_destination(args.plot, "plot", is_matplotlib_figure, args)
 
 
 def plot_cv(summaries, path):

@@ -1,0 +1,155 @@
+"""The command line never clobbers a user's file, never drops data without a word,
+and ends every everyday failure in one line.
+
+Each test is a case a new user met: a corpus overwritten by ``-o``, a plot that
+cost the model, a threshold that broke the one-class-per-document promise, a
+traceback for a negative seed, joblib's chatter between the progress bars.
+"""
+import json
+import random
+import zipfile
+
+import pytest
+
+from textwin.cli import EXIT_OK, EXIT_USAGE
+
+from test_cli import assert_one_line_error, run  # noqa: E402 (tests/ on sys.path)
+
+WORDS = {"a": "alpha beta gamma delta".split(), "b": "one two three four".split(),
+         "c": "red green blue black".split()}
+
+
+def write_corpus(path, classes=WORDS, per_class=40, seed=0):
+    """A small single-label JSON Lines corpus: 40 documents of 8 words per class."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        for label, vocabulary in classes.items():
+            for _ in range(per_class):
+                text = " ".join(rng.choices(vocabulary, k=8))
+                fh.write(json.dumps({"text": text, "labels": [label]}) + "\n")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return write_corpus(tmp_path / "c.jsonl")
+
+
+# -- -o and --plot never destroy a user's file ------------------------------------------
+
+def test_the_model_is_never_written_over_the_corpus(capsys, corpus):
+    before = corpus.read_bytes()
+    code, _, err = run(capsys, "train", "--corpus", corpus, "-o", corpus, "-q")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, str(corpus), "input of this command")
+    assert corpus.read_bytes() == before
+
+
+def test_the_model_is_never_written_over_a_file_inside_a_folder_corpus(capsys, tmp_path):
+    for label, words in WORDS.items():
+        (tmp_path / "corpus" / label).mkdir(parents=True)
+        for i in range(12):
+            (tmp_path / "corpus" / label / f"{i}.txt").write_text(" ".join(words[i % 4:] * 2))
+    inside = tmp_path / "corpus" / "a" / "0.txt"
+    before = inside.read_bytes()
+    code, _, err = run(capsys, "train", "--corpus", tmp_path / "corpus", "-o", inside, "-q",
+                       "--force")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "input of this command")
+    assert inside.read_bytes() == before
+
+
+def test_a_user_file_is_refused_without_force_and_replaced_with_it(capsys, tmp_path, corpus):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    code, _, err = run(capsys, "train", "--corpus", corpus, "-o", notes, "-q")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, str(notes), "not a textwin model", "--force")
+    assert notes.read_text() == "my notes\n"
+    code, _, _ = run(capsys, "train", "--corpus", corpus, "-o", notes, "-q", "--force")
+    assert code == EXIT_OK and zipfile.is_zipfile(notes)
+
+
+def test_a_model_of_ours_and_an_empty_file_are_replaced(capsys, tmp_path, corpus):
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == EXIT_OK
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == EXIT_OK
+    empty = tmp_path / "empty.npz"
+    empty.touch()
+    assert run(capsys, "train", "--corpus", corpus, "-o", empty, "-q")[0] == EXIT_OK
+    assert zipfile.is_zipfile(empty)
+
+
+def test_a_plot_is_never_written_over_a_user_file(capsys, tmp_path, corpus):
+    pytest.importorskip("matplotlib")
+    picture = tmp_path / "holiday.png"
+    picture.write_bytes(b"\x89PNG\r\n\x1a\n" + b"a photograph, not ours" * 10)
+    before = picture.read_bytes()
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "--plot",
+                       picture, "-q")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, str(picture), "--force")
+    assert picture.read_bytes() == before
+
+
+def test_a_failed_plot_is_a_warning_after_the_model_is_written(capsys, tmp_path, corpus,
+                                                               monkeypatch):
+    pytest.importorskip("matplotlib")
+    import textwin._io
+
+    def disk_full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    # the plot's disk is full; the model's (written through its own binding) is not
+    monkeypatch.setattr(textwin._io, "atomic_write", disk_full)
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "-o", model,
+                         "--plot", tmp_path / "cv.png")
+    assert code == EXIT_OK
+    assert zipfile.is_zipfile(model)
+    assert "Traceback" not in err and "No space left on device" in err
+    assert "error" not in err.lower().split("no space")[0].splitlines()[-1]
+    assert not (tmp_path / "cv.png").exists()
+
+
+# -- everyday mistakes: one line ---------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["train"], ["eval"]])
+def test_a_negative_seed_is_one_line(capsys, corpus, command):
+    with pytest.raises(SystemExit) as exc:  # argparse's usage line and error
+        run(capsys, *command, "--corpus", corpus, "--seed", "-1", "-q")
+    err = capsys.readouterr().err
+    assert exc.value.code == EXIT_USAGE and "Traceback" not in err
+    assert "argument --seed: must be between 0 and 4294967295, got -1" in err
+
+
+def test_a_one_class_corpus_says_a_classifier_needs_other_documents(capsys, tmp_path):
+    one = write_corpus(tmp_path / "one.jsonl", {"a": WORDS["a"]}, per_class=20)
+    code, _, err = run(capsys, "train", "--corpus", one, "-q")
+    assert code != EXIT_OK
+    assert_one_line_error(err, "'a'", "negative examples")
+    assert "np.uint8" not in err
+
+
+# -- what is printed -----------------------------------------------------------------------
+
+def test_a_single_label_model_gives_one_class_whatever_the_threshold(capsys, tmp_path, corpus):
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == EXIT_OK
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for name, text in (("x.txt", "alpha beta"), ("y.txt", "red blue"), ("z.txt", "nothing")):
+        (docs / name).write_text(text)
+    for threshold in ("-5", "5"):
+        code, out, _ = run(capsys, "predict", model, docs, "--threshold", threshold, "--json")
+        assert code == EXIT_OK
+        rows = json.loads(out)
+        rows = rows["documents"] if isinstance(rows, dict) else rows
+        assert len(rows) == 3
+        assert all(len(r["labels"]) == 1 for r in rows), rows
+
+
+def test_joblib_says_nothing_between_the_progress_bars(capsys, corpus):
+    code, _, err = run(capsys, "eval", "--corpus", corpus, "--methods", "linearsvc,smo", "-v")
+    assert code == EXIT_OK
+    assert "[Parallel(" not in err
