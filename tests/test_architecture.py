@@ -13,10 +13,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 # Each layer may use the layers below it, never those above:
 #   command line -> experiments and reproduction -> estimators -> kernels,
 # with data loading beside the estimators.
-APPLICATIONS = {"textwin.experiments", "textwin.reproduce"}
+APPLICATIONS = {"textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"}
 ESTIMATORS = {"textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
               "textwin._binary", "textwin._intercept", "textwin.model_selection",
-              "textwin._scale", "textwin._distributed"}
+              "textwin._scale", "textwin._distributed", "textwin.text_classifier"}
 
 
 def _modules():

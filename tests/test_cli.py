@@ -84,6 +84,27 @@ def test_version_and_help(capsys):
         assert "examples:" in capsys.readouterr().out
 
 
+_HELP_ONLY = """\
+import sys
+from textwin.cli import main
+try:
+    main(sys.argv[1:])
+except SystemExit:
+    pass
+print("loaded:", sorted({m.split(".")[0] for m in sys.modules} & {"sklearn", "scipy"}))
+"""
+
+
+@pytest.mark.parametrize("cmd", [[], ["train"], ["eval"], ["predict"], ["data"], pytest.param(
+    ["reproduce"], marks=pytest.mark.xfail(strict=True, reason="parsed by textwin.reproduce"))])
+def test_help_imports_neither_scikit_learn_nor_scipy(cmd):
+    # a fresh process, so that what `textwin CMD --help` loads is all that is loaded
+    proc = subprocess.run([sys.executable, "-c", _HELP_ONLY, *cmd, "--help"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "usage: textwin" in proc.stdout, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == "loaded: []"
+
+
 def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
     import textwin.reproduce
 

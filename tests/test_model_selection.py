@@ -385,3 +385,21 @@ def test_a_label_with_few_held_out_positives_takes_the_lam_of_the_others():
         est.fit(X, Y)
     assert est.lam_[1] == est.lam_[2] == est.lam_[0]
     assert est.lam_[0] != est.lams_[0]  # the column that chooses did not take the top
+
+
+def test_held_out_path_scores_are_the_path_models_scores():
+    from sklearn.datasets import make_classification
+
+    from textwin.model_selection import held_out_path_scores
+
+    X, y = make_classification(300, 20, n_informative=5, n_classes=3, random_state=0)
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    lams = [1e-1, 1e-2]
+    held = held_out_path_scores(X[:200], y[:200], X[200:], lams, tol=1e-6, random_state=0)
+    path = regularization_path(X[:200], y[:200], lams, tol=1e-6, random_state=0)
+    expected = np.einsum("nd,lkd->lnk", X[200:], path.coef) + path.intercept[:, None, :]
+    assert held.scores.shape == (2, 100, 3)
+    np.testing.assert_allclose(held.scores, expected, atol=1e-12)
+    np.testing.assert_array_equal(held.n_iter, path.n_iter)
+    with pytest.raises(ValueError, match="X_held_out has 3 features, X has 20"):
+        held_out_path_scores(X[:200], y[:200], X[200:, :3], lams)

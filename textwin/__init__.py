@@ -21,6 +21,8 @@ _LAZY = {
     "TunedThresholdsClassifierCV": "textwin.thresholds",
     "DualGaussSeidelClassifierCV": "textwin.model_selection",
     "regularization_path": "textwin.model_selection",
+    "TextClassifier": "textwin.text_classifier",
+    "TextClassifierCV": "textwin.text_classifier",
 }
 
 

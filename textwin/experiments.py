@@ -19,12 +19,10 @@ import difflib
 import functools
 import logging
 import time
-import warnings
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
-from sklearn.multiclass import OneVsRestClassifier
 
 __all__ = [
     "Method", "METHODS", "PAPER_METHODS", "UnknownCategoryError", "UnknownMethodError",
@@ -129,57 +127,18 @@ def _sklearn_c(settings, n):
     return 1.0 / (settings["lam"] * n)
 
 
-class _ConstantLinearModel:
-    """A category with training documents of one side only: weights 0 and intercept
-    +-1, as textwin's own estimators give it (a score that never beats a learned class)."""
-
-    def __init__(self, n_features, sign):
-        self.coef_ = np.zeros((1, n_features))
-        self.intercept_ = np.array([float(sign)])
-
-    def decision_function(self, X):
-        return np.full(X.shape[0], self.intercept_[0])
-
-
-class _OneVsRest(OneVsRestClassifier):
-    """scikit-learn's ``OneVsRestClassifier``, except for a category whose training
-    documents are all on one side: scikit-learn scores it 0 (or 1) with no weights,
-    so that such a class won the argmax wherever the learned ones scored below 0,
-    and the model could not be saved. It gets :class:`_ConstantLinearModel`."""
-
-    def fit(self, X, y, **params):
-        if getattr(y, "ndim", 1) == 2:
-            # its LabelBinarizer mixes up the columns of a uint8 indicator of more than
-            # 255 categories (the command line's label matrices are uint8)
-            y = y.astype(np.int64)
-        with warnings.catch_warnings():
-            # "Label not k is present in all training examples": said here in its place
-            warnings.filterwarnings("ignore", message="Label .* is present in all training")
-            super().fit(X, y, **params)
-        Y = self.label_binarizer_.transform(y)
-        Y = Y.toarray() if hasattr(Y, "toarray") else np.asarray(Y)
-        for k, member in enumerate(self.estimators_):
-            if not hasattr(member, "coef_"):
-                sign = 1 if Y[:, k].all() else -1
-                self.estimators_[k] = _ConstantLinearModel(X.shape[1], sign)
-        return self
-
-
 def _sklearn_svc(settings, n):
-    from sklearn.svm import SVC
+    from ._sklearn_baselines import linear_svc_one_vs_rest
 
-    c = _sklearn_c(settings, n)
-    return _OneVsRest(SVC(kernel="linear", C=c, tol=settings.get("tol", 1e-3)))
+    return linear_svc_one_vs_rest(_sklearn_c(settings, n), tol=settings.get("tol", 1e-3))
 
 
 def _sklearn_linearsvc(settings, n):
-    from sklearn.svm import LinearSVC
+    from ._sklearn_baselines import liblinear_one_vs_rest
 
-    c = _sklearn_c(settings, n)
-    return _OneVsRest(LinearSVC(C=c, loss="hinge", dual=True,
-                                tol=settings.get("tol", 1e-4),
-                                max_iter=settings.get("max_iter", 10000),
-                                random_state=settings.get("random_state", 0)))
+    return liblinear_one_vs_rest(_sklearn_c(settings, n), tol=settings.get("tol", 1e-4),
+                                 max_iter=settings.get("max_iter", 10000),
+                                 random_state=settings.get("random_state", 0))
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,8 @@ from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_proble
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_points
 
-__all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "lam_max", "lam_grid"]
+__all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
+           "lam_max", "lam_grid"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -351,19 +352,33 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
     problems = _Problems(est, X, y, sample_weight)
     lams = _resolve_lams("regularization_path", lams, lam_min_ratio, problems)
     L, K, n, d = lams.size, problems.n_problems, problems.n, problems.d_user
-    coef, intercept = np.empty((L, K, d)), np.empty((L, K))
-    dual, gap, n_iter = np.empty((L, K, n)), np.empty((L, K)), np.empty((L, K), dtype=int)
-    views = problems.views(problems.X)
+    coef, intercept, dual = np.empty((L, K, d)), np.empty((L, K)), np.empty((L, K, n))
     theta = problems.settings.theta
+
+    def keep(l, k, out, alpha, bias):
+        coef[l, k] = out["w"][:d]
+        intercept[l, k] = bias - theta
+        dual[l, k] = alpha
+
+    gap, n_iter = _every_path("regularization_path", problems, lams, keep)
+    return Bunch(lams=lams, coef=coef, intercept=intercept, dual_coef=dual, duality_gap=gap,
+                 n_iter=n_iter, classes=problems.classes)
+
+
+def _every_path(name, problems, lams, keep):
+    """Solve every problem's path along ``lams`` in the thread pool; ``keep(l, k, out,
+    alpha, bias)`` receives each point. Returns the gaps and epochs (n_lams, n_problems)
+    and warns about the points that stopped before ``tol``."""
+    L, K = lams.size, problems.n_problems
+    gap, n_iter = np.empty((L, K)), np.empty((L, K), dtype=int)
+    views = problems.views(problems.X)
     failures = []
 
     def solve(k):
         y_k, weight = problems.rows(k)
 
         def record(l, out, alpha, bias):
-            coef[l, k] = out["w"][:d]
-            intercept[l, k] = bias - theta
-            dual[l, k] = alpha
+            keep(l, k, out, alpha, bias)
             gap[l, k], n_iter[l, k] = out["gap"], out["n_epochs"]
             if not out["converged"]:
                 failures.append((lams[l], k, out["gap"]))
@@ -371,9 +386,54 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
         _solve_path(problems, views, problems.X, y_k, weight, lams, int(problems.seeds[k]), record)
 
     map_problems(solve, K, problems.params["n_jobs"])
-    _warn_path_failures("regularization_path", failures, L * K, problems.params["tol"])
-    return Bunch(lams=lams, coef=coef, intercept=intercept, dual_coef=dual, duality_gap=gap,
-                 n_iter=n_iter, classes=problems.classes)
+    _warn_path_failures(name, failures, L * K, problems.params["tol"], stacklevel=4)
+    return gap, n_iter
+
+
+def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, **params):
+    """The scores of held-out rows along the warm-started path of (X, y).
+
+    :func:`regularization_path` without its weights: each point's model
+    scores ``X_held_out`` and only the scores are kept, so that a
+    cross-validation over a vocabulary of millions of terms holds
+    ``n_lams x n_held_out x n_problems`` numbers per fold, not the weights.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,) or (n_samples, n_labels)
+    X_held_out : {array-like, sparse matrix} of shape (n_held_out, n_features)
+    lams : array-like of float
+        The grid, solved in descending order (duplicates dropped).
+    sample_weight : array-like of shape (n_samples,), default=None
+    **params
+        Parameters of :class:`~textwin.DualGaussSeidelClassifier` (not ``lam``).
+
+    Returns
+    -------
+    path : :class:`~sklearn.utils.Bunch`
+        ``lams`` (n_lams,), descending; ``scores`` (n_lams, n_held_out,
+        n_problems), ``decision_function``'s values with one column per
+        binary problem (one for binary ``y``); ``duality_gap`` and ``n_iter``
+        (n_lams, n_problems); ``classes``.
+    """
+    if "lam" in params:
+        raise TypeError("held_out_path_scores takes lams (the grid), not lam.")
+    problems = _Problems(DualGaussSeidelClassifier(**params), X, y, sample_weight)
+    lams = _check_lams("held_out_path_scores", lams)
+    X_held_out = as_canonical_csr(X_held_out)
+    if X_held_out.shape[1] != problems.d_user:
+        raise ValueError(f"held_out_path_scores: X_held_out has {X_held_out.shape[1]} "
+                         f"features, X has {problems.d_user}.")
+    d, theta = problems.d_user, problems.settings.theta
+    scores = np.empty((lams.size, X_held_out.shape[0], problems.n_problems))
+
+    def keep(l, k, out, alpha, bias):
+        scores[l, :, k] = X_held_out @ out["w"][:d] + (bias - theta)
+
+    gap, n_iter = _every_path("held_out_path_scores", problems, lams, keep)
+    return Bunch(lams=lams, scores=scores, duality_gap=gap, n_iter=n_iter,
+                 classes=problems.classes)
 
 
 def _warn_path_failures(name, failures, total, tol, stacklevel=3):

@@ -1,0 +1,294 @@
+"""TextClassifier and TextClassifierCV: raw texts in, the task from the labels, model files,
+and the cross-validated search over the features and lam."""
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from textwin import DualGaussSeidelClassifier, TextClassifier, TextClassifierCV
+from textwin.persistence import load_model
+from textwin.text import TextVectorizer
+
+TOPICS = {
+    "grain": "wheat corn harvest grain crop farmers bushel",
+    "money": "bank rate interest loans dollar currency reserve",
+    "oil": "crude barrel opec refinery oil pipeline energy",
+}
+COMMON = "the a of report said year market week new".split()
+
+
+def corpus(n_per_class=30, seed=0, classes=("grain", "money", "oil"), noise=0.4):
+    """Texts of topic words and common words; a share ``noise`` of each text's topic
+    words come from another topic, so that no setting is perfect."""
+    rng = np.random.default_rng(seed)
+    texts, labels = [], []
+    for label in classes:
+        for _ in range(n_per_class):
+            words = list(rng.choice(COMMON, 6))
+            for _ in range(6):
+                topic = label if rng.random() > noise else rng.choice(classes)
+                words.append(rng.choice(TOPICS[topic].split()))
+            rng.shuffle(words)
+            texts.append(" ".join(words))
+            labels.append(label)
+    return texts, np.array(labels)
+
+
+def multilabel_corpus(n=120, seed=1):
+    rng = np.random.default_rng(seed)
+    names = sorted(TOPICS)
+    texts, labels = [], []
+    for _ in range(n):
+        chosen = [c for c in names if rng.random() < 0.4]
+        words = list(rng.choice(COMMON, 5))
+        for c in chosen:
+            words += list(rng.choice(TOPICS[c].split(), 3))
+        words += list(rng.choice(TOPICS[rng.choice(names)].split(), 1))  # a stray word
+        texts.append(" ".join(words))
+        labels.append(chosen)
+    return texts, labels
+
+
+# ---------------------------------------------------------------------------
+# TextClassifier
+# ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("classes", [("grain", "money"), ("grain", "money", "oil")])
+def test_text_classifier_is_the_vectorizer_then_the_solver_at_one_over_n(classes):
+    texts, y = corpus(classes=classes)
+    clf = TextClassifier(tol=1e-6).fit(texts, y)
+    X = TextVectorizer(weighting="tfidf").fit_transform(texts)
+    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0).fit(X, y)
+    np.testing.assert_allclose(clf.decision_function(texts), ref.decision_function(X),
+                               atol=1e-9)
+    assert clf.task_ == ("binary" if len(classes) == 2 else "multiclass")
+    assert list(clf.classes_) == list(classes)
+    np.testing.assert_array_equal(clf.predict(texts), ref.predict(X))
+    assert clf.decision_function(texts[:3]).shape == ((3,) if len(classes) == 2 else (3, 3))
+
+
+def test_label_lists_are_multilabel_unless_every_text_has_one():
+    texts, labels = multilabel_corpus()
+    clf = TextClassifier().fit(texts, labels)
+    assert clf.task_ == "multilabel" and list(clf.classes_) == sorted(TOPICS)
+    predicted = clf.predict(texts)
+    assert predicted.shape == (len(texts), 3) and set(np.unique(predicted)) <= {0, 1}
+    truth = np.array([[c in ls for c in clf.classes_] for ls in labels])
+    assert (predicted == truth).mean() > 0.8
+    # one label each: one class per text, predicted as a label
+    texts, y = corpus()
+    single = TextClassifier().fit(texts, [[label] for label in y])
+    assert single.task_ == "multiclass" and single.predict(texts[:2]).tolist()[0] in TOPICS
+
+
+def test_an_indicator_matrix_gives_its_columns_as_categories():
+    texts, labels = multilabel_corpus()
+    names = sorted(TOPICS)
+    Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
+    by_lists = TextClassifier().fit(texts, labels)
+    by_matrix = TextClassifier().fit(texts, Y)
+    assert list(by_matrix.classes_) == [0, 1, 2]
+    np.testing.assert_allclose(by_matrix.decision_function(texts),
+                               by_lists.decision_function(texts))
+
+
+def test_fit_returns_self_and_clone_keeps_the_parameters():
+    clf = TextClassifier(stem=False, lam=0.01, loss="squared_hinge")
+    texts, y = corpus()
+    assert clf.fit(texts, y) is clf
+    copy = clone(clf)
+    assert copy.get_params() == clf.get_params() and not hasattr(copy, "coef_")
+    copy.set_params(lam=1.0)
+    assert copy.lam == 1.0 and clf.lam == 0.01
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass", "multilabel", "nb"])
+def test_a_model_file_gives_the_same_scores_and_predictions(tmp_path, kind):
+    if kind == "multilabel":
+        texts, y = multilabel_corpus()
+    else:
+        texts, y = corpus(classes=("grain", "money", "oil")[:3 if kind == "multiclass" else 2])
+    # thresholds away from 0 (multi-label), so that a file that drops them differs
+    thresholds = [0.1, -0.2, 0.3] if kind == "multilabel" else None
+    clf = TextClassifier(nb_scaling=kind == "nb", stem=False, thresholds=thresholds).fit(texts, y)
+    path = tmp_path / "model.npz"
+    clf.save(path)
+    with open(path, "rb") as fh:
+        assert fh.read(2) == b"PK"  # an .npz archive, not a pickle
+    back = TextClassifier.load(path)
+    np.testing.assert_allclose(back.decision_function(texts), clf.decision_function(texts),
+                               atol=1e-12)
+    np.testing.assert_array_equal(back.predict(texts), clf.predict(texts))
+    assert back.get_params() == {**clf.get_params(), "lam": None, "thresholds": None}
+    np.testing.assert_array_equal(back.thresholds_, clf.thresholds_)
+    # the file is an ordinary model file: textwin predict reads it
+    np.testing.assert_array_equal(load_model(path).predict(texts), clf.predict(texts))
+
+
+def test_nb_scaling_is_folded_into_the_weights():
+    texts, y = corpus(classes=("grain", "money"))
+    clf = TextClassifier(nb_scaling=True, tol=1e-6).fit(texts, y)
+    plain = TextClassifier(nb_scaling=False, tol=1e-6).fit(texts, y)
+    assert not np.allclose(clf.coef_, plain.coef_)
+    # NBSVM by hand: log-count ratios of the binary features, columns scaled, then the SVM
+    X = TextVectorizer(weighting="tfidf").fit_transform(texts)
+    B = (X > 0).toarray()
+    p, q = 1 + B[y == "money"].sum(axis=0), 1 + B[y == "grain"].sum(axis=0)
+    r = np.log(p / p.sum()) - np.log(q / q.sum())
+    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0)
+    ref.fit(X.multiply(r).tocsr(), y)
+    np.testing.assert_allclose(clf.decision_function(texts),
+                               ref.decision_function(X.multiply(r).tocsr()), atol=1e-9)
+    with pytest.raises(ValueError, match="two classes"):
+        TextClassifier(nb_scaling=True).fit(*corpus())
+
+
+def test_predict_proba_only_for_the_logistic_loss():
+    texts, y = corpus()
+    clf = TextClassifier(loss="logistic").fit(texts, y)
+    p = clf.predict_proba(texts)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    assert (clf.classes_[p.argmax(axis=1)] == clf.predict(texts)).all()
+    with pytest.raises(AttributeError, match="logistic"):
+        TextClassifier().fit(texts, y).predict_proba(texts)
+
+
+def test_bad_labels_and_texts_say_what_is_wrong():
+    texts, y = corpus()
+    with pytest.raises(ValueError, match="single class"):
+        TextClassifier().fit(texts, ["grain"] * len(texts))
+    with pytest.raises(TypeError, match="single string"):
+        TextClassifier().fit("one text", ["a"])
+    with pytest.raises(ValueError, match="texts but"):
+        TextClassifier().fit(texts[:-1], y)
+    with pytest.raises(ValueError, match="ngrams=0"):
+        TextClassifier(ngrams=0).fit(texts, y)
+
+
+# ---------------------------------------------------------------------------
+# TextClassifierCV
+# ---------------------------------------------------------------------------
+
+def _manual_fold_accuracy(texts, y, folds, stem, lam_n):
+    """Accuracy per fold, the vectorizer fitted on each fold's training texts alone."""
+    out = []
+    for train, test in folds:
+        vec = TextVectorizer(weighting="tfidf", stem=stem)
+        X_train = vec.fit_transform([texts[i] for i in train])
+        model = DualGaussSeidelClassifier(lam=lam_n / train.size, tol=1e-6, random_state=0)
+        model.fit(X_train, y[train])
+        out.append(np.mean(model.predict(vec.transform([texts[i] for i in test])) == y[test]))
+    return np.array(out)
+
+
+def test_cv_scores_each_fold_with_a_vectorizer_of_its_own_training_texts():
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    grid = [3.0, 0.3]
+    search = TextClassifierCV(lam_grid=grid, cv=3, tol=1e-6).fit(texts, y)
+    folds = search._folds(np.eye(3)[np.searchsorted(search.classes_, y)], "multiclass")
+    res = search.cv_results_
+    assert len(res["params"]) == 2 * 2  # stem on/off x two lams
+    for params, lam_n, mean, std in zip(res["params"], res["lam_n"], res["mean_test_score"],
+                                        res["std_test_score"]):
+        expected = _manual_fold_accuracy(texts, y, folds, params["stem"], lam_n)
+        assert mean == pytest.approx(expected.mean()) and std == pytest.approx(expected.std())
+    best = int(np.argmax(res["mean_test_score"]))
+    assert search.best_score_ == pytest.approx(res["mean_test_score"][best])
+    assert search.best_params_["lam"] == pytest.approx(res["lam_n"][best] / len(texts))
+    assert search.best_params_["stem"] == res["params"][best]["stem"]
+    assert res["rank_test_score"][best] == 1
+
+
+def test_cv_refits_the_choice_on_all_the_texts():
+    texts, y = corpus(noise=0.6)
+    search = TextClassifierCV(lam_grid=[10.0, 1.0, 0.1], cv=3).fit(texts, y)
+    p = search.best_params_
+    ref = TextClassifier(stem=p["stem"], lam=p["lam"], loss=p["loss"]).fit(texts, y)
+    np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
+    np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
+
+
+def test_cv_on_two_classes_searches_the_nb_scaling():
+    texts, y = corpus(classes=("grain", "money"), noise=0.7)
+    search = TextClassifierCV(stem=True, lam_grid=[1.0], cv=3).fit(texts, y)
+    assert [p["nb_scaling"] for p in search.cv_results_["params"]] == [False, True]
+    assert search.best_estimator_.nb_scaling == search.best_params_["nb_scaling"]
+
+
+def test_cv_multilabel_gives_each_category_its_lam_and_threshold():
+    texts, labels = multilabel_corpus(n=150)
+    search = TextClassifierCV(stem=False, lam_grid=[30.0, 1.0, 0.03], cv=3).fit(texts, labels)
+    lam = search.best_params_["lam"]
+    assert isinstance(lam, list) and len(lam) == 3
+    est = search.best_estimator_
+    np.testing.assert_allclose(est.lam_, lam)
+    assert np.isfinite(est.thresholds_).all() and np.any(est.thresholds_ != 0)
+    assert search.predict(texts).shape == (150, 3)
+    summary = search.search_summary()
+    assert summary["scoring"] == "micro_f1" and set(summary["chosen"]["lam"]) == set(TOPICS)
+
+
+def test_cv_multilabel_threshold_is_the_best_f1_cutoff_of_the_out_of_fold_scores():
+    from textwin.text_classifier import judge_multilabel
+
+    T = np.array([[1], [1], [0], [1], [0], [0]] * 2)
+    # lam 0: perfectly ranked, scores below 0; lam 1: one positive ranked last
+    S = np.array([[[-1.0], [-1.1], [-3.0], [-1.2], [-3.1], [-3.2]] * 2,
+                  [[2.0], [1.9], [1.0], [0.5], [0.4], [0.3]] * 2])
+    choice, thresholds, score, curve = judge_multilabel(T, S, "micro_f1", tune=True)
+    assert choice.tolist() == [0] and -3.0 < thresholds[0] < -1.2 and score == 1.0
+    choice, thresholds, score, curve = judge_multilabel(T, S, "micro_f1", tune=False)
+    # at threshold 0 lam 0 predicts nothing (F1 0); lam 1 predicts everything
+    assert choice.tolist() == [1] and thresholds.tolist() == [0.0]
+    assert score == pytest.approx(2 * 6 / (2 * 6 + 6))
+
+
+def test_cv_multilabel_each_column_with_enough_positives_chooses_its_own_lam():
+    from textwin.text_classifier import judge_multilabel
+
+    rng = np.random.default_rng(0)
+    T = (rng.random((60, 3)) < 0.4).astype(int)
+    T[:3, 2], T[3:, 2] = 1, 0  # column 2: 3 positives, too few to choose by
+    good, bad = T + 0.1 * rng.random(T.shape), rng.random(T.shape)
+    # column 0 ranks well at lam 0, column 1 at lam 1; column 2 nowhere
+    S = np.stack([np.column_stack([good[:, 0], bad[:, 1], bad[:, 2]]),
+                  np.column_stack([bad[:, 0], good[:, 1], bad[:, 2]])])
+    choice, _, score, curve = judge_multilabel(T, S, "micro_f1", tune=True)
+    assert choice[:2].tolist() == [0, 1]
+    assert choice[2] == int(np.argmax(curve))  # the lam best for the whole model
+    assert score > curve.max()
+
+
+def test_cv_fixed_settings_are_not_searched():
+    texts, y = corpus()
+    search = TextClassifierCV(stem=False, lam=0.02, cv=3).fit(texts, y)
+    assert len(search.cv_results_["params"]) == 1
+    assert search.best_params_ == {"stem": False, "ngrams": 1, "loss": "hinge",
+                                   "nb_scaling": False, "lam": 0.02}
+
+
+def test_cv_bad_input_says_what_to_do():
+    texts, y = corpus(n_per_class=10)
+    y = y.copy()
+    y[:7] = "grain"
+    y[7:10] = "rare"
+    with pytest.raises(ValueError, match="fewer than the 5 folds; lower cv to at most 3"):
+        TextClassifierCV().fit(texts, y)
+    with pytest.raises(ValueError, match="scoring='micro_f1' is not one of accuracy"):
+        TextClassifierCV(scoring="micro_f1").fit(*corpus())
+    with pytest.raises(ValueError, match="nb_scaling is for two classes"):
+        TextClassifierCV(nb_scaling=True).fit(*corpus())
+    with pytest.raises(ValueError, match="lam_grid"):
+        TextClassifierCV(lam_grid=[1.0, -1.0]).fit(*corpus())
+
+
+def test_cv_takes_the_folds_of_another_search():
+    from sklearn.model_selection import StratifiedKFold
+
+    texts, y = corpus()
+    folds = list(StratifiedKFold(3, shuffle=True, random_state=0).split(texts, y))
+    given = TextClassifierCV(stem=False, lam_grid=[1.0, 0.1], cv=folds).fit(texts, y)
+    own = TextClassifierCV(stem=False, lam_grid=[1.0, 0.1], cv=3).fit(texts, y)
+    assert given.cv_results_["mean_test_score"] == own.cv_results_["mean_test_score"]
+    assert given.search_summary()["folds"] == 3
+    with pytest.raises(ValueError, match="cover every text once"):
+        TextClassifierCV(cv=folds[:2]).fit(texts, y)

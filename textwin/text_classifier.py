@@ -1,0 +1,789 @@
+"""Raw texts in, categories out: :class:`TextClassifier` and :class:`TextClassifierCV`.
+
+:class:`TextClassifier` is a :class:`~textwin.text.TextVectorizer` and a
+:class:`~textwin.DualGaussSeidelClassifier` in one scikit-learn estimator, with
+the command line's defaults on a user's corpus: tf-idf over every stem, the
+hinge loss, ``lam = 1/n`` (scikit-learn's ``C = 1``). The task is read from the
+labels (:func:`textwin.tasks.detect_task`): a 1-d ``y`` is single-label, label
+lists or an indicator matrix are multi-label unless every document has exactly
+one label. It saves to and loads from textwin's model files
+(:mod:`textwin.persistence`), never a pickle.
+
+:class:`TextClassifierCV` chooses the features and ``lam`` together by
+cross-validation on the training texts alone: for every feature setting
+(stemming, word n-grams, Wang & Manning's naive Bayes scaling for two
+classes, the loss) each fold's vectorizer is fitted on the fold's training
+part, its matrices built once, and a warm-started regularization path
+(:func:`textwin.model_selection.held_out_path_scores`) scores the held-out
+part at every ``lam``. The out-of-fold scores are then judged at the model's
+own decision rule (docs/mathematics.md §13), and the best setting refitted on
+all the texts.
+"""
+import itertools
+import math
+import sys
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils.validation import check_is_fitted
+from tqdm import tqdm
+
+from textwin._ovr import store_params
+from textwin.linear import DualGaussSeidelClassifier
+from textwin.metrics import breakeven_thresholds, f1_thresholds
+from textwin.model_selection import held_out_path_scores
+from textwin.persistence import TextModel, load_model, save_model
+from textwin.tasks import detect_task
+from textwin.text import TextVectorizer
+
+__all__ = ["TextClassifier", "TextClassifierCV", "SCORINGS"]
+
+#: What :class:`TextClassifierCV` can maximise, by task.
+SCORINGS = {"single": ("accuracy", "macro_f1"),
+            "multilabel": ("micro_f1", "macro_f1", "micro_breakeven", "accuracy")}
+
+#: The default grid of ``lam * n`` (lam in units of 1/n, the default lam; scikit-learn's
+#: ``C = 1 / (lam n)`` from 0.1 to 100).
+DEFAULT_LAM_N = np.logspace(1, -2, 7)
+
+# A label column with fewer held-out positives than this (all folds together) cannot
+# choose its own lam: its F1 or break-even point moves in steps of a tenth or more.
+_FEW_POSITIVES = 10
+
+
+# ---------------------------------------------------------------------------
+# Labels
+# ---------------------------------------------------------------------------
+
+def _is_label_lists(y):
+    return (not isinstance(y, np.ndarray) and not sp.issparse(y) and len(y) > 0
+            and all(isinstance(labels, (list, tuple, set, frozenset)) for labels in y))
+
+
+def encode_labels(y, task=None):
+    """``(Y, classes, task)`` of a training ``y``: a 0/1 indicator matrix (documents x
+    classes), the class labels of its columns and the task (:func:`detect_task`).
+
+    A 1-d ``y`` is single-label (its sorted distinct values are the classes); label
+    lists and indicator matrices are multi-label unless every document has exactly
+    one label (``task`` forces "multiclass" or "multilabel").
+    """
+    if _is_label_lists(y):
+        classes = np.array(sorted({label for labels in y for label in labels}, key=str),
+                           dtype=object)
+        index = {label: j for j, label in enumerate(classes.tolist())}
+        Y = np.zeros((len(y), classes.size), dtype=np.uint8)
+        for i, labels in enumerate(y):
+            Y[i, [index[label] for label in labels]] = 1
+    elif sp.issparse(y) or np.ndim(y) == 2:
+        Y = (y.toarray() if sp.issparse(y) else np.asarray(y))
+        if not np.isin(Y, (0, 1)).all():
+            raise ValueError("an indicator matrix y holds 0 and 1 only")
+        Y, classes = Y.astype(np.uint8), np.arange(Y.shape[1])
+    else:
+        labels = np.asarray(y)
+        if labels.ndim != 1:
+            raise ValueError(f"y has shape {labels.shape}; give a 1-d array of labels, "
+                             "label lists or an indicator matrix")
+        classes, index = np.unique(labels, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y has a single class ({classes[0]!r} for every text); a "
+                             "classifier needs two or more")
+        Y = np.zeros((labels.size, classes.size), dtype=np.uint8)
+        Y[np.arange(labels.size), index] = 1
+        return Y, classes, "binary" if classes.size == 2 else "multiclass"
+    return Y, classes, detect_task(Y, task=task)
+
+
+def _training_data(X, y, task, name):
+    """The training texts as a list, and :func:`encode_labels` of ``y``."""
+    texts = _texts(X, name)
+    labels = encode_labels(y, task)
+    if len(texts) != labels[0].shape[0]:
+        raise ValueError(f"{name}: {len(texts)} texts but {labels[0].shape[0]} labels")
+    return texts, labels
+
+
+def _texts(X, name):
+    if isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} expects a list of texts, got a single string; wrap it: [text]")
+    return X if isinstance(X, list) else list(X)
+
+
+# ---------------------------------------------------------------------------
+# Naive Bayes scaling (Wang & Manning 2012)
+# ---------------------------------------------------------------------------
+
+def nb_ratios(X, positive, alpha=1.0):
+    """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
+    binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
+    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map."""
+    B = X.copy()
+    B.data[:] = 1.0
+    p = alpha + np.asarray(B[positive].sum(axis=0)).ravel()
+    q = alpha + np.asarray(B[~positive].sum(axis=0)).ravel()
+    return np.log(p / p.sum()) - np.log(q / q.sum())
+
+
+def _scale_columns(X, r):
+    X = X.copy()
+    X.data *= r[X.indices]
+    return X
+
+
+# ---------------------------------------------------------------------------
+# The estimator
+# ---------------------------------------------------------------------------
+
+def _ngram_support():
+    return "ngram_range" in TextVectorizer().get_params()
+
+
+def make_vectorizer(weighting, stem, ngrams, language, min_df):
+    """The :class:`TextVectorizer` of these settings (word n-grams up to ``ngrams``)."""
+    params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df)
+    if not (isinstance(ngrams, Integral) and 1 <= ngrams <= 3):
+        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to 1, 2 or 3")
+    if ngrams > 1:
+        if not _ngram_support():
+            raise ValueError(f"ngrams={ngrams} needs TextVectorizer(ngram_range=...), which "
+                             "this textwin does not have; use ngrams=1")
+        params["ngram_range"] = (1, ngrams)
+    return TextVectorizer(**params)
+
+
+class TextClassifier(ClassifierMixin, BaseEstimator):
+    """A text classifier on raw texts: :class:`~textwin.text.TextVectorizer` then
+    :class:`~textwin.DualGaussSeidelClassifier`.
+
+    Parameters
+    ----------
+    weighting : {"tfidf", "count", "binary"}, default="tfidf"
+    stem : bool, default=True
+        Porter (or ``language``'s Snowball) stems instead of words.
+    ngrams : int, default=1
+        Word n-grams up to this length (2: words and pairs of adjacent words).
+    language : str, default="english"
+    min_df : int or float, default=1
+        As in :class:`~textwin.text.TextVectorizer`.
+    nb_scaling : bool, default=False
+        Two classes only: scale each feature by its naive Bayes log-count ratio
+        (Wang & Manning 2012, NBSVM without interpolation). The scaling is folded
+        into ``coef_``, so a saved model scores as a plain linear one.
+    loss : {"hinge", "squared_hinge", "least_squares", "logistic"}, default="hinge"
+    lam : float, array of shape (n_classes,) or None, default=None
+        The regularization; None is ``1/n`` for ``n`` training texts
+        (scikit-learn's ``C = 1``). An array (multi-label only) gives each
+        category its own.
+    thresholds : float, array of shape (n_classes,) or None, default=None
+        Multi-label: a text is in a category where its score is above the
+        category's threshold (None: 0). Single-label: subtracted from the scores
+        before the argmax.
+    task : {None, "multiclass", "multilabel"}, default=None
+        Force the task (see :func:`textwin.tasks.detect_task`).
+    tol, max_epochs, random_state, n_jobs, verbose
+        As in :class:`~textwin.DualGaussSeidelClassifier`.
+
+    Attributes
+    ----------
+    vectorizer_ : TextVectorizer
+    coef_ : ndarray of shape (n_problems, n_features)
+        One row per binary problem (one for two classes), the naive Bayes scaling
+        folded in.
+    intercept_ : ndarray of shape (n_problems,)
+    thresholds_ : ndarray of shape (n_problems,)
+    classes_ : ndarray
+        The classes (single-label) or categories (multi-label, the columns of
+        ``predict``'s indicator matrix).
+    task_ : {"binary", "multiclass", "multilabel"}
+    lam_ : ndarray of shape (n_problems,)
+    duality_gap_, n_iter_ : ndarray of shape (n_problems,)
+
+    Examples
+    --------
+    >>> from textwin import TextClassifier
+    >>> texts = ["wheat and corn harvest", "corn prices rise", "bank rates fall",
+    ...          "central bank loans", "grain harvest up", "bank profits fall"]
+    >>> clf = TextClassifier().fit(texts, ["grain", "grain", "money", "money", "grain", "money"])
+    >>> clf.predict(["a bank", "the corn harvest"]).tolist()
+    ['money', 'grain']
+    """
+
+    def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="english", min_df=1,
+                 nb_scaling=False, loss="hinge", lam=None, thresholds=None, task=None,
+                 tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+        store_params(self, locals())
+
+    def _vectorizer(self):
+        return make_vectorizer(self.weighting, self.stem, self.ngrams, self.language,
+                               self.min_df)
+
+    def _model(self, lam):
+        return DualGaussSeidelClassifier(
+            loss=self.loss, lam=lam, tol=self.tol, max_epochs=self.max_epochs,
+            random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose)
+
+    def fit(self, X, y):
+        """Learn the vocabulary and the weights from raw texts.
+
+        Parameters
+        ----------
+        X : iterable of str
+        y : array-like of shape (n_texts,), list of label lists, or an indicator
+            matrix of shape (n_texts, n_categories)
+
+        Returns
+        -------
+        self : TextClassifier
+        """
+        texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
+        vectorizer = self._vectorizer()
+        Xm = vectorizer.fit_transform(texts)
+        self._fit_matrix(Xm, Y, task)
+        self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
+        self.n_features_in_ = Xm.shape[1]
+        return self
+
+    def _targets(self, Y, task):
+        """The labels the linear model learns: an index for one class per text, the
+        indicator otherwise."""
+        return np.argmax(Y, axis=1) if task != "multilabel" else Y
+
+    def _fit_matrix(self, X, Y, task):
+        n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
+        r = None
+        if self.nb_scaling:
+            if task != "binary":
+                raise ValueError(f"nb_scaling is for two classes; this task is {task}")
+            r = nb_ratios(X, Y[:, 1].astype(bool))
+            X = _scale_columns(X, r)
+        lam = np.broadcast_to(np.asarray(1.0 / n if self.lam is None else self.lam,
+                                         dtype=np.float64), (K,))
+        if np.unique(lam).size > 1 and task != "multilabel":
+            raise ValueError("a lam per class is for multi-label categories; single-label "
+                             "classes share one lam (their scores meet in the argmax)")
+        target = self._targets(Y, task)
+        coef, intercept = np.empty((K, X.shape[1])), np.empty(K)
+        gap, n_iter = np.empty(K), np.empty(K, dtype=int)
+        for value in np.unique(lam):
+            cols = np.flatnonzero(lam == value)
+            part = target if cols.size == K else target[:, cols]
+            model = self._model(float(value)).fit(X, part)
+            coef[cols], intercept[cols] = model.coef_, model.intercept_
+            gap[cols], n_iter[cols] = model.duality_gap_, model.n_iter_
+        if r is not None:
+            coef *= r
+        self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
+        self.duality_gap_, self.n_iter_ = gap, n_iter
+        self.thresholds_ = np.broadcast_to(
+            np.asarray(0.0 if self.thresholds is None else self.thresholds, dtype=np.float64),
+            (K,)).copy()
+
+    # -- prediction -----------------------------------------------------------
+    def decision_function(self, X):
+        """Scores of raw texts: (n_texts,) for two classes (of ``classes_[1]``), else
+        (n_texts, n_classes). Thresholds are not subtracted."""
+        check_is_fitted(self, "coef_")
+        Xm = self.vectorizer_.transform(_texts(X, type(self).__name__))
+        scores = np.asarray(Xm @ self.coef_.T) + self.intercept_
+        return scores[:, 0] if self.task_ == "binary" else scores
+
+    def predict(self, X):
+        """A class per text (single-label) or an indicator matrix of categories
+        (multi-label: every category whose score is above its threshold)."""
+        scores = self.decision_function(X)
+        if self.task_ == "binary":
+            return self.classes_[(scores > self.thresholds_[0]).astype(np.intp)]
+        above = scores - self.thresholds_
+        if self.task_ == "multilabel":
+            return (above > 0).astype(np.uint8)
+        return self.classes_[np.argmax(above, axis=1)]
+
+    def predict_proba(self, X):
+        """Probabilities of the logistic loss (``loss="logistic"`` only): of each class,
+        normalized over the classes (single-label), or of each category (multi-label)."""
+        if self.loss != "logistic":
+            raise AttributeError(f"predict_proba needs loss='logistic'; loss={self.loss!r} "
+                                 "gives scores, not probabilities (use decision_function)")
+        scores = self.decision_function(X)
+        p = 0.5 * (1.0 + np.tanh(0.5 * scores))  # the sigmoid, without overflow
+        if self.task_ == "binary":
+            return np.column_stack([1.0 - p, p])
+        if self.task_ == "multiclass":
+            return p / p.sum(axis=1, keepdims=True)
+        return p
+
+    # -- model files ----------------------------------------------------------
+    def to_model(self):
+        """The fitted classifier as a :class:`textwin.persistence.TextModel`."""
+        check_is_fitted(self, "coef_")
+        names = [str(c) for c in (self.classes_[1:] if self.task_ == "binary" else self.classes_)]
+        single = self.task_ != "multilabel"
+        params = {k: v for k, v in self.get_params().items() if k not in ("lam", "thresholds")}
+        return TextModel(
+            self.coef_, self.intercept_, names,
+            vocabulary=self.vectorizer_.get_feature_names_out().astype(str),
+            preprocessing=self.vectorizer_.preprocessing_params(),
+            idf=getattr(self.vectorizer_, "idf_", None), thresholds=self.thresholds_,
+            task=self.task_, classes=list(self.classes_) if single else None,
+            metadata={"estimator": "textwin.TextClassifier", "params": params,
+                      "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),
+                      "n_iter": self.n_iter_.tolist()})
+
+    def save(self, path):
+        """Write a model file (``.npz``: plain arrays and JSON) that :meth:`load` and
+        ``textwin predict`` read."""
+        save_model(path, self.to_model())
+        return self
+
+    @classmethod
+    def load(cls, path):
+        """A fitted :class:`TextClassifier` from a model file of raw texts (written by
+        :meth:`save` or ``textwin train``)."""
+        return cls.from_model(load_model(path))
+
+    @classmethod
+    def from_model(cls, model):
+        """A fitted :class:`TextClassifier` holding a :class:`TextModel`'s weights."""
+        if model.vocabulary is None:
+            raise ValueError("this model was trained on numeric features (svmlight), not on "
+                             "texts; load it with textwin.persistence.load_model")
+        known = cls().get_params()
+        params = {k: v for k, v in model.metadata.get("params", {}).items() if k in known}
+        clf = cls(**params)
+        vectorizer = model.vectorizer()
+        coef, intercept = model.coef, model.intercept
+        if model.selected is not None:  # feature selection: weights over the whole vocabulary
+            coef = np.zeros((coef.shape[0], len(vectorizer.vocabulary_)))
+            coef[:, model.selected] = model.coef
+        clf.vectorizer_, clf.coef_, clf.intercept_ = vectorizer, coef, intercept
+        clf.thresholds_ = model.thresholds.copy()
+        clf.task_ = model.task
+        clf.classes_ = np.asarray(model.classes if model.task != "multilabel"
+                                  else model.target_names)
+        clf.n_features_in_ = coef.shape[1]
+        clf.lam_ = np.asarray(model.metadata.get("lam", [np.nan] * coef.shape[0]))
+        for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
+            setattr(clf, attr, np.asarray(model.metadata.get(key, [np.nan] * coef.shape[0])))
+        return clf
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
+
+
+# ---------------------------------------------------------------------------
+# Judging out-of-fold path scores at the model's decision rule
+# ---------------------------------------------------------------------------
+
+def _single_label_scores(S, index, folds, task, scoring):
+    """(n_folds, n_lams) accuracy or macro-F1 of one class per text, from the
+    out-of-fold scores ``S`` (n_lams, n_texts, n_problems) and the true class ``index``."""
+    K = int(index.max()) + 1
+    out = np.empty((len(folds), S.shape[0]))
+    for f, (_, test) in enumerate(folds):
+        for l in range(S.shape[0]):
+            s = S[l, test]
+            predicted = (s[:, 0] > 0).astype(np.intp) if task == "binary" else np.argmax(s, 1)
+            truth = index[test]
+            if scoring == "accuracy":
+                out[f, l] = np.mean(predicted == truth)
+            else:
+                tp = np.bincount(truth[predicted == truth], minlength=K)
+                pred, true = np.bincount(predicted, minlength=K), np.bincount(truth, minlength=K)
+                present = (pred + true) > 0
+                out[f, l] = np.mean(2.0 * tp[present] / (pred + true)[present])
+    return out
+
+
+def _column_counts(T, S, scoring, tune):
+    """Per lam and label column: ``tp``, ``fp``, ``fn`` at the decision rule (score above
+    0, or above the threshold tuned on these scores) and the thresholds; ``S`` is
+    (n_lams, n_texts, n_columns). The micro break-even point counts ``tp`` at the
+    break-even cutoff (``fp = fn``)."""
+    L, _, K = S.shape
+    tp, fp, fn = (np.zeros((L, K)) for _ in range(3))
+    thresholds = np.zeros((L, K))
+    positives = T.sum(axis=0).astype(np.float64)
+    for l in range(L):
+        if scoring == "micro_breakeven":
+            thresholds[l] = breakeven_thresholds(T, S[l])
+        elif tune:
+            thresholds[l] = f1_thresholds(T, S[l])
+        predicted = S[l] > thresholds[l]
+        tp[l] = (predicted & (T > 0)).sum(axis=0)
+        fp[l] = predicted.sum(axis=0) - tp[l]
+        fn[l] = positives - tp[l]
+    return tp, fp, fn, thresholds
+
+
+def _multilabel_value(scoring, tp, fp, fn, subset=None):
+    """The score of counts over columns (1-d arrays), or subset accuracy."""
+    if scoring == "accuracy":
+        return subset
+    if scoring == "macro_f1":
+        den = 2 * tp + fp + fn
+        return float(np.mean(2 * tp[den > 0] / den[den > 0])) if (den > 0).any() else np.nan
+    den = 2 * tp.sum() + fp.sum() + fn.sum()
+    if scoring == "micro_breakeven":
+        return float(tp.sum() / (tp + fn).sum()) if (tp + fn).sum() else np.nan
+    return float(2 * tp.sum() / den) if den else np.nan
+
+
+def judge_multilabel(T, S, scoring, tune):
+    """Per column, the lam of best F1 (or break-even point) on the out-of-fold scores;
+    a column with fewer than 10 positives takes the lam best for the whole model.
+
+    Returns ``(choice, thresholds, score, curve)``: the lam index and threshold of
+    each column, the score of that choice and the score of each lam shared by all.
+    """
+    tp, fp, fn, thresholds = _column_counts(T, S, scoring, tune)
+    L, K = tp.shape
+
+    def subset(choice):
+        cols = np.arange(K)
+        predicted = S[choice, :, cols].T > thresholds[choice, cols]
+        return float(np.mean((predicted == (T > 0)).all(axis=1)))
+
+    curve = np.array([_multilabel_value(scoring, tp[l], fp[l], fn[l],
+                                        subset(np.full(K, l)) if scoring == "accuracy" else None)
+                      for l in range(L)])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = (tp / (tp + fn) if scoring == "micro_breakeven"
+               else 2 * tp / (2 * tp + fp + fn))
+    fallback = int(np.nanargmax(curve)) if np.isfinite(curve).any() else 0
+    own = np.where(np.isfinite(own), own, -np.inf)
+    chooses = T.sum(axis=0) >= _FEW_POSITIVES
+    choice = np.where(chooses, np.argmax(own, axis=0), fallback)
+    cols = np.arange(K)
+    score = _multilabel_value(scoring, tp[choice, cols], fp[choice, cols], fn[choice, cols],
+                              subset(choice) if scoring == "accuracy" else None)
+    return choice, thresholds[choice, cols], score, curve
+
+
+# ---------------------------------------------------------------------------
+# The cross-validated search
+# ---------------------------------------------------------------------------
+
+def _candidates(value, name):
+    """A searched parameter's candidates: a list or tuple of values, or one value."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values:
+        raise ValueError(f"{name}: no value to search; give one value or a list")
+    return values
+
+
+class TextClassifierCV(ClassifierMixin, BaseEstimator):
+    """:class:`TextClassifier` with its features and ``lam`` chosen by cross-validation.
+
+    Every combination of the searched settings (``stem``, ``ngrams``,
+    ``nb_scaling``, ``loss``: each a value, fixed, or a list of candidates) is
+    tried on the same folds of the training texts. Each fold's vectorizer is
+    fitted on the fold's training texts and its two matrices built once per
+    feature setting; a warm-started regularization path
+    (:func:`textwin.model_selection.held_out_path_scores`) over ``lam_grid``
+    then scores the held-out texts at every ``lam``, so that every text gets an
+    out-of-fold score at every ``lam``. These are judged at the decision rule of
+    the model that will be fitted:
+
+    - single-label (one class per text): the class of the highest score (two
+      classes: the sign), by ``scoring`` per fold, averaged; one ``lam`` shared
+      by the classes;
+    - multi-label: each category its own ``lam``, the one of best F1 at its
+      threshold (``tune_thresholds``: the cutoff of best F1 on the out-of-fold
+      scores; else 0), or of best break-even point with ``scoring=
+      "micro_breakeven"``; a category with fewer than 10 positives takes the
+      ``lam`` best for the whole model.
+
+    Ties go to the larger ``lam``. The best combination is refitted on all the
+    texts (``best_estimator_``), at ``lam = lam_grid[i] / n``.
+
+    Parameters
+    ----------
+    weighting, language, min_df, task, tol, max_epochs, random_state, n_jobs
+        As in :class:`TextClassifier` (fixed).
+    stem : bool or list of bool, default=(True, False)
+    ngrams : int or list of int, default=(1,)
+    nb_scaling : bool, list of bool or "auto", default="auto"
+        "auto": searched (``[False, True]``) for two classes, off otherwise.
+    loss : str or list of str, default="hinge"
+    lam : float or None, default=None
+        A fixed ``lam`` (only the other settings are searched); None searches
+        ``lam_grid``.
+    lam_grid : array-like of float or None, default=None
+        The values of ``lam * n`` searched (``n`` the training texts of the fit, a
+        fold's in the folds; scikit-learn's ``C = 1 / (lam n)``). None:
+        ``logspace(1, -2, 7)``, ``C`` from 0.1 to 100.
+    scoring : str or None, default=None
+        Single-label: "accuracy" (None) or "macro_f1". Multi-label: "micro_f1"
+        (None), "macro_f1", "micro_breakeven" or "accuracy" (every category
+        right).
+    tune_thresholds : bool, default=True
+        Multi-label: each category's threshold tuned for F1 on the out-of-fold
+        scores at its ``lam`` (False: 0).
+    cv : int or list of (train, test) index arrays, default=5
+        An int: as many folds, stratified for one class per text, plain
+        otherwise, shuffled with ``random_state``. Pairs (a splitter's
+        ``split``, to share folds with another search): held-out parts that
+        cover every text once.
+    verbose : int, default=0
+        1: a progress bar over the feature settings and folds on stderr, when it
+        is a terminal.
+
+    Attributes
+    ----------
+    best_estimator_ : TextClassifier
+        Refitted on all the texts with the best settings.
+    best_params_ : dict
+        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss`` and ``lam`` (a
+        float, or one per category for multi-label).
+    best_score_ : float
+        The cross-validated score of the choice, a fraction.
+    scoring_ : str
+    n_splits_ : int
+        The number of folds.
+    cv_results_ : dict of lists
+        One entry per combination and ``lam`` (shared by the categories):
+        ``params``, ``lam_n``, ``mean_test_score``, ``std_test_score`` (over the
+        folds; NaN for multi-label, scored on the pooled folds), and
+        ``rank_test_score``; ``fit_seconds`` per combination.
+    classes_, task_
+        As in :class:`TextClassifier`.
+    """
+
+    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1,), language="english",
+                 min_df=1, nb_scaling="auto", loss="hinge", lam=None, lam_grid=None,
+                 scoring=None, tune_thresholds=True, cv=5, task=None, tol=1e-3,
+                 max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+        store_params(self, locals())
+
+    # -- the search space ---------------------------------------------------------
+    def _grid(self, n):
+        name = type(self).__name__
+        if self.lam is not None:
+            if not (isinstance(self.lam, Real) and self.lam > 0):
+                raise ValueError(f"{name}: lam={self.lam!r} must be a number > 0 (or None)")
+            return np.array([float(self.lam) * n])
+        grid = DEFAULT_LAM_N if self.lam_grid is None else np.ravel(
+            np.asarray(self.lam_grid, dtype=np.float64))
+        if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
+            raise ValueError(f"{name}: lam_grid must hold numbers > 0, got {self.lam_grid!r}")
+        return np.unique(grid)[::-1]
+
+    def _scoring(self, task):
+        kind = "multilabel" if task == "multilabel" else "single"
+        scoring = self.scoring or SCORINGS[kind][0]
+        if scoring not in SCORINGS[kind]:
+            raise ValueError(f"{type(self).__name__}: scoring={scoring!r} is not one of "
+                             f"{', '.join(SCORINGS[kind])} for a {task} task")
+        return scoring
+
+    def _settings(self, task):
+        """The feature settings (stem, ngrams) and model variants (loss, nb_scaling)."""
+        nb = ([False, True] if task == "binary" else [False]) if self.nb_scaling == "auto" \
+            else _candidates(self.nb_scaling, "nb_scaling")
+        if task != "binary" and any(nb):
+            raise ValueError(f"{type(self).__name__}: nb_scaling is for two classes; this "
+                             f"task is {task}")
+        for n in _candidates(self.ngrams, "ngrams"):
+            make_vectorizer(self.weighting, True, n, self.language, self.min_df)  # checks n
+        features = list(itertools.product(_candidates(self.stem, "stem"),
+                                          _candidates(self.ngrams, "ngrams")))
+        variants = list(itertools.product(_candidates(self.loss, "loss"), nb))
+        return features, variants
+
+    def _folds(self, Y, task):
+        name, n = type(self).__name__, Y.shape[0]
+        if not isinstance(self.cv, Integral):  # (train, test) index pairs, as they are
+            folds = [(np.asarray(train), np.asarray(test)) for train, test in self.cv]
+            if not folds or sorted(np.concatenate([t for _, t in folds]).tolist()) != list(range(n)):
+                raise ValueError(f"{name}: the held-out parts of cv must cover every text "
+                                 "once, as KFold's do")
+            return folds
+        if not (2 <= self.cv <= n):
+            raise ValueError(f"{name}: cv={self.cv!r}; give a number of folds from 2 to the "
+                             f"{n} texts")
+        if task == "multilabel":
+            splitter = KFold(self.cv, shuffle=True, random_state=self.random_state)
+            return list(splitter.split(np.zeros((n, 1))))
+        counts = Y.sum(axis=0)
+        small = int(np.argmin(counts))
+        if counts[small] < self.cv:
+            raise ValueError(
+                f"{name}: class {small} has {int(counts[small])} training texts, fewer than "
+                f"the {self.cv} folds; lower cv to at most {max(int(counts[small]), 2)} or "
+                "add texts")
+        splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
+        return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
+
+    # -- fit ----------------------------------------------------------------------
+    def fit(self, X, y):
+        """Search the settings by cross-validation, then refit the best on all the texts.
+
+        Parameters
+        ----------
+        X : iterable of str
+        y : array-like of shape (n_texts,), list of label lists, or an indicator matrix
+
+        Returns
+        -------
+        self : TextClassifierCV
+        """
+        texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
+        scoring = self._scoring(task)
+        features, variants = self._settings(task)
+        grid = self._grid(len(texts))
+        folds = self._folds(Y, task)
+        oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid)
+        self._choose(Y, task, folds, grid, oof, seconds, scoring)
+        self.scoring_, self.classes_, self.task_ = scoring, classes, task
+        self.n_splits_ = len(folds)
+        self.best_estimator_ = self._refit(texts, y, grid)
+        return self
+
+    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid):
+        """{(stem, ngrams, loss, nb_scaling): scores (n_lams, n_texts, n_problems)} and the
+        seconds each took (its share of the vectorizing, and its paths)."""
+        K = 1 if task == "binary" else Y.shape[1]
+        target = np.argmax(Y, axis=1) if task != "multilabel" else Y
+        oof = {(*f, *v): np.empty((grid.size, len(texts), K)) for f in features for v in variants}
+        seconds = dict.fromkeys(oof, 0.0)
+        bar = tqdm(total=len(features) * len(folds), desc="TextClassifierCV (settings x folds)",
+                   unit="fold", file=sys.stderr, leave=False,
+                   disable=not self.verbose or not sys.stderr.isatty())
+        unconverged = 0
+        with bar:
+            for stem, ngrams in features:
+                for train, test in folds:
+                    start = time.perf_counter()
+                    vec = make_vectorizer(self.weighting, stem, ngrams, self.language, self.min_df)
+                    X_train = vec.fit_transform([texts[i] for i in train])
+                    X_test = vec.transform([texts[i] for i in test])
+                    shared = (time.perf_counter() - start) / len(variants)
+                    for loss, nb in variants:
+                        start = time.perf_counter()
+                        A, B = X_train, X_test
+                        if nb:
+                            r = nb_ratios(A, Y[train, 1].astype(bool))
+                            A, B = _scale_columns(A, r), _scale_columns(B, r)
+                        with warnings.catch_warnings(record=True) as caught:
+                            warnings.simplefilter("always", ConvergenceWarning)
+                            path = held_out_path_scores(
+                                A, target[train], B, grid / train.size, loss=loss,
+                                tol=self.tol, max_epochs=self.max_epochs,
+                                random_state=self.random_state, n_jobs=self.n_jobs)
+                        unconverged += sum(isinstance(w.message, ConvergenceWarning)
+                                           for w in caught)
+                        key = (stem, ngrams, loss, nb)
+                        oof[key][:, test] = path.scores
+                        seconds[key] += shared + time.perf_counter() - start
+                    bar.update(1)
+        if unconverged:  # one line for the search, not one per path
+            warnings.warn(
+                f"{type(self).__name__}: {unconverged} of {len(oof) * len(folds)} paths had "
+                f"points that stopped at max_epochs={self.max_epochs} before the relative "
+                f"duality gap reached tol={self.tol:g} (the smallest lams are the hardest); "
+                "their scores are those of the solutions reached", ConvergenceWarning,
+                stacklevel=3)
+        return oof, seconds
+
+    def _choose(self, Y, task, folds, grid, oof, seconds, scoring):
+        """cv_results_, best_params_, best_score_ and the choice's lam and thresholds."""
+        rows, best = [], None
+        for key, S in oof.items():
+            params = dict(zip(("stem", "ngrams", "loss", "nb_scaling"), key))
+            if task == "multilabel":
+                choice, thresholds, score, curve = judge_multilabel(
+                    Y, S, scoring, self.tune_thresholds)
+                std = np.full(grid.size, np.nan)
+                lam_n = grid[choice]
+            else:
+                per_fold = _single_label_scores(S, np.argmax(Y, axis=1), folds, task, scoring)
+                curve, std = per_fold.mean(axis=0), per_fold.std(axis=0)
+                l = int(np.argmax(curve))
+                score, thresholds, lam_n = float(curve[l]), None, grid[l]
+            for l in range(grid.size):
+                rows.append(dict(params=params, lam_n=float(grid[l]),
+                                 mean_test_score=float(curve[l]), std_test_score=float(std[l]),
+                                 fit_seconds=seconds[key]))
+            if best is None or score > best[0]:
+                best = (score, params, lam_n, thresholds)
+        score, params, lam_n, thresholds = best
+        means = np.array([r["mean_test_score"] for r in rows])
+        ranks = 1 + np.argsort(np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable"),
+                               kind="stable")
+        self.cv_results_ = {key: [r[key] for r in rows] for key in rows[0]}
+        self.cv_results_["rank_test_score"] = ranks.tolist()
+        self.best_score_ = float(score)
+        self.best_params_ = {**params, "lam_n": lam_n}
+        self._best_thresholds = thresholds
+
+    def _refit(self, texts, y, grid):
+        n = len(texts)
+        p = dict(self.best_params_)
+        lam_n = p.pop("lam_n")
+        lam = np.asarray(lam_n, dtype=np.float64) / n if self.lam is None else self.lam
+        lam = lam.tolist() if np.ndim(lam) else float(lam)
+        self.best_params_ = {**p, "lam": lam}
+        clf = TextClassifier(
+            weighting=self.weighting, language=self.language, min_df=self.min_df,
+            lam=np.asarray(lam) if isinstance(lam, list) else lam,
+            thresholds=self._best_thresholds, task=self.task, tol=self.tol,
+            max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
+            **p)
+        return clf.fit(texts, y)
+
+    # -- the refitted model ---------------------------------------------------------
+    def decision_function(self, X):
+        """As :meth:`TextClassifier.decision_function` of ``best_estimator_``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.decision_function(X)
+
+    def predict(self, X):
+        """As :meth:`TextClassifier.predict` of ``best_estimator_``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict(X)
+
+    def predict_proba(self, X):
+        """As :meth:`TextClassifier.predict_proba` of ``best_estimator_``."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.predict_proba(X)
+
+    def save(self, path):
+        """Write ``best_estimator_`` to a model file, with what the search chose."""
+        check_is_fitted(self, "best_estimator_")
+        model = self.best_estimator_.to_model()
+        model.metadata["search"] = self.search_summary()
+        save_model(path, model)
+        return self
+
+    def search_summary(self):
+        """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
+        ``cv_score``, ``chosen`` (``best_params_``) and ``curves`` (per combination,
+        its mean score at each ``lam * n`` of ``lam_n``)."""
+        check_is_fitted(self, "best_estimator_")
+        res = self.cv_results_
+        curves = {}
+        for params, lam_n, score in zip(res["params"], res["lam_n"], res["mean_test_score"]):
+            name = ", ".join(f"{k}={v}" for k, v in params.items())
+            curves.setdefault(name, []).append(None if math.isnan(score) else score)
+        lam = self.best_params_["lam"]
+        if isinstance(lam, list):
+            lam = {str(c): v for c, v in zip(self.classes_, lam)}
+        return {"scoring": self.scoring_, "folds": self.n_splits_, "cv_score": self.best_score_,
+                "chosen": {**self.best_params_, "lam": lam},
+                "lam_n": sorted(set(res["lam_n"]), reverse=True), "curves": curves}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.string = True
+        tags.input_tags.two_d_array = False
+        return tags
