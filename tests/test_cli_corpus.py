@@ -44,6 +44,21 @@ def test_missing_test_corpus_is_named(capsys, tmp_path):
     assert "train.svm" not in err
 
 
+def test_test_corpus_in_json_lines(capsys, tmp_path):
+    # most users hold train.jsonl and test.jsonl; --test-corpus took svmlight only
+    for name, n in (("train", 12), ("test", 4)):
+        with open(tmp_path / f"{name}.jsonl", "w") as fh:
+            for cat, words in WORDS.items():
+                for i in range(n):
+                    fh.write(json.dumps({"text": f"{words} {i}", "labels": [cat]}) + "\n")
+    code, out, err = run(capsys, "eval", "--corpus", tmp_path / "train.jsonl", "--test-corpus",
+                         tmp_path / "test.jsonl", "--methods", "svm", "--json")
+    assert code == 0, err
+    report = json.loads(out)["corpus_report"]
+    assert report["documents"] == {"train": 36, "test": 12}
+    assert report["split"] == "split given by test.jsonl"
+
+
 # -- single-label and multi-label corpora ----------------------------------------------
 
 WORDS = {"sport": "match goal team score league", "politics": "vote party minister law",

@@ -217,8 +217,10 @@ def test_svmlight_held_out_split_and_errors(tmp_path):
     (tmp_path / "bad.svm").write_text("1 1:1\n1 x:y\n")
     with pytest.raises(CorpusError, match="bad.svm:2: feature index 'x' is not an integer"):
         load_corpus(tmp_path / "bad.svm")
-    with pytest.raises(CorpusError, match="only for svmlight"):
-        load_corpus(tmp_path, test_path=tmp_path / "all.svm")
+    (tmp_path / "t.jsonl").write_text('{"text": "a", "labels": ["1"]}\n')
+    with pytest.raises(CorpusError, match=r"t.jsonl holds texts but .*all.svm holds feature "
+                                          r"vectors \(svmlight\): give a test set of the same"):
+        load_corpus(tmp_path / "all.svm", test_path=tmp_path / "t.jsonl")
 
 
 def test_missing_corpus(tmp_path):
@@ -358,3 +360,39 @@ def test_reading_the_layout_table_imports_neither_scipy_nor_sklearn():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_separate_test_set_in_any_text_layout(tmp_path):
+    # train.jsonl + test.jsonl, train/ + test/ folders, or one of each: --test-corpus
+    # took svmlight only
+    train = _write_jsonl(tmp_path / "train.jsonl", [
+        {"text": f"goal {i}", "labels": ["sport"]} for i in range(3)] + [
+        {"text": f"vote {i}", "labels": ["politics"]} for i in range(3)])
+    test = _write_jsonl(tmp_path / "test.jsonl", [
+        {"text": "goal match", "labels": ["sport"]}, {"text": "a law", "labels": ["law"]}])
+    c = load_corpus(train, test_path=test)
+    assert c.train == [f"goal {i}" for i in range(3)] + [f"vote {i}" for i in range(3)]
+    assert c.test == ["goal match", "a law"] and c.ids_test == ["1", "2"]
+    assert c.target_names == ["law", "politics", "sport"]
+    np.testing.assert_array_equal(c.Y_test, [[0, 0, 1], [1, 0, 0]])
+    assert c.report["split"] == "split given by test.jsonl"
+    for split, n in (("tr", 2), ("te", 1)):
+        for cat in ("sport", "politics"):
+            (tmp_path / split / cat).mkdir(parents=True)
+            for i in range(n):
+                (tmp_path / split / cat / f"{i}.txt").write_text(f"{cat} {split} {i}")
+    c = load_corpus(tmp_path / "tr", test_path=tmp_path / "te")
+    assert (len(c.train), len(c.test)) == (4, 2) and c.ids_test == ["politics/0.txt",
+                                                                    "sport/0.txt"]
+    c = load_corpus(train, test_path=tmp_path / "te")  # JSON Lines, then a folder
+    assert len(c.train) == 6 and c.test == ["politics te 0", "sport te 0"]
+
+
+def test_a_separate_test_set_and_a_split_of_its_own_are_refused(tmp_path):
+    split = _write_jsonl(tmp_path / "s.jsonl", [
+        {"text": "a", "labels": ["x"], "split": "train"}, {"text": "b", "labels": ["y"],
+                                                           "split": "test"}])
+    plain = _write_jsonl(tmp_path / "p.jsonl", [{"text": "c", "labels": ["x"]}])
+    for train, test in ((split, plain), (plain, split)):
+        with pytest.raises(CorpusError, match=r"s.jsonl gives its own split .* drop one"):
+            load_corpus(train, test_path=test)

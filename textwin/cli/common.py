@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 from .._languages import LANGUAGES
+from ..datasets import describe_layouts
 
 logger = logging.getLogger("textwin")
 
@@ -285,10 +286,11 @@ def training_options(p):
         "your own corpus (defaults: tf-idf, every feature, lam = 1/n, a random example "
         "order each epoch)")
     g.add_argument("--corpus", metavar="PATH",
-                   help="a JSON Lines file ({\"text\": ..., \"labels\": [...]} per line), a "
-                        "folder per category (one document per file), an svmlight file, or "
-                        "r8 / r52 (the single-label subsets of Reuters-21578)")
-    g.add_argument("--test-corpus", metavar="PATH", help="svmlight test file")
+                   help=describe_layouts() + ", or r8 / r52 (the single-label subsets of "
+                        "Reuters-21578)")
+    g.add_argument("--test-corpus", metavar="PATH",
+                   help="the test set, read apart (--corpus is then the training set): a "
+                        "file or folder in any of those layouts, text if --corpus is text")
     g.add_argument("--test-size", type=float, default=None,
                    help="fraction held out for testing when the corpus has no split "
                         "(default: 0.25)")

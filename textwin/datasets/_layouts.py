@@ -101,8 +101,9 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
         A ``.jsonl``/``.json`` file, a folder per category, or an svmlight file
         (any other file name).
     test_path : str or Path, optional
-        An svmlight test file (svmlight only; the other layouts carry their
-        split themselves, or are split at random).
+        The test set, read apart, in any layout of the same kind (text or
+        feature vectors); ``path`` is then the training set. Neither may carry a
+        split of its own.
     test_size : float
         Fraction held out for testing when the corpus has no split.
     random_state : int
@@ -119,15 +120,13 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
     if test_path is not None and not Path(test_path).exists():
         raise CorpusError(f"test corpus not found: {test_path}")
     layout = layout_of(path)
-    if test_path is not None and layout.kind == "text":
-        raise CorpusError(
-            "a separate test file is only for svmlight corpora; "
-            + ("a folder corpus gives its split with train/ and test/ sub-folders"
-               if layout.folder else 'in JSON Lines give each document a "split" field'))
-    if test_path is not None and Path(test_path).is_dir():
-        raise CorpusError(f"test corpus {test_path} is a folder, not an svmlight file")
     found = _documents(path, layout, allow_unlabeled)
     if test_path is not None:
         test = _documents(Path(test_path), layout_of(test_path), allow_unlabeled)
+        for part in (found, test):
+            if part.splits is not None and any(s is not None for s in part.splits):
+                raise CorpusError(
+                    f"{part.source} gives its own split (train/ and test/ folders, or "
+                    f'"split" fields) and a separate test set is given too: drop one')
         found = join_split(found, test, test_path)
     return finish(found, test_size=test_size, random_state=random_state)
