@@ -153,3 +153,38 @@ def test_joblib_says_nothing_between_the_progress_bars(capsys, corpus):
     code, _, err = run(capsys, "eval", "--corpus", corpus, "--methods", "linearsvc,smo", "-v")
     assert code == EXIT_OK
     assert "[Parallel(" not in err
+
+
+# -- unreadable files ----------------------------------------------------------------------
+
+def _unreadable(monkeypatch, victim):
+    """Make ``victim`` unreadable, as chmod 000 does for a user who is not root."""
+    import builtins
+    import pathlib
+
+    real_open, real_read_bytes = builtins.open, pathlib.Path.read_bytes
+
+    def guarded_open(file, *args, **kwargs):
+        if str(file) == str(victim):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    def guarded_read_bytes(self):
+        if str(self) == str(victim):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
+    monkeypatch.setattr(pathlib.Path, "read_bytes", guarded_read_bytes)
+
+
+@pytest.mark.parametrize("which", ["model", "input"])
+def test_an_unreadable_model_or_input_is_one_line(capsys, tmp_path, corpus, monkeypatch, which):
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == EXIT_OK
+    doc = tmp_path / "doc.txt"
+    doc.write_text("alpha beta")
+    _unreadable(monkeypatch, model if which == "model" else doc)
+    code, _, err = run(capsys, "predict", model, doc)
+    assert code == 3
+    assert_one_line_error(err, str(model if which == "model" else doc), "Permission denied")

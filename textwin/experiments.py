@@ -464,9 +464,9 @@ def _configured(method, n_train, overrides, n_jobs, verbose, order, by_breakeven
     params = est.get_params()
     if n_jobs is not None and "n_jobs" in params:
         est.set_params(n_jobs=n_jobs)
-    if verbose and "verbose" in params and not isinstance(est, OneVsRestClassifier):
-        # scikit-learn's one-vs-rest passes verbose to joblib, which prints
-        # "[Parallel(n_jobs=1)]: Done ..." lines between the progress bars
+    if verbose and "verbose" in params and "estimator" not in params:
+        # a scikit-learn meta-estimator (one-vs-rest) passes verbose to joblib, which
+        # prints "[Parallel(n_jobs=1)]: Done ..." lines between the progress bars
         est.set_params(verbose=verbose)
     if by_breakeven and "scoring" in params and params["scoring"] is None:
         # categories (one or several columns) are judged by break-even points

@@ -91,10 +91,7 @@ def _read_documents(inputs):
 
 
 def cmd_predict(args):
-    import numpy as np
-
     from ..persistence import ModelFormatError, load_model
-    from ..tasks import predicted_classes
 
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
@@ -108,6 +105,21 @@ def cmd_predict(args):
                        EXIT_NO_DATA) from None
     except ModelFormatError as exc:
         raise CLIError(str(exc), EXIT_BAD_MODEL) from None
+    except OSError as exc:  # unreadable: permissions, an I/O error
+        raise CLIError(f"cannot read the model file {args.model}: "
+                       f"{exc.strerror or exc}", EXIT_NO_DATA) from None
+    try:
+        return _predict(args, model)
+    except OSError as exc:  # an input that cannot be read
+        raise CLIError(f"cannot read {exc.filename or 'the input'}: {exc.strerror or exc}",
+                       EXIT_NO_DATA) from None
+
+
+def _predict(args, model):
+    import numpy as np
+
+    from ..tasks import predicted_classes
+
     if model.vocabulary is None:
         ids, X = _read_svmlight_inputs(args.inputs, model)
         scores = model.decision_function(X)
