@@ -44,7 +44,7 @@ def test_jsonl_random_split_is_seeded(tmp_path):
 @pytest.mark.parametrize("line, message", [
     ("{not json", r"c.jsonl:2: not valid JSON"),
     ('{"labels": ["a"]}', r'c.jsonl:2: each line needs a "text"'),
-    ('{"text": "x", "labels": {"a": 1}}', r'"labels" must be a list'),
+    ('{"text": "x", "labels": {"a": 1}}', r'c.jsonl:2: "labels" must be a category name or a list'),
     ('{"text": "x", "labels": ["a"], "split": "dev"}', "some lines have a \"split\""),
 ])
 def test_jsonl_errors_name_the_line(tmp_path, line, message):
@@ -67,11 +67,21 @@ def test_jsonl_bad_split_value_and_no_labels(tmp_path):
         read_jsonl(path, allow_unlabeled=True)
 
 
-def test_jsonl_label_singular_gets_a_hint_and_unlabelled_needs_the_option(tmp_path):
+def test_jsonl_single_label_field_is_a_single_label_corpus(tmp_path):
+    # as Hugging Face datasets and pandas' to_json(orient="records", lines=True) write it
     path = _write_jsonl(tmp_path / "c.jsonl", [
-        {"text": "a", "labels": ["x"]}, {"text": "b", "label": "y"}])
-    with pytest.raises(CorpusError, match=r'c.jsonl:2: the field is "labels".*"labels": \["y"\]'):
-        read_jsonl(path)
+        {"text": f"doc {i}", "label": ["neg", "pos", 2][i % 3]} for i in range(9)])
+    c = read_jsonl(path)
+    assert c.target_names == ["2", "neg", "pos"] and c.task == "multiclass"
+    docs = dict(zip(c.train + c.test, list(c.Y_train) + list(c.Y_test)))
+    np.testing.assert_array_equal(docs["doc 1"], [0, 0, 1])
+    np.testing.assert_array_equal(docs["doc 2"], [1, 0, 0])
+    both = _write_jsonl(tmp_path / "b.jsonl", [{"text": "a", "label": "x", "labels": ["y"]}])
+    with pytest.raises(CorpusError, match=r'b.jsonl:1: both "labels" and "label"'):
+        read_jsonl(both)
+
+
+def test_jsonl_unlabelled_needs_the_option(tmp_path):
     path = _write_jsonl(tmp_path / "u.jsonl", [
         {"text": f"doc {i}", "labels": ["x"] if i % 2 else []} for i in range(6)]
         + [{"text": "no labels field"}, {"text": "   "}])
@@ -80,6 +90,40 @@ def test_jsonl_label_singular_gets_a_hint_and_unlabelled_needs_the_option(tmp_pa
     c = read_jsonl(path, allow_unlabeled=True, test_size=0.25)
     assert len(c.train) + len(c.test) == 8  # an empty text is a document (it scores the bias)
     assert c.report["unlabeled"] == 5 and c.report["skipped"] == {}
+
+
+@pytest.mark.parametrize("labels, message", [
+    ([True], r'c.jsonl:3: "labels" must be a category name or a list of them .*not \[true\]'),
+    (True, r'c.jsonl:3: "labels" must be .*not true'),
+    ([""], r"c.jsonl: document 3 has an empty category name"),
+    (["  "], r"c.jsonl: document 3 has an empty category name"),
+    (["-"], r"c.jsonl: document 3 has the category '-', the mark of no category"),
+])
+def test_labels_that_are_not_labels_are_refused(tmp_path, labels, message):
+    path = _write_jsonl(tmp_path / "c.jsonl", [
+        {"text": "a", "labels": ["x"]}, {"text": "b", "labels": ["y"]},
+        {"text": "c", "labels": labels}, {"text": "d", "labels": ["x"]}])
+    with pytest.raises(CorpusError, match=message):
+        read_jsonl(path)
+
+
+def test_white_space_around_a_label_is_dropped_and_said(tmp_path):
+    path = _write_jsonl(tmp_path / "c.jsonl", [
+        {"text": f"t{i}", "labels": [["food", "food ", " sport"][i % 3]]} for i in range(9)])
+    with pytest.warns(UserWarning, match=r"c.jsonl: 2 category names with white space around, "
+                                         r"read without it: 'food ' as 'food', ' sport' as"):
+        c = read_jsonl(path)
+    assert c.target_names == ["food", "sport"]  # not a second food
+    assert c.report["categories"]["food"]["train"] + c.report["categories"]["food"]["test"] == 6
+
+
+def test_a_category_folder_named_like_no_category_is_refused(tmp_path):
+    for cat in ("a", "-"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    with pytest.raises(CorpusError, match=r"document -/0.txt has the category '-'"):
+        read_folder(tmp_path)
 
 
 def test_folder_multilabel_only_for_same_name_and_identical_bytes(tmp_path):
@@ -232,6 +276,8 @@ def test_missing_corpus(tmp_path):
     ("1 2147483648:1", r"x.svm:3: feature index 2147483648 is 2\^31 or more"),
     ("1 99999999999999999999:1", r"x.svm:3: feature index 99999999999999999999 is 2\^31"),
     ("a 1:1", r"x.svm:3: label 'a' is not a number"),
+    ("nan 1:1", r"x.svm:3: label 'nan' is not a category \(a finite number\)"),
+    ("1,inf 1:1", r"x.svm:3: label 'inf' is not a category"),
     ("1 1:x", r"x.svm:3: value 'x' of feature 1 is not a number"),
     ("1 0:1", r"x.svm:3: feature index 0 is below 1"),
     ("1 3:1 2:1", r"x.svm:3: feature index 2 after 3"),

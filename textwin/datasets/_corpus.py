@@ -187,10 +187,38 @@ def _given_split(source, splits):
     return tr, te
 
 
+#: The category name ``textwin predict`` prints for a document in no category.
+NO_LABEL = "-"
+
+
+def clean_labels(source, labels, ids):
+    """The label lists with white space around a name dropped (and one warning that
+    says so); a name that is empty or the no-category mark is refused."""
+    cleaned, changed = [], {}
+    for labs, doc_id in zip(labels, ids):
+        for name in labs:
+            if not name.strip() or name.strip() == NO_LABEL:
+                what = ("an empty category name" if not name.strip() else
+                        f"the category {NO_LABEL!r}, the mark of no category in what "
+                        "`textwin predict` prints")
+                raise CorpusError(f"{source}: document {doc_id} has {what}: rename it (a "
+                                  "document in no category has no label at all)")
+            if name != name.strip():
+                changed.setdefault(name, name.strip())
+        cleaned.append(sorted({name.strip() for name in labs}))
+    if changed:
+        shown = examples([f"{a!r} as {b!r}" for a, b in changed.items()])
+        warnings.warn(f"{source}: {len(changed)} category name{'s' if len(changed) > 1 else ''}"
+                      f" with white space around, read without it: {shown}", UserWarning,
+                      stacklevel=3)
+    return cleaned
+
+
 def finish(found, *, test_size=0.25, random_state=0):
     """The :class:`CustomCorpus` of ``found`` (:class:`Documents`): its split if it
     carries one, else a random one (``test_size`` held out, seed ``random_state``)."""
-    source, docs, labels, ids = found.source, found.docs, found.labels, found.ids
+    source, docs, ids = found.source, found.docs, found.ids
+    labels = clean_labels(source, found.labels, ids)
     if len(found) == 0:
         raise CorpusError(f"{source}: no documents found")
     Y, names = indicator_matrix(labels, key=found.label_key)

@@ -1,8 +1,9 @@
 """JSON Lines: one object per line, ``{"text": "...", "labels": ["a", "b"]}``.
 
-An empty label list is a legal document in no category; a line without
-``"labels"`` is an error (or, with ``allow_unlabeled=True``, a document in no
-category). An optional ``"split": "train"|"test"`` field fixes the split.
+A single ``"label"`` (as Hugging Face datasets and pandas write them) is a
+list of one. An empty label list is a legal document in no category; a line
+without either field is an error (or, with ``allow_unlabeled=True``, a document
+in no category). An optional ``"split": "train"|"test"`` field fixes the split.
 Blank lines are ignored; a line whose text is empty is a document (it scores
 the bias).
 """
@@ -34,22 +35,21 @@ def _record(line, where, allow_unlabeled):
                           'one object like {"text": "...", "labels": ["a"]}') from None
     if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
         raise CorpusError(f'{where}: each line needs a "text" string')
-    if "labels" not in rec:
-        if "label" in rec:
-            raise CorpusError(
-                f'{where}: the field is "labels" (a list), not "label": write '
-                f'"labels": [{json.dumps(rec["label"])}]')
-        if not allow_unlabeled:
-            raise CorpusError(
-                f'{where}: no "labels" field; give each line its categories '
-                '("labels": ["a", "b"], or [] for a document in none), or allow '
-                "unlabelled documents explicitly (--allow-unlabeled, "
-                "allow_unlabeled=True)")
-    labs = rec.get("labels", [])
-    if isinstance(labs, str):
-        labs = [labs]
-    if not isinstance(labs, list) or not all(isinstance(x, (str, int)) for x in labs):
-        raise CorpusError(f'{where}: "labels" must be a list of category names')
+    if "labels" in rec and "label" in rec:
+        raise CorpusError(f'{where}: both "labels" and "label"; give one of them')
+    key = "labels" if "labels" in rec else "label"  # "label": Hugging Face, pandas
+    labs = rec.get(key)
+    if labs is None and not allow_unlabeled:
+        raise CorpusError(
+            f'{where}: no "labels" field; give each line its categories '
+            '("labels": ["a", "b"], or [] for a document in none), or allow '
+            "unlabelled documents explicitly (--allow-unlabeled, "
+            "allow_unlabeled=True)")
+    labs = [] if labs is None else [labs] if isinstance(labs, (str, int)) else labs
+    if not isinstance(labs, list) or not all(
+            isinstance(x, (str, int)) and not isinstance(x, bool) for x in labs):
+        raise CorpusError(f'{where}: "{key}" must be a category name or a list of them '
+                          f"(strings or integers), not {json.dumps(rec[key])}")
     return rec["text"], sorted({str(x) for x in labs}), rec.get("id"), rec.get("split")
 
 

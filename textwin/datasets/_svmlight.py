@@ -4,6 +4,7 @@
 comma-separated list, ``#`` comments. These corpora are numeric: there is no
 text to vectorize. Every problem is a :class:`CorpusError` naming the line.
 """
+import math
 import os
 from functools import partial
 from pathlib import Path
@@ -47,12 +48,14 @@ def _svmlight_line_error(path, lineno, line):
     for lab in label.split(b","):
         if lab:
             try:
-                if not np.isfinite(float(lab)):
-                    raise ValueError
+                finite = np.isfinite(float(lab))
             except ValueError:
-                return (f"{where}: label {lab.decode('latin-1')!r} is not a number; a line "
-                        "starts with its labels (numbers, comma-separated), then index:value "
-                        "pairs")
+                finite = None
+            if not finite:
+                return (f"{where}: label {lab.decode('latin-1')!r} is not a "
+                        f"{'number' if finite is None else 'category (a finite number)'}; "
+                        "a line starts with its labels (numbers, comma-separated), then "
+                        "index:value pairs")
     last = 0
     for pair in pairs:
         text = pair.decode("latin-1")
@@ -120,8 +123,10 @@ def _load_svmlight(path):
         raise CorpusError(message or f"{path}: not a valid svmlight file ({exc}); lines look "
                           "like `label[,label] index:value ...` with 1-based indices") from None
     X = sp.csr_matrix(X)
-    if not np.isfinite(X.data).all():
-        raise CorpusError(_first_bad_line(path) or f"{path}: a value is NaN or infinite")
+    if not np.isfinite(X.data).all() or not all(
+            math.isfinite(x) for doc in y for x in doc):
+        raise CorpusError(_first_bad_line(path) or f"{path}: a label or value is NaN or "
+                          "infinite")
     return X, y
 
 
