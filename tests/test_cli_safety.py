@@ -188,3 +188,22 @@ def test_an_unreadable_model_or_input_is_one_line(capsys, tmp_path, corpus, monk
     code, _, err = run(capsys, "predict", model, doc)
     assert code == 3
     assert_one_line_error(err, str(model if which == "model" else doc), "Permission denied")
+
+
+def test_a_corpus_of_many_classes_prints_a_short_report(capsys, tmp_path):
+    from textwin.cli.common import SHOWN_ROWS
+
+    n = SHOWN_ROWS + 12
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    classes = {f"class{i:03d}": [f"{letters[i % 26]}{letters[i // 26]}word", "shared", "common"]
+               for i in range(n)}
+    many = write_corpus(tmp_path / "many.jsonl", classes, per_class=6)
+    code, out, err = run(capsys, "train", "--corpus", many)
+    assert code == EXIT_OK
+    assert sum(line.startswith("class0") for line in out.splitlines()) == SHOWN_ROWS
+    assert "... and 12 more classes (--json lists them all)" in out
+    assert sum(line.startswith("  class0") for line in err.splitlines()) == SHOWN_ROWS
+    assert "... and 12 more categories" in err
+    code, out, _ = run(capsys, "train", "--corpus", many, "--json")
+    result = json.loads(out)
+    assert len(result["categories"]) == n and len(result["corpus_report"]["categories"]) == n

@@ -41,6 +41,10 @@ EXIT_CODES = {
 }
 
 
+#: Rows of a per-category table or report shown on a terminal; --json has them all.
+SHOWN_ROWS = 50
+
+
 class CLIError(Exception):
     """A failure the user can fix: one line on stderr and an exit code."""
 

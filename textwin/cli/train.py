@@ -11,6 +11,7 @@ from .common import (
     CLIError,
     HelpFormatter,
     PROBLEM_NAMES,
+    SHOWN_ROWS,
     check_destination,
     first_line,
     first_names,
@@ -242,16 +243,20 @@ def cmd_train(args):
     width = max(16, max(len(c) for c in categories) + 2)
     out(f"{'class' if d.task != 'multilabel' else 'category':<{width}}{'BEP':>7}"
          f"{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}{'epochs':>8}")
-    for r in rows:
+    for r in rows[:SHOWN_ROWS]:
         gap_s = "-" if r["duality_gap"] is None else f"{r['duality_gap']:.2e}"
         ep_s = "-" if r["epochs"] is None else str(r["epochs"])
         out(f"{r['category']:<{width}}{fmt(r['breakeven'])}{fmt(r['precision'])}"
              f"{fmt(r['recall'])}{fmt(r['f1'])}{gap_s:>11}{ep_s:>8}")
+    if len(rows) > SHOWN_ROWS:
+        kind = "classes" if d.task != "multilabel" else "categories"
+        out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
     if thresholds is not None:
         out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
              f"{TUNING_FOLDS}-fold cross-validation on the training set: "
-             + ", ".join(f"{r['category']} {r['threshold']:.3g}" for r in rows))
+             + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
+                           shown=SHOWN_ROWS))
     if cv is not None:
         out(cv_line(cv))
     out(f"time: {seconds:.2f} s (training)")

@@ -12,6 +12,7 @@ from pathlib import Path
 from .common import (
     EXIT_NO_DATA,
     EXIT_USAGE,
+    SHOWN_ROWS,
     CLIError,
     check_destination,
     damaged_corpus,
@@ -136,7 +137,7 @@ def _load_user_corpus(args):
 
     if str(args.corpus).lower() in BUILTIN_CORPORA and not Path(args.corpus).exists():
         corpus = _builtin_corpus(args)
-        logger.info("%s", "\n".join(corpus.describe()))
+        logger.info("%s", "\n".join(corpus.describe(SHOWN_ROWS)))
         return corpus
     try:
         with warnings.catch_warnings(record=True) as caught:
@@ -152,7 +153,7 @@ def _load_user_corpus(args):
         raise CLIError(f"cannot read corpus {args.corpus}: {exc}", EXIT_NO_DATA) from None
     for w in caught:  # the skipped files: one warning line, even with -q
         logger.warning("warning: %s", w.message)
-    logger.info("%s", "\n".join(corpus.describe()))
+    logger.info("%s", "\n".join(corpus.describe(SHOWN_ROWS)))
     return corpus
 
 

@@ -92,15 +92,20 @@ class CustomCorpus:
 
         return detect_task(self.Y_train, self.Y_test)
 
-    def describe(self):
-        """The report as lines of text: documents per split and category, skips."""
+    def describe(self, max_categories=None):
+        """The report as lines of text: documents per split and category, skips.
+
+        ``max_categories``: list at most this many categories, then how many more."""
         r = self.report
         lines = [f"{self.source}: {r['documents']['train']} training and "
                  f"{r['documents']['test']} test documents ({r['split']}), "
                  f"{len(self.target_names)} categories"]
         width = max(len(c) for c in self.target_names)
-        for name, counts in r["categories"].items():
+        shown = list(r["categories"].items())[:max_categories]
+        for name, counts in shown:
             lines.append(f"  {name:<{width}}  {counts['train']:>6} train {counts['test']:>6} test")
+        if len(shown) < len(r["categories"]):
+            lines.append(f"  ... and {len(r['categories']) - len(shown)} more categories")
         if r.get("unlabeled"):
             lines.append(f"  {r['unlabeled']} documents have no label")
         if r.get("repeated"):
