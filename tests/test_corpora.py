@@ -442,3 +442,51 @@ def test_a_separate_test_set_and_a_split_of_its_own_are_refused(tmp_path):
     for train, test in ((split, plain), (plain, split)):
         with pytest.raises(CorpusError, match=r"s.jsonl gives its own split .* drop one"):
             load_corpus(train, test_path=test)
+
+
+def _unreadable_category(tmp_path, monkeypatch):
+    """A corpus whose category folder tech/ cannot be listed (chmod 000; the tests
+    run as root, to whom chmod means nothing, so os.scandir refuses it here)."""
+    import os
+
+    for cat in ("sport", "tech", "food"):
+        (tmp_path / cat).mkdir()
+        for i in range(4):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    scandir = os.scandir
+
+    def refuse(path="."):
+        if os.fspath(path) == os.fspath(tmp_path / "tech"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    return tmp_path
+
+
+def test_an_unreadable_category_folder_is_reported_with_the_reason(tmp_path, monkeypatch):
+    root = _unreadable_category(tmp_path, monkeypatch)
+    with pytest.warns(UserWarning) as caught:
+        c = read_folder(root)
+    assert len(caught) == 1
+    assert str(caught[0].message) == (
+        f"{root}: skipped 1 folder: 1 unreadable folder (its files not read) "
+        "(tech/: Permission denied)")
+    assert c.target_names == ["food", "sport"]  # tech's files could not be read
+    assert c.report["skipped"] == {"unreadable_folder": ["tech/: Permission denied"]}
+    assert any("skipped 1 unreadable folder" in line for line in c.describe())
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "geteuid") or __import__("os").geteuid() == 0,
+                    reason="root reads a folder under chmod 000")
+def test_a_category_folder_under_chmod_000_is_reported(tmp_path):
+    for cat in ("sport", "tech", "food"):
+        (tmp_path / cat).mkdir()
+        for i in range(4):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    (tmp_path / "tech").chmod(0)
+    try:
+        with pytest.warns(UserWarning, match=r"1 unreadable folder .*tech/: Permission denied"):
+            read_folder(tmp_path)
+    finally:
+        (tmp_path / "tech").chmod(0o755)

@@ -23,6 +23,7 @@ SKIP_REASONS = {
     "empty": "empty (nothing but white space)",
     "binary": "binary (NUL bytes, or mostly non-text bytes)",
     "unreadable": "unreadable (permission or I/O error)",
+    "unreadable_folder": "unreadable folder (its files not read)",
     "outside": "not inside a category folder",
 }
 
@@ -174,9 +175,12 @@ def warn_skipped(source, skipped):
     parts = [f"{len(paths)} {SKIP_REASONS[reason]} ({examples(paths)})"
              for reason, paths in skipped.items() if paths and reason != "hidden"]
     if parts:
-        n = sum(len(p) for r, p in skipped.items() if r != "hidden")
-        warnings.warn(f"{source}: skipped {n} file{'s' if n != 1 else ''}: "
-                      + "; ".join(parts), UserWarning, stacklevel=3)
+        n = sum(len(p) for r, p in skipped.items() if r not in ("hidden", "unreadable_folder"))
+        folders = len(skipped.get("unreadable_folder", ()))
+        counts = [f"{n} file{'s' if n != 1 else ''}"] * bool(n) + [
+            f"{folders} folder{'s' if folders != 1 else ''}"] * bool(folders)
+        warnings.warn(f"{source}: skipped {' and '.join(counts)}: " + "; ".join(parts),
+                      UserWarning, stacklevel=3)
 
 
 def _given_split(source, splits):

@@ -16,6 +16,7 @@ category folder are skipped, counted in the report and, except hidden ones,
 named in one ``UserWarning``.
 """
 import hashlib
+import os
 from pathlib import Path
 
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
@@ -67,10 +68,6 @@ def _is_utf8(sample, cut):
         return cut and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
 
 
-def _is_hidden(relative):
-    return any(part.startswith(".") for part in relative.parts)
-
-
 def _read_category_folders(root, prefix, skipped):
     """``[(shown path, name in its category folder, raw bytes, category)]`` for every
     file read under ``root``."""
@@ -82,16 +79,15 @@ def _read_category_folders(root, prefix, skipped):
         elif not entry.is_dir():
             skipped["outside"].append(str(rel))
     for cat_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        for f in sorted(cat_dir.rglob("*")):
-            rel = f.relative_to(cat_dir)
-            shown = str(Path(prefix) / cat_dir.name / rel)
-            if f.is_dir() or _is_hidden(rel.parent):
-                continue  # a hidden folder is reported once, below, not per file
-            if _is_hidden(rel):
+        shown_dir = Path(prefix) / cat_dir.name
+        files, hidden_dirs = _walk(cat_dir, shown_dir, skipped["unreadable_folder"])
+        for rel in files:
+            shown = str(shown_dir / rel)
+            if rel.name.startswith("."):
                 skipped["hidden"].append(shown)
                 continue
             try:
-                raw = f.read_bytes()
+                raw = (cat_dir / rel).read_bytes()
             except OSError:
                 skipped["unreadable"].append(shown)
                 continue
@@ -101,11 +97,27 @@ def _read_category_folders(root, prefix, skipped):
                 skipped["binary"].append(shown)
             else:
                 found.append((shown, str(rel), raw, cat_dir.name))
-        for d in sorted(p for p in cat_dir.rglob(".*") if p.is_dir()):
-            if not _is_hidden(d.relative_to(cat_dir).parent):
-                skipped["hidden"].append(str(Path(prefix) / cat_dir.name / d.relative_to(cat_dir))
-                                         + "/")
+        skipped["hidden"] += [f"{shown_dir / d}/" for d in hidden_dirs]
     return found
+
+
+def _walk(cat_dir, shown_dir, unreadable):
+    """``(files, hidden folders)`` under ``cat_dir``, relative to it, sorted; the files
+    in hidden folders are left out (the folder is reported once). A folder that cannot
+    be listed goes to ``unreadable`` with the reason (``pathlib.rglob`` skips it
+    silently: a category folder under ``chmod 000`` was a category with no file)."""
+    files, hidden = [], []
+
+    def failed(exc):
+        where = shown_dir / Path(exc.filename).relative_to(cat_dir)
+        unreadable.append(f"{where}/: {exc.strerror or exc}")
+
+    for top, dirs, names in os.walk(cat_dir, onerror=failed):
+        rel = Path(top).relative_to(cat_dir)
+        hidden += [rel / d for d in dirs if d.startswith(".")]
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        files += [rel / name for name in names]
+    return sorted(files), sorted(hidden)
 
 
 def _documents_of(found, split):
