@@ -207,3 +207,15 @@ def test_a_corpus_of_many_classes_prints_a_short_report(capsys, tmp_path):
     code, out, _ = run(capsys, "train", "--corpus", many, "--json")
     result = json.loads(out)
     assert len(result["categories"]) == n and len(result["corpus_report"]["categories"]) == n
+
+
+def test_ctrl_c_while_the_libraries_load_is_one_line(capsys, monkeypatch):
+    import textwin.cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(textwin.cli, "build_parser", interrupted)  # it imports the methods
+    code, _, err = run(capsys, "train", "--corpus", "c.jsonl")
+    assert code == 130
+    assert_one_line_error(err, "interrupted")

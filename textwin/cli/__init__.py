@@ -91,7 +91,13 @@ def build_parser():
 
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        return _run(sys.argv[1:] if argv is None else list(argv))
+    except KeyboardInterrupt:  # Ctrl-C while the libraries load, before the command runs
+        return fail("interrupted", EXIT_INTERRUPTED)
+
+
+def _run(argv):
     PROBLEM_NAMES.clear()  # set by train/eval once their categories are known
     # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
     # which has its own options and --help.
