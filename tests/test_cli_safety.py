@@ -219,3 +219,16 @@ def test_ctrl_c_while_the_libraries_load_is_one_line(capsys, monkeypatch):
     code, _, err = run(capsys, "train", "--corpus", "c.jsonl")
     assert code == 130
     assert_one_line_error(err, "interrupted")
+
+
+@pytest.mark.parametrize("option, reason", [
+    (["--language", "german"], "Reuters-21578 is English, stemmed by Porter's stemmer"),
+    (["--no-stem"], "Reuters-21578 is English, stemmed by Porter's stemmer"),
+    (["--task", "multiclass"], "Reuters-21578 is multi-label"),
+    (["--test-size", "0.5"], "Reuters-21578 has its own ModApte split"),
+])
+def test_a_corpus_option_on_reuters_says_why_it_does_not_apply(capsys, option, reason):
+    code, _, err = run(capsys, "train", "--category", "acq", *option, "--offline")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, f"{option[0]} is for --corpus: {reason}")
+    assert "multi-label" not in err or "--task" in option

@@ -102,7 +102,7 @@ def cmd_eval(args):
             except ValueError as exc:
                 raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
     check_plot(args)
-    given_corpus = [opt for opt, key in CORPUS_ONLY if getattr(args, key, None)]
+    given_corpus = [opt for opt, key, _ in CORPUS_ONLY if getattr(args, key, None)]
     if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
         raise CLIError(f"{', '.join(given_corpus) or '--weighting/--shuffle'}: for --corpus; "
                        "--micro-breakeven runs the paper's protocol as published")

@@ -225,9 +225,14 @@ def check_trainable(categories, Y_train, source, everything):
             "their labels)")
 
 
-CORPUS_ONLY = (("--test-corpus", "test_corpus"), ("--test-size", "test_size"),
-                ("--task", "task"), ("--allow-unlabeled", "allow_unlabeled"),
-                ("--language", "language"), ("--no-stem", "no_stem"))
+# Options of a user's corpus, each with why Reuters-21578 has no use for it.
+_SPLIT = "Reuters-21578 has its own ModApte split"
+_ENGLISH = "Reuters-21578 is English, stemmed by Porter's stemmer as in the paper"
+CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_size", _SPLIT),
+               ("--task", "task", "Reuters-21578 is multi-label"),
+               ("--allow-unlabeled", "allow_unlabeled",
+                "every Reuters-21578 document of the split is read, with or without topics"),
+               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH))
 
 
 def training_data(args, categories_arg):
@@ -244,14 +249,13 @@ def training_data(args, categories_arg):
         if args.weighting not in (None, "binary"):
             raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
                            "features")
-        given = [opt for opt, key in CORPUS_ONLY if getattr(args, key, None)]
+        given = [(opt, why) for opt, key, why in CORPUS_ONLY if getattr(args, key, None)]
         if args.seed is not None and not args.shuffle:
-            given.append("--seed")
+            given.append(("--seed", "on it, --seed seeds the order of --shuffle"))
         if given:
-            raise CLIError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for "
-                           "--corpus; Reuters-21578 has its own ModApte split and is "
-                           "multi-label" + ("; on it, --seed seeds the order of --shuffle"
-                                            if "--seed" in given else ""))
+            reasons = "; ".join(dict.fromkeys(why for _, why in given))
+            raise CLIError(f"{', '.join(opt for opt, _ in given)} "
+                           f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
         if args.features == "all":
             raise CLIError("--features all is for --corpus; the Reuters protocol selects "
                            "features by information gain: give a number (the paper: 1000)")
