@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-import warnings
 
 from .._version import __version__
 from . import data, predict, reproduce, train
@@ -26,15 +25,13 @@ from .common import (
     EXIT_NO_DATA,
     EXIT_OK,
     EXIT_USAGE,
-    CLI_NAMES,
-    PROBLEM_NAMES,
     CLIError,
     HelpFormatter,
     fail,
-    logger,
     n_jobs_error,
     on_cluster,
     setup_logging,
+    warnings_as_log_lines,
 )
 from .eval import CORPUS_METHODS
 from .train import TUNING_FOLDS
@@ -92,13 +89,12 @@ def build_parser():
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
     try:
-        return _run(sys.argv[1:] if argv is None else list(argv))
+        return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:  # Ctrl-C while the libraries load, before the command runs
         return fail("interrupted", EXIT_INTERRUPTED)
 
 
-def _run(argv):
-    PROBLEM_NAMES.clear()  # set by train/eval once their categories are known
+def _parse_and_run(argv):
     # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
     # which has its own options and --help.
     first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
@@ -125,30 +121,14 @@ def _run(argv):
     setup_logging(args)
     if n_jobs_error(getattr(args, "n_jobs", None)):
         return fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
+    return _run(args)
 
-    def show(message, category, filename, lineno, file=None, line=None):
-        # Library warnings (ConvergenceWarning, ...) as one log line each, not a
-        # source excerpt; silenced by -q. The solvers' convergence warning is
-        # worded with the flags and categories of this command line.
-        from .._ovr import SolverConvergenceWarning
 
-        if isinstance(message, SolverConvergenceWarning):
-            names = list(PROBLEM_NAMES)
-            text = message.render(CLI_NAMES, resume=False,
-                                  describe=lambda k: names[k] if k < len(names) else None)
-        else:
-            text = str(message)
-        logger.warning("warning: %s", text)
-
+def _run(args):
+    """``args.func(args)``, its failures turned into exit codes."""
     try:
-        with warnings.catch_warnings():
-            warnings.showwarning = show
-            if args.quiet:
-                warnings.simplefilter("ignore")
-                # -q silences progress, not a corpus that differs from the published one
-                warnings.filterwarnings("always", message=r".*differ from the published")
-            with on_cluster(getattr(args, "scheduler", None)):
-                return args.func(args)
+        with warnings_as_log_lines(args), on_cluster(getattr(args, "scheduler", None)):
+            return args.func(args)
     except CLIError as exc:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:

@@ -17,6 +17,7 @@ import logging
 import math
 import os
 import sys
+import warnings
 from pathlib import Path
 
 from .._languages import LANGUAGES
@@ -200,19 +201,41 @@ def estimator_verbosity(args):
     return 2 if args.verbose else (1 if progress_enabled(args) else 0)
 
 
-# The categories being trained, in column order: the estimators' warnings say
-# "problem k", the command line says which category that is.
-PROBLEM_NAMES = []
-
-
 # The solvers' parameters by the flags of this command line (a convergence
 # warning's advice; Algorithm 2 to convergence is a method of its own here).
-CLI_NAMES = {
+_FLAGS = {
     "max_epochs": "--epochs",
     "tol": "--tol",
     "lam": "--lam",
     "converged": "--method svm-alg2-converged",
 }
+
+
+@contextlib.contextmanager
+def warnings_as_log_lines(args):
+    """Inside: library warnings (ConvergenceWarning, ...) as one log line each, not a
+    source excerpt; silenced by -q. The solvers' convergence warning is worded with
+    the flags of this command line and the categories of ``args.problem_names`` (set
+    by a command once it knows them: the estimators say "problem k")."""
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        from .._ovr import SolverConvergenceWarning
+
+        if isinstance(message, SolverConvergenceWarning):
+            names = list(getattr(args, "problem_names", ()))
+            text = message.render(_FLAGS, resume=False,
+                                  describe=lambda k: names[k] if k < len(names) else None)
+        else:
+            text = str(message)
+        logger.warning("warning: %s", text)
+
+    with warnings.catch_warnings():
+        warnings.showwarning = show
+        if args.quiet:
+            warnings.simplefilter("ignore")
+            # -q silences progress, not a corpus that differs from the published one
+            warnings.filterwarnings("always", message=r".*differ from the published")
+        yield
 
 
 # ---------------------------------------------------------------------------

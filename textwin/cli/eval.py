@@ -8,7 +8,6 @@ from .common import (
     EXIT_OK,
     CLIError,
     HelpFormatter,
-    PROBLEM_NAMES,
     estimator_verbosity,
     first_line,
     fmt,
@@ -119,7 +118,7 @@ def cmd_eval(args):
     # named categories must be learnable; 'all' keeps the unlearnable ones with a warning
     check_trainable(data.categories, data.Y_train, "the ModApte training set",
                      args.categories in (None, "top10", "all"))
-    PROBLEM_NAMES[:] = data.categories
+    args.problem_names = data.categories
     from .._ovr import ConstantModelWarning
 
     with warnings.catch_warnings():
@@ -187,7 +186,7 @@ def _eval_corpus(args):
     logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
                 d.source, d.X_train.shape[0], d.X_test.shape[0], d.X_train.shape[1],
                 len(d.categories), d.task)
-    PROBLEM_NAMES[:] = d.categories[1:] if d.task == "binary" else d.categories
+    args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
     order = example_order(args)
     rows = []
     bar = None
@@ -209,7 +208,7 @@ def _eval_corpus(args):
                          "settings": {**method.settings, **settings}, **summary,
                          "seconds": round(seconds, 3)})
             if hasattr(est, "cv_summary"):  # --lam auto
-                rows[-1]["lam_by_cv"] = est.cv_summary(list(PROBLEM_NAMES))
+                rows[-1]["lam_by_cv"] = est.cv_summary(list(args.problem_names))
             logger.info("%s: %s in %.1f s", method.key, ", ".join(
                 f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), seconds)
             if bar is not None:

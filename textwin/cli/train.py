@@ -5,12 +5,13 @@ from __future__ import annotations
 import math
 import warnings
 
+import numpy as np
+
 from .common import (
     EXIT_INTERNAL,
     EXIT_OK,
     CLIError,
     HelpFormatter,
-    PROBLEM_NAMES,
     SHOWN_ROWS,
     check_destination,
     first_line,
@@ -92,12 +93,11 @@ def _overrides(args, method):
 TUNING_FOLDS = 3
 
 
-def _tune_thresholds(est, X_train, Y_train, objective):
-    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the training set."""
+def _tune_thresholds(est, X_train, Y_train, objective, names):
+    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the
+    training set; ``names`` are the categories, in column order."""
     from ..metrics import breakeven_thresholds, f1_thresholds
     from ..thresholds import out_of_fold_scores
-
-    import numpy as np
 
     # With fewer positives than folds, some fold trains without any: its
     # out-of-fold scores say nothing, and the tuned threshold fell far below 0
@@ -117,20 +117,67 @@ def _tune_thresholds(est, X_train, Y_train, objective):
             if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
     if rare:
         thresholds[rare] = 0.0
-        names = first_names([f"{PROBLEM_NAMES[j] if j < len(PROBLEM_NAMES) else j} "
-                              f"({positives[j]})" for j in rare])
+        shown = first_names([f"{names[j] if j < len(names) else j} ({positives[j]})"
+                             for j in rare])
         warnings.warn(f"--tune-thresholds: {len(rare)} categor"
                       f"{'y has' if len(rare) == 1 else 'ies have'} fewer training "
                       f"documents than the {TUNING_FOLDS} folds and keep"
-                      f"{'s' if len(rare) == 1 else ''} threshold 0: {names}", stacklevel=2)
+                      f"{'s' if len(rare) == 1 else ''} threshold 0: {shown}", stacklevel=2)
     return thresholds
 
 
 def cmd_train(args):
-    import numpy as np
+    method, given = _checked_method(args)
+    d = training_data(args, args.category)
+    if args.tune_thresholds and d.task != "multilabel":
+        raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
+                       f"{d.task} (each document gets the class of its highest score); "
+                       "--task multilabel treats the classes as independent categories")
+    overrides = method_settings(args, method, d, given)
+    _log_training(method, d)
+    args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
+    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
+    cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
+    thresholds = None
+    if args.tune_thresholds:
+        try:
+            thresholds = _tune_thresholds(est, d.X_train, d.Y_train, args.tune_thresholds,
+                                          args.problem_names)
+        except ValueError as exc:  # e.g. a category with too few documents for the folds
+            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    summary, per = summarize(d, scores, thresholds)
+    result = {
+        "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
+        "task": d.task, "settings": {**method.settings, **overrides},
+        "order": order_text(args, method),
+        "n_train": int(d.X_train.shape[0]), "n_test": int(d.X_test.shape[0]),
+        "n_features": int(d.X_train.shape[1]), **summary, "seconds": round(seconds, 3),
+        "categories": _category_rows(d, per, est, thresholds, cv),
+    }
+    if cv is not None:
+        result["lam_by_cv"] = cv
+    if d.report is not None:
+        result["corpus_report"] = d.report
+    if args.output is not None:
+        _save_model(args.output, est, method, d, scores, thresholds, result, summary)
+        result["model"] = str(args.output)
+    if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
+        try:
+            plot_cv({"": cv}, args.plot)
+            result["plot"] = str(args.plot)
+        except CLIError as exc:
+            warnings.warn(f"{exc}; the results are unaffected", stacklevel=1)
+    if args.json:
+        print_json(result)
+    else:
+        _print_result(args, method, d, overrides, result, summary, seconds)
+    return EXIT_OK
 
+
+def _checked_method(args):
+    """The method and the settings given for it, and the files to write checked: all
+    before any training."""
     from ..experiments import resolve_methods
-    from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
 
     try:
         (method,) = resolve_methods([args.method])
@@ -142,36 +189,25 @@ def cmd_train(args):
         from ..persistence import is_model_file
 
         check_destination(args.output, "model", is_model_file, args)
-    d = training_data(args, args.category)
-    if args.tune_thresholds and d.task != "multilabel":
-        raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
-                       f"{d.task} (each document gets the class of its highest score); "
-                       "--task multilabel treats the classes as independent categories")
-    overrides = method_settings(args, method, d, given)
-    categories, X_train, X_test = d.categories, d.X_train, d.X_test
-    Y_train, Y_test, source = d.Y_train, d.Y_test, d.source
+    return method, given
+
+
+def _log_training(method, d):
     logger.info("training %s on %d documents, %d features, %d categor%s (%s)", method.key,
-                X_train.shape[0], X_train.shape[1], len(categories),
-                "y" if len(categories) == 1 else "ies", d.task)
-    empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (X_train, X_test)]
+                d.X_train.shape[0], d.X_train.shape[1], len(d.categories),
+                "y" if len(d.categories) == 1 else "ies", d.task)
+    empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (d.X_train, d.X_test)]
     if any(empty):  # valid documents, but a user wants to know they carry no feature
         logger.info("%d training and %d test documents have none of the %d features; "
-                    "they score the bias", *empty, X_train.shape[1])
-    PROBLEM_NAMES[:] = categories[1:] if d.task == "binary" else categories
-    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
-    cv = est.cv_summary(list(PROBLEM_NAMES)) if hasattr(est, "cv_summary") else None
-    thresholds = None
-    if args.tune_thresholds:
-        try:
-            thresholds = _tune_thresholds(est, X_train, Y_train, args.tune_thresholds)
-        except ValueError as exc:  # e.g. a category with too few documents for the folds
-            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
-    summary, per = summarize(d, scores, thresholds)
+                    "they score the bias", *empty, d.X_train.shape[1])
 
+
+def _category_rows(d, per, est, thresholds, cv):
+    """One row per category: its test figures, positives, and what the solve reached."""
     gap = getattr(est, "duality_gap_", None)
     n_iter = getattr(est, "n_iter_", None)
     rows = []
-    for j, cat in enumerate(categories):
+    for j, cat in enumerate(d.categories):
         k = 0 if d.task == "binary" else j  # the binary problem serves both classes
         rows.append({
             "category": cat,
@@ -179,8 +215,8 @@ def cmd_train(args):
             "precision": num(100 * per["precision"][j]),
             "recall": num(100 * per["recall"][j]),
             "f1": num(100 * per["f1"][j]),
-            "train_positives": int(Y_train[:, j].sum()),
-            "test_positives": int(Y_test[:, j].sum()),
+            "train_positives": int(d.Y_train[:, j].sum()),
+            "test_positives": int(d.Y_test[:, j].sum()),
             "duality_gap": _pick(gap, k, float),
             "epochs": _pick(n_iter, k, int),
         })
@@ -188,89 +224,76 @@ def cmd_train(args):
             rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
         if cv is not None:
             rows[-1]["lam"] = cv["lam"][cat]
-    result = {
-        "method": method.key, "paper_name": method.paper_name, "corpus": source,
-        "task": d.task, "settings": {**method.settings, **overrides},
-        "order": order_text(args, method),
-        "n_train": int(X_train.shape[0]), "n_test": int(X_test.shape[0]),
-        "n_features": int(X_train.shape[1]), **summary, "seconds": round(seconds, 3),
-        "categories": rows,
-    }
-    if cv is not None:
-        result["lam_by_cv"] = cv
-    if d.report is not None:
-        result["corpus_report"] = d.report
-    if args.output is not None:
-        single = d.task != "multilabel"
-        model = TextModel(
-            *linear_weights(est), categories[1:] if d.task == "binary" else categories,
-            vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-            idf=d.idf, thresholds=class_thresholds(d) if thresholds is None else thresholds,
-            task=d.task,
-            classes=list(categories) if single else None,
-            metadata={**estimator_metadata(est), "method": method.key,
-                      "settings": result["settings"], "corpus": source, "task": d.task,
-                      "test": rows, "summary": summary})
-        # The weights written must reproduce the estimator's own scores (a threshold
-        # or bias kept outside coef_/intercept_ would be lost otherwise).
-        check = np.asarray(X_test @ model.coef.T) + model.intercept
-        own = scores[:, 1:] if d.task == "binary" else scores
-        if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
-            raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
-                           "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
-        try:
-            save_model(args.output, model)
-        except OSError as exc:
-            raise CLIError(f"cannot write the model to {args.output}: {exc}") from None
-        result["model"] = str(args.output)
-        logger.info("model written to %s", args.output)
-    if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
-        try:
-            plot_cv({"": cv}, args.plot)
-            result["plot"] = str(args.plot)
-        except CLIError as exc:
-            warnings.warn(f"{exc}; the results are unaffected", stacklevel=1)
-    if args.json:
-        print_json(result)
-        return EXIT_OK
+    return rows
+
+
+def _save_model(path, est, method, d, scores, thresholds, result, summary):
+    """Write the model file, after checking that its weights give the estimator's scores."""
+    from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
+
+    single = d.task != "multilabel"
+    model = TextModel(
+        *linear_weights(est), d.categories[1:] if d.task == "binary" else d.categories,
+        vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
+        idf=d.idf, thresholds=class_thresholds(d) if thresholds is None else thresholds,
+        task=d.task,
+        classes=list(d.categories) if single else None,
+        metadata={**estimator_metadata(est), "method": method.key,
+                  "settings": result["settings"], "corpus": d.source, "task": d.task,
+                  "test": result["categories"], "summary": summary})
+    # The weights written must reproduce the estimator's own scores (a threshold
+    # or bias kept outside coef_/intercept_ would be lost otherwise).
+    check = np.asarray(d.X_test @ model.coef.T) + model.intercept
+    own = scores[:, 1:] if d.task == "binary" else scores
+    if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
+        raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
+                       "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
+    try:
+        save_model(path, model)
+    except OSError as exc:
+        raise CLIError(f"cannot write the model to {path}: {exc}") from None
+    logger.info("model written to %s", path)
+
+
+def _print_result(args, method, d, overrides, result, summary, seconds):
+    """The table: a heading line, a row per category, the summary, then what was chosen
+    and written."""
+    rows = result["categories"]
     changed = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in overrides.items() if method.settings.get(k) != v)
-    out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{source}: "
-         f"{result['n_train']} train / {result['n_test']} test documents, "
-         f"{result['n_features']} features]")
+    out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{d.source}: "
+        f"{result['n_train']} train / {result['n_test']} test documents, "
+        f"{result['n_features']} features]")
     if args.corpus is not None:
         out(f"task: {TASK_TEXT[d.task]}; {result['order']}")
-    width = max(16, max(len(c) for c in categories) + 2)
+    width = max(16, max(len(c) for c in d.categories) + 2)
     out(f"{'class' if d.task != 'multilabel' else 'category':<{width}}{'BEP':>7}"
-         f"{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}{'epochs':>8}")
+        f"{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}{'epochs':>8}")
     for r in rows[:SHOWN_ROWS]:
         gap_s = "-" if r["duality_gap"] is None else f"{r['duality_gap']:.2e}"
         ep_s = "-" if r["epochs"] is None else str(r["epochs"])
         out(f"{r['category']:<{width}}{fmt(r['breakeven'])}{fmt(r['precision'])}"
-             f"{fmt(r['recall'])}{fmt(r['f1'])}{gap_s:>11}{ep_s:>8}")
+            f"{fmt(r['recall'])}{fmt(r['f1'])}{gap_s:>11}{ep_s:>8}")
     if len(rows) > SHOWN_ROWS:
         kind = "classes" if d.task != "multilabel" else "categories"
         out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
-    if thresholds is not None:
+    if args.tune_thresholds:
         out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
-             f"{TUNING_FOLDS}-fold cross-validation on the training set: "
-             + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
-                           shown=SHOWN_ROWS))
-    if cv is not None:
-        out(cv_line(cv))
+            f"{TUNING_FOLDS}-fold cross-validation on the training set: "
+            + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
+                          shown=SHOWN_ROWS))
+    if "lam_by_cv" in result:
+        out(cv_line(result["lam_by_cv"]))
     out(f"time: {seconds:.2f} s (training)")
     if "plot" in result:
         out(f"plot: {result['plot']}")
     if "model" in result:
         out(f"model: {result['model']}")
-    return EXIT_OK
 
 
 def _pick(values, j, kind):
     """Entry ``j`` of a per-problem attribute (``None`` if absent or not finite)."""
-    import numpy as np
-
     if values is None:
         return None
     arr = np.atleast_1d(np.asarray(values, dtype=float))
