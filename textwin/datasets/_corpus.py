@@ -39,8 +39,8 @@ class Documents:
     ``docs`` is a list of strings (``kind="text"``) or a CSR matrix
     (``kind="vectors"``); ``labels`` one sorted list of category names per
     document; ``splits`` ``None`` or one ``"train"``/``"test"`` (or a wrong value,
-    which :func:`finish` refuses) per document. ``check(width, n_labels)``, if
-    given, refuses a feature space too wide for memory; ``label_key`` orders the
+    which :func:`finish` refuses) per document. ``check(X, n_labels)``, if
+    given, refuses (or warns of) a feature space too wide for memory; ``label_key`` orders the
     category names (default: as strings).
     """
 
@@ -235,7 +235,7 @@ def finish(found, *, test_size=0.25, random_state=0):
         raise CorpusError(f"{source}: no document has a label; give each document its "
                           "categories (\"labels\" in JSON Lines, folder names otherwise)")
     if found.check is not None:
-        found.check(docs.shape[1], len(names))
+        found.check(docs, len(names))
     if found.splits is not None and any(s is not None for s in found.splits):
         tr, te = _given_split(source, found.splits)
         split = found.split_name
