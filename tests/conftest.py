@@ -5,10 +5,41 @@ Tests that need the corpus are marked ``@pytest.mark.corpus`` and take the
 under CI (the environment variable ``CI`` set), where a missing corpus is a
 failure: a CI run that silently skipped the corpus tests would prove nothing.
 """
+import importlib.machinery
+import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+_CHECKOUT = Path(__file__).resolve().parents[1]
+
+
+def _kernels_built_in(checkout):
+    """Whether every kernel of ``checkout``'s textwin has its compiled module."""
+    kernels = checkout / "textwin" / "_kernels"
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    built = {p.name.split(".")[0] for p in kernels.iterdir() if p.name.endswith(suffixes)}
+    return {p.stem for p in kernels.glob("*.pyx")} <= built
+
+
+def _test_the_installed_textwin_unless_built_here():
+    """``python -m pytest`` puts the checkout first on sys.path, in front of an
+    installed textwin; without an in-place build its kernels cannot import.
+    Then the checkout leaves sys.path and the installed textwin is tested."""
+    if not (_CHECKOUT / "textwin").is_dir() or _kernels_built_in(_CHECKOUT):
+        return
+    sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _CHECKOUT]
+    spec = importlib.util.find_spec("textwin")
+    if spec is None or Path(spec.origin).resolve().is_relative_to(_CHECKOUT):
+        raise pytest.UsageError(
+            "textwin is not installed and this checkout's kernels are not built: run "
+            "`pip install .` or `python setup.py build_ext --inplace` first")
+
+
+def pytest_configure(config):
+    _test_the_installed_textwin_unless_built_here()
 
 # ../shared next to the repository root (the team's read-only copy).
 _DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared"
