@@ -1,13 +1,18 @@
 """Pure-NumPy/SciPy references for the dual Gauss-Seidel kernel tests.
 
 Written from docs/mathematics.md directly, dense and slow, with no cache: ``w = grad h(v)``
-is recomputed from ``v`` at every step.  They share no code with the kernel.
+is recomputed from ``v`` at every step.  They share no code with the kernel. A name they have no formula for raises (never another
+loss's or regularizer's formula).
 """
 import numpy as np
 from scipy.optimize import brentq, minimize
 from scipy.special import expit, log_expit, logsumexp
 
 # --- losses: f(u), K(alpha) = s k(-alpha/s), K', K'', domain (docs/mathematics.md §4) -----
+
+
+def _unknown(kind, name):
+    return ValueError(f"the reference has no formula for the {kind} {name!r}")
 
 
 def loss_value(loss, u, t):
@@ -17,7 +22,9 @@ def loss_value(loss, u, t):
         return np.maximum(0.0, t - u) ** 2
     if loss == "least_squares":
         return (t - u) ** 2
-    return np.logaddexp(0.0, t - u)
+    if loss == "logistic":
+        return np.logaddexp(0.0, t - u)
+    raise _unknown("loss", loss)
 
 
 def conj(loss, a, t, s):
@@ -25,8 +32,10 @@ def conj(loss, a, t, s):
         return -t * a
     if loss in ("squared_hinge", "least_squares"):
         return -t * a + a * a / (4 * s)
-    p = a / s
-    return s * (p * np.log(p) + (1 - p) * np.log1p(-p)) - t * a
+    if loss == "logistic":
+        p = a / s
+        return s * (p * np.log(p) + (1 - p) * np.log1p(-p)) - t * a
+    raise _unknown("loss", loss)
 
 
 def dconj(loss, a, t, s):
@@ -34,7 +43,9 @@ def dconj(loss, a, t, s):
         return -t
     if loss in ("squared_hinge", "least_squares"):
         return -t + a / (2 * s)
-    return np.log(a / (s - a)) - t
+    if loss == "logistic":
+        return np.log(a / (s - a)) - t
+    raise _unknown("loss", loss)
 
 
 def d2conj(loss, a, t, s):
@@ -42,12 +53,17 @@ def d2conj(loss, a, t, s):
         return 0.0
     if loss in ("squared_hinge", "least_squares"):
         return 0.5 / s
-    return s / (a * (s - a))
+    if loss == "logistic":
+        return s / (a * (s - a))
+    raise _unknown("loss", loss)
 
 
 def domain(loss, s):
-    return {"hinge": (0, s), "squared_hinge": (0, np.inf),
-            "least_squares": (-np.inf, np.inf), "logistic": (0, s)}[loss]
+    domains = {"hinge": (0, s), "squared_hinge": (0, np.inf),
+               "least_squares": (-np.inf, np.inf), "logistic": (0, s)}
+    if loss not in domains:
+        raise _unknown("loss", loss)
+    return domains[loss]
 
 
 # --- regularizers: h(v), w = grad h(v), hess h(v) (docs/mathematics.md §5) -------------------
@@ -58,7 +74,9 @@ def normalized_mu(reg, mu):
         return mu / mu.sum()
     if reg == "balanced_normalized_entropy":
         return mu / (2 * mu.sum())
-    return mu
+    if reg in ("square", "entropy", "balanced_entropy"):
+        return mu
+    raise _unknown("regularizer", reg)
 
 
 def h(reg, v, mu, A=1.0):
@@ -129,7 +147,9 @@ def reference_gauss_seidel(X, y, t, s, alpha, loss, reg, lam, mu=None, A=1.0,
     Z = y[:, None] * X                                  # z_i = y_i x_i
     alpha = alpha.astype(float).copy()
     v = Z.T @ alpha / S
-    growth = {"square": 1, "entropy": np.exp(kappa), "balanced_entropy": np.exp(kappa)}.get(reg, np.exp(2 * kappa))
+    growth = {"square": 1, "entropy": np.exp(kappa), "balanced_entropy": np.exp(kappa),
+              "normalized_entropy": np.exp(2 * kappa),
+              "balanced_normalized_entropy": np.exp(2 * kappa)}[reg]
     history = []
     for _ in range(epochs):
         for i in range(n):

@@ -16,7 +16,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 APPLICATIONS = {"textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"}
 ESTIMATORS = {"textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
               "textwin._binary", "textwin._intercept", "textwin.model_selection",
-              "textwin._scale", "textwin._distributed", "textwin.text_classifier"}
+              "textwin._scale", "textwin._distributed", "textwin.text_classifier",
+              "textwin._losses_and_regularizers"}
 
 
 def _modules():

@@ -20,10 +20,9 @@ from textwin._kernels import _losses as KL
 from textwin._kernels import _regularizers as KR
 from textwin._kernels._stop import StopRule
 from textwin._kernels._dual_gs import dual_gauss_seidel
+from textwin._losses_and_regularizers import LOSSES, REGULARIZERS, loss_named
 
-LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
-ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]
-REGULARIZERS = ["square", *ENTROPIES]
+ENTROPIES = [name for name, reg in REGULARIZERS.items() if reg.entropy]
 
 
 def make_csr(n=60, d=15, density=0.4, seed=0, binary=False, empty_rows=()):
@@ -55,10 +54,10 @@ def reuters_like(n=300, d=2000, seed=0):
 
 def solve(X, y, loss="hinge", regularizer="square", t=None, s=None, alpha=None, **kw):
     n, d = X.shape
-    t = np.full(n, 0.0 if loss == "logistic" else 1.0) if t is None else t
+    t = np.full(n, loss_named(loss).default_gamma) if t is None else t
     s = np.ones(n) if s is None else s
     alpha = np.zeros(n) if alpha is None else alpha
-    if regularizer != "square":
+    if REGULARIZERS[regularizer].entropy:
         kw.setdefault("mu", np.full(d, 1.0 / d))
     res = dual_gauss_seidel(X.data, X.indices, X.indptr, y, t, s, alpha, d,
                             loss=loss, regularizer=regularizer, **kw)
@@ -168,7 +167,7 @@ def test_exit_gap_below_tol_with_weights_and_targets(loss, regularizer):
     assert res["primal"] + res["dual"] == pytest.approx(res["abs_gap"], abs=1e-12)
     terms = K.gap_terms(X.data, X.indices, X.indptr, y, t, s, res["alpha"], X.shape[1],
                         loss=loss, regularizer=regularizer, lam=1e-2,
-                        mu=None if regularizer == "square" else np.full(X.shape[1], 1 / X.shape[1]))
+                        mu=np.full(X.shape[1], 1 / X.shape[1]) if REGULARIZERS[regularizer].entropy else None)
     assert terms.sum() / n == pytest.approx(res["abs_gap"], rel=1e-8, abs=1e-15)
 
 
@@ -185,7 +184,7 @@ def test_gap_terms_nonnegative_anywhere_in_domain(loss, regularizer):
     t = rng.uniform(-1, 1, size=n)
     terms = K.gap_terms(X.data, X.indices, X.indptr, y, t, s, a, X.shape[1], loss=loss,
                         regularizer=regularizer, lam=0.1,
-                        mu=None if regularizer == "square" else rng.uniform(0.5, 1, 12))
+                        mu=rng.uniform(0.5, 1, 12) if REGULARIZERS[regularizer].entropy else None)
     assert np.all(terms >= 0)
     assert terms.max() > 0
 
@@ -195,10 +194,10 @@ def test_gap_terms_nonnegative_anywhere_in_domain(loss, regularizer):
 def test_dual_never_rises(loss, regularizer):
     X, y = make_csr(n=80, d=20, density=0.3, seed=5)
     n = X.shape[0]
-    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    t = np.full(n, loss_named(loss).default_gamma)
     trace = K.dual_trace(X.data, X.indices, X.indptr, y, t, np.ones(n), np.zeros(n), 20,
                          loss=loss, regularizer=regularizer, lam=1e-3,
-                         mu=None if regularizer == "square" else np.full(20, 0.05), max_epochs=3)
+                         mu=np.full(20, 0.05) if REGULARIZERS[regularizer].entropy else None, max_epochs=3)
     assert trace.size == 3 * n + 1 or trace.size > n
     assert np.all(np.diff(trace) <= 1e-12 * np.maximum(1.0, np.abs(trace[1:])))
     assert trace[-1] < trace[0]
@@ -210,7 +209,7 @@ def test_dual_never_rises(loss, regularizer):
 def test_dual_never_rises_on_reuters_like_data(loss, regularizer, lam):
     X, y = reuters_like()
     n, d = X.shape
-    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    t = np.full(n, loss_named(loss).default_gamma)
     trace = K.dual_trace(X.data, X.indices, X.indptr, y, t, np.ones(n), np.zeros(n), d,
                          loss=loss, regularizer=regularizer, lam=lam, mu=np.full(d, 1.0 / d),
                          max_epochs=2)
@@ -305,7 +304,7 @@ def test_bias_coordinate_solves_augmented_problem(loss):
     y = np.where(np.asarray(X.sum(axis=1)).ravel() + 0.8 > 0, 1.0, -1.0)   # needs a bias
     n, d = X.shape
     lam, sigma, rho = 0.01, 0.3, 2.0
-    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    t = np.full(n, loss_named(loss).default_gamma)
     res = solve(X, y, loss, lam=lam, bias_sigma=sigma, bias_rho=rho, tol=1e-11, max_epochs=100000)
     assert res["gap"] <= 1e-11
     Xd = X.toarray()
@@ -341,7 +340,7 @@ def test_no_overflow_or_nan(loss, regularizer, lam):
     X, y = make_csr(n=40, d=10, density=0.4, seed=17, empty_rows=(0, 5))
     X.data = X.data * 1e3                     # feature values up to a few 1e3
     res = solve(X, y, loss, regularizer, lam=lam, tol=1e-8, max_epochs=30,
-                bias_rho=1.0 if regularizer == "square" else 0.0)
+                bias_rho=0.0 if REGULARIZERS[regularizer].entropy else 1.0)
     for key in ("w", "v", "alpha"):
         assert np.all(np.isfinite(res[key])), key
     for key in ("gap", "primal", "dual", "bias"):
@@ -858,7 +857,6 @@ def test_row_update_applies_every_factor_once(simd, pairs, T):
         assert dz == pytest.approx((ref - before).sum(), rel=1e-12, abs=1e-15 * before.sum())
 
 
-ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]
 
 
 def _grad_h(regularizer, v, mu, mass):
@@ -953,9 +951,9 @@ def test_flush_to_zero_is_restored_after_an_entropy_solve():
 def test_checked_csr_gives_the_same_solve(regularizer):
     X, y = reuters_like(n=120, d=200, seed=8)
     n, d = X.shape
-    Xc = K.check_csr(X.data, X.indices, X.indptr, d, regularizer != "square")
+    Xc = K.check_csr(X.data, X.indices, X.indptr, d, REGULARIZERS[regularizer].entropy)
     kw = dict(loss="squared_hinge", regularizer=regularizer, lam=1e-3, tol=0.0, max_epochs=5)
-    if regularizer != "square":
+    if REGULARIZERS[regularizer].entropy:
         kw["mu"] = np.full(d, 1.0 / d)
     plain = dual_gauss_seidel(X.data, X.indices, X.indptr, y, np.ones(n), np.ones(n),
                               np.zeros(n), d, **kw)

@@ -9,12 +9,10 @@ from sklearn.model_selection import KFold, StratifiedKFold
 
 from _reference import conj, grad_h, h
 from textwin import DualGaussSeidelClassifier, DualGaussSeidelClassifierCV, regularization_path
+from textwin._losses_and_regularizers import LOSSES, REGULARIZERS, loss_named, regularizer_named
 from textwin.metrics import micro_breakeven_point
 from textwin.model_selection import lam_grid, lam_max
 
-LOSSES = ["hinge", "squared_hinge", "least_squares", "logistic"]
-REGULARIZERS = ["square", "entropy", "normalized_entropy", "balanced_entropy",
-                "balanced_normalized_entropy"]
 
 
 def _text_like(n=90, d=40, seed=0, n_labels=1):
@@ -30,13 +28,14 @@ def _text_like(n=90, d=40, seed=0, n_labels=1):
 
 
 def _uniform_mu(reg, d):
-    return None if reg == "square" else np.full(d, 1.0 / (2 * d if "balanced" in reg else d))
+    facts = regularizer_named(reg)
+    return np.full(d, 1.0 / (2 * d if facts.balanced else d)) if facts.entropy else None
 
 
 def _dual(X, y, alpha, loss, reg, lam):
     """D(alpha) of docs/mathematics.md §2 from the independent reference (t = 1 or 0, s = 1)."""
     n, d = X.shape
-    t = np.full(n, 0.0 if loss == "logistic" else 1.0)
+    t = np.full(n, loss_named(loss).default_gamma)
     Z = X.toarray() * y[:, None]
     v = Z.T @ alpha / (lam * n)
     return np.mean(conj(loss, alpha, t, 1.0)) + lam * h(reg, v, _uniform_mu(reg, d)), v
@@ -104,7 +103,7 @@ def test_well_above_lam_max_the_solution_is_near_the_trivial_one(loss, regulariz
     moved = np.max(np.abs(y * (X @ (fit.coef_[0] - w0))))
     # first order: margins and exponents move by about a tenth of their scale
     assert moved <= 0.2
-    if regularizer != "square":
+    if regularizer_named(regularizer).entropy:
         assert np.max(np.abs(v)) <= 0.2
 
 

@@ -7,9 +7,10 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from textwin import DegenerateSolutionWarning, DualGaussSeidelClassifier, RegularizedWinnow
+from textwin._losses_and_regularizers import REGULARIZERS
 from textwin.experiments import METHODS
 
-ENTROPIES = ["entropy", "normalized_entropy", "balanced_entropy", "balanced_normalized_entropy"]
+ENTROPIES = [name for name, reg in REGULARIZERS.items() if reg.entropy]
 
 
 def _text_like(n=600, d=3000, n_classes=4, seed=0):
@@ -99,6 +100,9 @@ def test_weights_left_at_the_prior_are_warned_about():
     with pytest.warns(DegenerateSolutionWarning, match="weights are still the prior's"):
         DualGaussSeidelClassifier(regularizer="entropy", prior=10.0, lam=1e3,
                                   random_state=0).fit(X, y)
+    with pytest.warns(DegenerateSolutionWarning, match="Use prior='auto'"):  # an array prior
+        DualGaussSeidelClassifier(regularizer="entropy", prior=np.full(X.shape[1], 10.0),
+                                  lam=1e3, random_state=0).fit(X, y)
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateSolutionWarning)
         DualGaussSeidelClassifier(regularizer="balanced_normalized_entropy", lam=1e-2,

@@ -14,6 +14,7 @@ import numpy as np
 
 from textwin._intercept import algorithm2
 from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
+from textwin._losses_and_regularizers import regularizer_named
 from textwin._ovr import problem_weight
 from textwin._scale import AUTO, degeneracy, prior_total, with_scale_from_square
 
@@ -118,7 +119,7 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
                    converged=gap <= settings.tol)
     out["constant"] = False
     out["mass"] = mass
-    if settings.regularizer != "square":
+    if regularizer_named(settings.regularizer).entropy:
         bias = 0.0 if settings.intercept == "constant_feature" else out["bias"]
         out["spread"], out["move"], out["met"] = degeneracy(
             X, y, out["w"], bias, target, settings.regularizer, settings.mu, settings.mass)

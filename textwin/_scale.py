@@ -21,13 +21,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
+from textwin._losses_and_regularizers import regularizer_named
 
-__all__ = ["AUTO", "BALANCED", "NORMALIZED", "with_scale_from_square", "prior_total",
+__all__ = ["AUTO", "with_scale_from_square", "prior_total",
            "degeneracy", "DEGENERATE_SPREAD", "DEGENERATE_MOVE", "DegenerateSolutionWarning"]
 
 AUTO = "auto"
-NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
-BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 # A problem is degenerate when its training scores spread (standard deviation)
 # less than this fraction of the target margin, or when no weight moved from its
 # prior by more than this fraction of the prior weight (docs/mathematics.md §14).
@@ -78,7 +77,7 @@ def with_scale_from_square(X, y, target, weight, settings, seed, X_square=None):
     A = max(float(np.abs(res["w"]).sum()), _MASS_FLOOR)
     ratio = A / d
     step = None if settings.gradient_step is None else settings.gradient_step * ratio
-    if settings.regularizer in NORMALIZED:
+    if regularizer_named(settings.regularizer).normalized:
         scaled = replace(settings, mass=A, lam=settings.lam * ratio, gradient_step=step)
     else:
         scaled = replace(settings, mu=settings.mu * A, mass=1.0, lam=settings.lam * ratio,
@@ -89,11 +88,12 @@ def with_scale_from_square(X, y, target, weight, settings, seed, X_square=None):
 def prior_total(settings):
     """The prior's total mass of fixed settings: ``A`` (normalized), ``sum mu`` or
     ``2 sum mu`` (balanced); NaN for the square regularizer."""
-    if settings.regularizer == "square" or settings.mu is None:
+    reg = regularizer_named(settings.regularizer)
+    if not reg.entropy or settings.mu is None:
         return np.nan
-    if settings.regularizer in NORMALIZED:
+    if reg.normalized:
         return float(settings.mass)
-    return float(settings.mu.sum()) * (2.0 if settings.regularizer in BALANCED else 1.0)
+    return float(settings.mu.sum()) * (2.0 if reg.balanced else 1.0)
 
 
 def degeneracy(X, y, w, bias, target, regularizer, mu, mass):
@@ -118,8 +118,9 @@ def degeneracy(X, y, w, bias, target, regularizer, mu, mass):
     margin = float(np.max(np.abs(target))) or 1.0
     spread = float(np.std(scores)) / margin
     met = float(np.mean(y * scores >= target))
-    s = mu * (mass if regularizer in NORMALIZED else 1.0)
-    if regularizer in BALANCED:
+    reg = regularizer_named(regularizer)
+    s = mu * (mass if reg.normalized else 1.0)
+    if reg.balanced:
         move = float(np.max(np.abs(w) / (2.0 * s)))
     else:
         move = float(np.max(np.abs(w - s) / s))

@@ -38,7 +38,9 @@ from tqdm import tqdm
 from textwin._binary import (ProblemArguments, SolverSettings, solve_binary_problem,
                              solve_problem_task)
 from textwin._distributed import active_cluster, map_on_cluster
-from textwin._kernels._dual_gs import LOSSES, REGULARIZERS, check_csr
+from textwin._kernels._dual_gs import check_csr
+from textwin._losses_and_regularizers import (LOSSES, REGULARIZERS, loss_named,
+                                              regularizer_named)
 from textwin._scale import (AUTO, DEGENERATE_MOVE, DEGENERATE_SPREAD,
                             DegenerateSolutionWarning)
 from textwin._ovr import (
@@ -76,12 +78,9 @@ __all__ = [
 # Dual Gauss-Seidel
 # ---------------------------------------------------------------------------
 
-# The kernel owns the names of the losses and regularizers (docs/mathematics.md §4, §5).
 # Every loss works with every regularizer (the kernel picks the step,
 # docs/mathematics.md §6); this list is what the error for a bad pair quotes.
 _VALID_PAIRS = [(loss, reg) for loss in LOSSES for reg in REGULARIZERS]
-_NORMALIZED = ("normalized_entropy", "balanced_normalized_entropy")
-_BALANCED = ("balanced_entropy", "balanced_normalized_entropy")
 _INTERCEPT_SOLVERS = ("auto", "converged", "paper", "constant_feature")
 
 
@@ -323,7 +322,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         if isinstance(p["prior"], str) and p["prior"] != "auto":
             raise ValueError(f"{name}: prior must be 'auto', None, a number > 0 or an array "
                              f"of them, got {p['prior']!r}.")
-        if p["regularizer"] == "square" and not _is_auto_or_none(p["prior"]):
+        if not regularizer_named(p["regularizer"]).entropy and not _is_auto_or_none(p["prior"]):
             raise ValueError(
                 f"{name}: prior is the entropy regularizers' mu; it must be 'auto' or "
                 f"None with regularizer='square'."
@@ -346,10 +345,10 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         (total 1: ``sum mu = 1``, ``sum 2 mu = 1`` when balanced) and
         ``A = "auto"``; each problem then gets its own from a square solve.
         """
-        reg = p["regularizer"]
-        if reg == "square":
+        reg = regularizer_named(p["regularizer"])
+        if not reg.entropy:
             return None, 1.0
-        balanced = reg in _BALANCED
+        balanced = reg.balanced
         if _is_auto_or_none(p["prior"]):
             mu = np.full(d, 1.0 / (2 * d if balanced else d))
         else:
@@ -367,12 +366,12 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             if not np.all(np.isfinite(mu)) or np.any(mu <= 0):
                 raise ValueError(f"{type(self).__name__}: prior must be finite and > 0.")
         total = mu.sum() * (2.0 if balanced else 1.0)
-        if reg not in _NORMALIZED:
+        if not reg.normalized:
             # the unnormalized entropies' scale is the prior's: automatic only when asked
             if p["mass"] == "prior":
                 raise ValueError(
                     f"{type(self).__name__}: mass='prior' only applies to the normalized "
-                    f"entropies, not regularizer={reg!r}."
+                    f"entropies, not regularizer={reg.name!r}."
                 )
             if isinstance(p["prior"], str):
                 return np.ascontiguousarray(mu / total), AUTO
@@ -418,7 +417,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             K = labels.n_problems
             X = self._choose_intercept(X, p)
             settings = self._solver_settings(X, p)
-            entropy = p["regularizer"] != "square"
+            entropy = regularizer_named(p["regularizer"]).entropy
             problem = self._problem_arguments(labels, sw, p, n, X.shape[1])
 
             # The fitted arrays are filled in place, row k by problem k: a fit over
@@ -488,11 +487,11 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         if not p["fit_intercept"]:
             mode = "none"
         elif p["intercept_solver"] == "auto":
-            mode = "constant_feature" if p["regularizer"] in _BALANCED else "converged"
+            mode = ("constant_feature" if regularizer_named(p["regularizer"]).balanced
+                    else "converged")
         else:
             mode = p["intercept_solver"]
-            if mode == "constant_feature" and p["regularizer"] in ("entropy",
-                                                                   "normalized_entropy"):
+            if mode == "constant_feature" and regularizer_named(p["regularizer"]).positive:
                 warnings.warn(
                     f"{type(self).__name__}: under regularizer={p['regularizer']!r} the "
                     f"constant feature's weight is >= 0, so intercept_solver="
@@ -507,7 +506,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         mu, mass = self._prior_and_mass(p, X.shape[1])
         gamma = p["gamma"]
         if gamma is None:
-            gamma = 0.0 if p["loss"] == "logistic" else 1.0
+            gamma = loss_named(p["loss"]).default_gamma
         gradient_step = None
         if p["step"] == "gradient":  # the paper's scaling to the kernel's (docs/mathematics.md §10)
             step = 0.01 if p["gradient_step"] is None else float(p["gradient_step"])
@@ -566,7 +565,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         else:  # an earlier fit's Algorithm 2 figures do not describe this one
             for attr in ("intercept_residual_", "n_rounds_"):
                 self.__dict__.pop(attr, None)
-        if settings.regularizer != "square":
+        if regularizer_named(settings.regularizer).entropy:
             self.mass_ = np.array([r["mass"] for r in results])
         else:
             self.__dict__.pop("mass_", None)
@@ -606,7 +605,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         return f"class {label!r}"
 
     def _predict_proba_available(self):
-        return self._all_params()["loss"] == "logistic"
+        loss = self._all_params()["loss"]
+        return loss in LOSSES and loss_named(loss).probabilistic  # an unknown one fails in fit
 
     @available_if(_predict_proba_available)
     def predict_proba(self, X):
@@ -645,7 +645,7 @@ def _warn_degenerate(name, results, p, describe):
     Winnow cannot push an out-of-class score below 0, so the last test does not
     apply to it.
     """
-    balanced = p["regularizer"] in _BALANCED
+    reg = regularizer_named(p["regularizer"])
 
     def why(r):
         if r["spread"] <= DEGENERATE_SPREAD:
@@ -654,7 +654,7 @@ def _warn_degenerate(name, results, p, describe):
         if r["move"] <= DEGENERATE_MOVE:
             return (f"its weights are still the prior's (none moved by more than "
                     f"{r['move']:.2g} of its prior weight)")
-        if balanced and r["met"] == 0:
+        if reg.balanced and r["met"] == 0:
             return ("no training example reaches its target margin (the weights' "
                     "1-norm is too small for the margins the loss asks for)")
         return None
@@ -663,8 +663,8 @@ def _warn_degenerate(name, results, p, describe):
     if not bad:
         return
     reason = why(results[bad[0]])
-    key = "mass" if p["regularizer"] in _NORMALIZED else "prior"
-    if (p["mass"] if p["regularizer"] in _NORMALIZED else p["prior"]) == "auto":
+    key = "mass" if reg.normalized else "prior"
+    if isinstance(p[key], str) and p[key] == "auto":  # the prior may be an array
         fix = f"Lower lam (now {p['lam']:g}), or choose it by cross-validation"
     else:
         fix = (f"Use {key}='auto', which takes the scale from the data "

@@ -28,6 +28,7 @@ from tqdm import tqdm
 from textwin._binary import solve_binary_problem
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
+from textwin._losses_and_regularizers import loss_named, regularizer_named
 from textwin._scale import AUTO
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
                           problem_seeds, problem_weight, store_params)
@@ -109,7 +110,7 @@ class _Problems:
     def views(self, X):
         """The kernels' checked views of X: the solver's, and the square solve's of the
         automatic scale (None without it), made once per matrix."""
-        entropy = self.settings.regularizer != "square"
+        entropy = regularizer_named(self.settings.regularizer).entropy
         square = (check_csr(X.data, X.indices, X.indptr, X.shape[1], False)
                   if self.settings.mass == AUTO else None)
         return check_csr(X.data, X.indices, X.indptr, X.shape[1], entropy), square
@@ -117,14 +118,10 @@ class _Problems:
 
 def _trivial_margins(X, y, settings):
     """Margins ``u0 = y x' grad h(0)`` of the trivial solution (lam -> infinity)."""
-    reg = settings.regularizer
     if settings.mass == AUTO:  # w0 = A mu -> 0 with A = ||w_sq||_1 (docs/mathematics.md §14)
         return np.zeros(X.shape[0])
-    if reg == "entropy":
-        w0 = settings.mu
-    elif reg == "normalized_entropy":
-        w0 = settings.mass * settings.mu
-    else:  # square and the balanced rows: w0 = 0
+    w0 = regularizer_named(settings.regularizer).trivial_weights(settings.mu, settings.mass)
+    if w0 is None:  # square and the balanced rows: w0 = 0
         return np.zeros(X.shape[0])
     return y * (X @ w0)
 
@@ -137,30 +134,15 @@ def _trivial_alpha(X, y, weight, settings):
     """
     t = settings.gamma + y * settings.theta
     r = t - _trivial_margins(X, y, settings)
-    loss = settings.loss
-    if loss == "hinge":
-        a = np.where(r > 0, 1.0, 0.0)
-    elif loss == "squared_hinge":
-        a = 2.0 * np.maximum(r, 0.0)
-    elif loss == "least_squares":
-        a = 2.0 * r
-    else:  # logistic: the sigmoid of t - u, strictly inside (0, 1)
-        a = 0.5 * (1.0 + np.tanh(0.5 * r))
-    return weight * a
+    return weight * loss_named(settings.loss).trivial_dual(r)
 
 
 def _curvature_times(g, settings):
     """``hess h(0) @ g``: the regularizer's curvature at the trivial solution."""
-    reg, mu, A = settings.regularizer, settings.mu, settings.mass
-    if reg == "square" or A == AUTO:  # an automatic scale curves as the square (§14)
+    if settings.mass == AUTO:  # an automatic scale curves as the square (§14)
         return g
-    if reg == "entropy":
-        return mu * g
-    if reg == "balanced_entropy":
-        return 2.0 * mu * g
-    if reg == "normalized_entropy":
-        return A * (mu * g - mu * (mu @ g))
-    return 2.0 * A * mu * g  # balanced normalized: w0 = 0, so no rank-one term
+    reg = regularizer_named(settings.regularizer)
+    return reg.curvature_at_zero(g, settings.mu, settings.mass)
 
 
 def _problem_lam_max(X, y, weight, settings):
@@ -180,7 +162,7 @@ def _problem_lam_max(X, y, weight, settings):
     tau = float(t.max()) if t.max() > 0 else 1.0  # the logistic loss's target is 0
     n = X.shape[0]
     onset = float(np.max(np.abs(du))) / (n * tau)
-    if settings.regularizer != "square" and settings.mass != AUTO:
+    if regularizer_named(settings.regularizer).entropy and settings.mass != AUTO:
         onset = max(onset, float(np.max(np.abs(g0))) / n)
     return onset
 
