@@ -43,68 +43,24 @@ home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then r
 
 
 def cmd_data(args):
-    from ..datasets import (ReutersFormatError, fetch_reuters21578, get_data_home,
-                           load_reuters_vectorized)
+    from ..datasets import get_data_home
 
     try:
         home = get_data_home(args.data_home)
     except NotADirectoryError as exc:
         raise missing_data(exc, args.data_home) from None
     folder = home / "reuters21578"
-
-    def count_sgm():
-        return len(list(folder.glob("reut2-*.sgm"))) if folder.is_dir() else 0
-
-    report = {"data_home": str(home), "corpus_dir": str(folder), "sgm_files": count_sgm()}
+    report = {"data_home": str(home), "corpus_dir": str(folder), "sgm_files": _count_sgm(folder)}
     if (args.fetch or args.verify) and report["sgm_files"] < 22:
-        # An archive placed by hand is unpacked; --fetch also downloads.
-        if args.fetch:
-            logger.info("fetching Reuters-21578 into %s", home)
-        try:
-            fetch_reuters21578(data_home=args.data_home, subset="all",
-                               download_if_missing=args.fetch)
-        except ReutersFormatError as exc:
-            raise damaged_corpus(exc, args.data_home) from None
-        except OSError as exc:
-            raise CLIError(
-                f"{first_line(exc)}; download reuters21578.tar.gz by hand (see "
-                f"`textwin data --help`) and put it in {home}", EXIT_NO_DATA) from None
-        report["sgm_files"] = count_sgm()
+        _fetch(args, home)
+        report["sgm_files"] = _count_sgm(folder)
     report["present"] = report["sgm_files"] == 22
     if report["present"] and (args.verify or args.fetch):
-        # Loading checks every file's SHA-256 against the published release (a
-        # mismatch is a warning) and parses the split; the result is cached.
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                data = load_reuters_vectorized(data_home=args.data_home,
-                                               download_if_missing=False)
-            except ReutersFormatError as exc:
-                raise damaged_corpus(exc, args.data_home) from None
-            except (FileNotFoundError, OSError) as exc:
-                raise missing_data(exc, args.data_home) from None
-        problems = [str(w.message) for w in caught if "differ" in str(w.message)]
-        counts = {"train": int(data.X_train.shape[0]), "test": int(data.X_test.shape[0]),
-                  "categories": len(data.target_names)}
-        expected = {"train": 9603, "test": 3299, "categories": 118}
-        report.update(counts=counts, expected=expected, checksums_ok=not problems,
-                      verified=counts == expected and not problems)
-        for msg in problems:
-            logger.warning("%s", msg)
+        report.update(_verify(args))
     if args.json:
         print_json(report)
     else:
-        out(f"data home:  {report['data_home']}")
-        out(f"corpus:     {report['corpus_dir']} "
-             f"({report['sgm_files']} of 22 reut2-*.sgm files)")
-        if "counts" in report:
-            c, e = report["counts"], report["expected"]
-            out(f"ModApte:    {c['train']} training / {c['test']} test documents, "
-                 f"{c['categories']} categories (expected {e['train']} / {e['test']}, "
-                 f"{e['categories']})")
-            out("checksums:  " + ("match the published release" if report["checksums_ok"]
-                                   else "DIFFER from the published release"))
-            out("verified:   " + ("yes" if report["verified"] else "NO"))
+        _print_report(report)
     if not report["present"]:
         raise CLIError(f"the corpus is missing from {folder}: run `textwin data --fetch`, or copy "
                        "the 22 reut2-*.sgm files there, or give --data-home", EXIT_NO_DATA)
@@ -113,3 +69,62 @@ def cmd_data(args):
                        "replace the files (`textwin data --fetch` into an empty data home)",
                        EXIT_NO_DATA)
     return EXIT_OK
+
+
+def _count_sgm(folder):
+    return len(list(folder.glob("reut2-*.sgm"))) if folder.is_dir() else 0
+
+
+def _fetch(args, home):
+    """Unpack an archive placed by hand; with --fetch, also download."""
+    from ..datasets import ReutersFormatError, fetch_reuters21578
+
+    if args.fetch:
+        logger.info("fetching Reuters-21578 into %s", home)
+    try:
+        fetch_reuters21578(data_home=args.data_home, subset="all",
+                           download_if_missing=args.fetch)
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, args.data_home) from None
+    except OSError as exc:
+        raise CLIError(
+            f"{first_line(exc)}; download reuters21578.tar.gz by hand (see "
+            f"`textwin data --help`) and put it in {home}", EXIT_NO_DATA) from None
+
+
+def _verify(args):
+    """The ModApte counts against the published ones, and whether the checksums match."""
+    from ..datasets import ReutersFormatError, load_reuters_vectorized
+
+    # Loading checks every file's SHA-256 against the published release (a
+    # mismatch is a warning) and parses the split; the result is cached.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            data = load_reuters_vectorized(data_home=args.data_home, download_if_missing=False)
+        except ReutersFormatError as exc:
+            raise damaged_corpus(exc, args.data_home) from None
+        except (FileNotFoundError, OSError) as exc:
+            raise missing_data(exc, args.data_home) from None
+    problems = [str(w.message) for w in caught if "differ" in str(w.message)]
+    counts = {"train": int(data.X_train.shape[0]), "test": int(data.X_test.shape[0]),
+              "categories": len(data.target_names)}
+    expected = {"train": 9603, "test": 3299, "categories": 118}
+    for msg in problems:
+        logger.warning("%s", msg)
+    return {"counts": counts, "expected": expected, "checksums_ok": not problems,
+            "verified": counts == expected and not problems}
+
+
+def _print_report(report):
+    out(f"data home:  {report['data_home']}")
+    out(f"corpus:     {report['corpus_dir']} "
+        f"({report['sgm_files']} of 22 reut2-*.sgm files)")
+    if "counts" in report:
+        c, e = report["counts"], report["expected"]
+        out(f"ModApte:    {c['train']} training / {c['test']} test documents, "
+            f"{c['categories']} categories (expected {e['train']} / {e['test']}, "
+            f"{e['categories']})")
+        out("checksums:  " + ("match the published release" if report["checksums_ok"]
+                              else "DIFFER from the published release"))
+        out("verified:   " + ("yes" if report["verified"] else "NO"))

@@ -2,6 +2,7 @@
 or the methods compared on a corpus."""
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 from .common import (
@@ -79,8 +80,6 @@ examples:
 
 
 def cmd_eval(args):
-    from ..experiments import UnknownCategoryError, run_micro_breakeven
-
     if args.corpus is not None:
         if args.micro_breakeven:
             raise CLIError("--micro-breakeven is the paper's Reuters-21578 protocol; with "
@@ -89,40 +88,19 @@ def cmd_eval(args):
     if not args.micro_breakeven:
         raise CLIError("choose an evaluation: --micro-breakeven (the paper's protocol on "
                        "Reuters-21578) or --corpus PATH (the methods compared on your corpus)")
-    methods, given = _eval_methods(args, None)
-    overrides = {}
-    for m in methods:
-        mine = {k: v for k, v in given.items() if k in m.settings}
-        if mine:
-            overrides[m.key] = mine
-        if mine.get("lam") == "auto":  # not every method can: say so before any training
-            try:
-                m.build(1, **mine)
-            except ValueError as exc:
-                raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
-    check_plot(args)
-    given_corpus = [opt for opt, key, _ in CORPUS_ONLY if getattr(args, key, None)]
-    if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
-        raise CLIError(f"{', '.join(given_corpus) or '--weighting/--shuffle'}: for --corpus; "
-                       "--micro-breakeven runs the paper's protocol as published")
-    if args.features == "all":
-        raise CLIError("--features all is for --corpus; the paper's protocol selects features "
-                       "by information gain: give a number (the paper: 1000)")
-    try:
-        data = protocol_data(args.categories, args)
-    except UnknownCategoryError as exc:
-        raise CLIError(str(exc)) from None
-    logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
-                data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
-                len(data.categories))
-    # named categories must be learnable; 'all' keeps the unlearnable ones with a warning
-    check_trainable(data.categories, data.Y_train, "the ModApte training set",
-                     args.categories in (None, "top10", "all"))
-    args.problem_names = data.categories
-    from .._ovr import ConstantModelWarning
+    return _micro_breakeven(args)
 
+
+def _micro_breakeven(args):
+    """The paper's methods on its Reuters-21578 protocol, beside its figures."""
+    from .._ovr import ConstantModelWarning
+    from ..experiments import run_micro_breakeven
+
+    methods, overrides = _paper_methods(args)
+    data = _paper_data(args)
+    args.problem_names = data.categories
     with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", category=ConstantModelWarning)  # named just above
+        warnings.filterwarnings("ignore", category=ConstantModelWarning)  # named already
         try:
             results = run_micro_breakeven([m.key for m in methods], data=data,
                                           overrides=overrides, progress=progress_enabled(args),
@@ -146,6 +124,48 @@ def cmd_eval(args):
     return EXIT_OK
 
 
+def _paper_methods(args):
+    """The methods of --micro-breakeven and the settings given for each, checked (and the
+    options that are for --corpus refused) before any data is loaded."""
+    methods, given = _eval_methods(args, None)
+    overrides = {}
+    for m in methods:
+        mine = {k: v for k, v in given.items() if k in m.settings}
+        if mine:
+            overrides[m.key] = mine
+        if mine.get("lam") == "auto":  # not every method can: say so before any training
+            try:
+                m.build(1, **mine)
+            except ValueError as exc:
+                raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
+    check_plot(args)
+    given_corpus = [opt for opt, key, _ in CORPUS_ONLY if getattr(args, key, None)]
+    if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
+        raise CLIError(f"{', '.join(given_corpus) or '--weighting/--shuffle'}: for --corpus; "
+                       "--micro-breakeven runs the paper's protocol as published")
+    if args.features == "all":
+        raise CLIError("--features all is for --corpus; the paper's protocol selects features "
+                       "by information gain: give a number (the paper: 1000)")
+    return methods, overrides
+
+
+def _paper_data(args):
+    """The ModApte split with the paper's features; named categories must be learnable,
+    'all' keeps the unlearnable ones with a warning."""
+    from ..experiments import UnknownCategoryError
+
+    try:
+        data = protocol_data(args.categories, args)
+    except UnknownCategoryError as exc:
+        raise CLIError(str(exc)) from None
+    logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
+                data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
+                len(data.categories))
+    check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                    args.categories in (None, "top10", "all"))
+    return data
+
+
 def _eval_methods(args, default):
     """The methods of `textwin eval` and the settings given for them."""
     from ..experiments import UnknownMethodError, resolve_methods
@@ -166,35 +186,53 @@ def _eval_methods(args, default):
 
 def _eval_corpus(args):
     """Every method on the user's corpus: one row each, its summary and its time."""
-    from .._ovr import ConstantModelWarning
-
     methods, given = _eval_methods(args, CORPUS_METHODS)
     if given.get("lam") == "auto":  # not every method can choose lam: before any training
-        able = []
-        for m in methods:
-            try:
-                if "lam" in m.settings:
-                    m.build(1, lam="auto")
-                able.append(m)
-            except ValueError as exc:
-                if args.methods is not None:
-                    raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
-                logger.info("%s left out: it cannot choose lam by cross-validation", m.key)
-        methods = able
+        methods = _able_to_choose_lam(args, methods)
     check_plot(args)
     d = training_data(args, args.categories)
     logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
                 d.source, d.X_train.shape[0], d.X_test.shape[0], d.X_train.shape[1],
                 len(d.categories), d.task)
     args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
+    rows = _method_rows(args, methods, given, d)
+    chosen = {r["method"]: r["lam_by_cv"] for r in rows if "lam_by_cv" in r}
+    if args.plot is not None and chosen:
+        plot_cv(chosen, args.plot)
+    result = {"corpus": d.source, "task": d.task, "n_train": int(d.X_train.shape[0]),
+              "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
+              "categories": list(d.categories), "order": order_text(args, methods[0]),
+              "methods": rows, "corpus_report": d.report}
+    if args.json:
+        print_json(result)
+    else:
+        _print_methods(d, result, chosen)
+    return EXIT_OK
+
+
+def _able_to_choose_lam(args, methods):
+    """The methods that can take --lam auto; one named in --methods that cannot is an
+    error, one of the default list is left out."""
+    able = []
+    for m in methods:
+        try:
+            if "lam" in m.settings:
+                m.build(1, lam="auto")
+            able.append(m)
+        except ValueError as exc:
+            if args.methods is not None:
+                raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
+            logger.info("%s left out: it cannot choose lam by cross-validation", m.key)
+    return able
+
+
+def _method_rows(args, methods, given, d):
+    """Each method fitted and tested on ``d``: its summary, settings and time."""
+    from .._ovr import ConstantModelWarning
+
     order = example_order(args)
     rows = []
-    bar = None
-    if progress_enabled(args):
-        from tqdm.auto import tqdm
-
-        bar = tqdm(total=len(methods), desc="methods", unit="method", leave=False)
-    try:
+    with _progress_bar(args, len(methods)) as bar:
         for method in methods:
             if bar is not None:
                 bar.set_postfix_str(method.key)
@@ -213,35 +251,42 @@ def _eval_corpus(args):
                 f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), seconds)
             if bar is not None:
                 bar.update()
+    return rows
+
+
+@contextlib.contextmanager
+def _progress_bar(args, total):
+    """A bar over the methods on a terminal (None otherwise), closed on the way out."""
+    if not progress_enabled(args):
+        yield None
+        return
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="methods", unit="method", leave=False)
+    try:
+        yield bar
     finally:
-        if bar is not None:
-            bar.close()
-    chosen = {r["method"]: r["lam_by_cv"] for r in rows if "lam_by_cv" in r}
-    if args.plot is not None and chosen:
-        plot_cv(chosen, args.plot)
-    result = {"corpus": d.source, "task": d.task, "n_train": int(d.X_train.shape[0]),
-              "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
-              "categories": list(d.categories), "order": order_text(args, methods[0]),
-              "methods": rows, "corpus_report": d.report}
-    if args.json:
-        print_json(result)
-        return EXIT_OK
+        bar.close()
+
+
+def _print_methods(d, result, chosen):
+    """One row per method: its summary figures and its time."""
+    rows = result["methods"]
     keys = [k for k in rows[0] if k in SUMMARY_NAMES]
     name_w = max(12, max(len(r["method"]) for r in rows) + 2)
     out(f"{d.source}: {result['n_train']} train / {result['n_test']} test documents, "
-         f"{result['n_features']} features, {len(d.categories)} "
-         f"{'classes' if d.task != 'multilabel' else 'categories'}; {TASK_TEXT[d.task]}")
+        f"{result['n_features']} features, {len(d.categories)} "
+        f"{'classes' if d.task != 'multilabel' else 'categories'}; {TASK_TEXT[d.task]}")
     out("method".ljust(name_w) + "".join(f"{SUMMARY_NAMES[k]:>11}" for k in keys)
-         + f"{'time (s)':>10}")
+        + f"{'time (s)':>10}")
     for r in rows:
         out(r["method"].ljust(name_w) + "".join(fmt(r[k], 11) for k in keys)
-             + f"{r['seconds']:10.1f}")
+            + f"{r['seconds']:10.1f}")
     for key, cv in chosen.items():
         out(cv_line(cv, key))
     out(f"figures in percent on the test set; {result['order']}; lam = 1/n for "
-         f"{', '.join(m for m in LAM_ONE_OVER_N if m in {r['method'] for r in rows})} "
-         "unless --lam is given")
-    return EXIT_OK
+        f"{', '.join(m for m in LAM_ONE_OVER_N if m in {r['method'] for r in rows})} "
+        "unless --lam is given")
 
 
 def _print_table(results, categories):
@@ -249,7 +294,7 @@ def _print_table(results, categories):
     name_w = max(14, max(len(c) for c in categories) + 2)
     col_w = max(14, max(len(r.method) for r in results) + 2)
     out("Break-even points (%) on the ModApte test set: ours (the paper's); then the "
-         "macro-averaged break-even point and F1 at score > 0")
+        "macro-averaged break-even point and F1 at score > 0")
     out("".ljust(name_w) + "".join(r.method.rjust(col_w) for r in results))
 
     def cell(ours, paper):
@@ -266,4 +311,4 @@ def _print_table(results, categories):
         out(label.ljust(name_w) + "".join(
             (fmt(r.extra.get(key), 5) + " " * 7).rjust(col_w) for r in results))
     out("time (s)".ljust(name_w) + "".join(f"{r.seconds:.1f}".rjust(col_w - 7) + " " * 7
-                                            for r in results))
+                                           for r in results))

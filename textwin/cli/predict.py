@@ -151,7 +151,7 @@ def _predict(args, model):
         chosen = [classes[1] if on else classes[0] for on in labels[:, 0]]
         if args.json:
             print_json([{"id": i, "scores": {names[0]: float(row[0])}, "labels": [c]}
-                         for i, row, c in zip(ids, scores, chosen)])
+                        for i, row, c in zip(ids, scores, chosen)])
             return EXIT_OK
         for i, row, c in zip(ids, scores, chosen):
             out(f"{row[0]: .6f}\t{c}\t{i}")

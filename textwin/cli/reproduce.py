@@ -31,22 +31,22 @@ def cmd_reproduce(argv):
         from .. import reproduce
     except ImportError as exc:
         return fail(f"`textwin reproduce` is not available in this installation ({exc}); "
-                     "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
+                    "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
     if not {"-h", "--help"} & set(argv):
         import importlib.util
 
         # Checked first: the figures come at the end of a long run.
         if importlib.util.find_spec("matplotlib") is None:
             return fail("`textwin reproduce` draws its figures with matplotlib, which is not "
-                         "installed: pip install 'textwin[plot]' (or pip install matplotlib)",
-                         EXIT_NO_DATA)
+                        "installed: pip install 'textwin[plot]' (or pip install matplotlib)",
+                        EXIT_NO_DATA)
     try:
         return reproduce.main(argv, prog="textwin reproduce") or EXIT_OK
     except SystemExit as exc:  # its argparse: --help (0) or a bad option (2)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     except (FileNotFoundError, OSError) as exc:
         return fail(f"{first_line(exc)}; the reproduction needs the Reuters-21578 corpus "
-                     "(see `textwin data --help`) and a writable --output folder",
-                     EXIT_NO_DATA)
+                    "(see `textwin data --help`) and a writable --output folder",
+                    EXIT_NO_DATA)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)

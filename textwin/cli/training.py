@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from dataclasses import dataclass
 from pathlib import Path
 
 from .common import (
@@ -235,43 +236,73 @@ CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_s
                ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH))
 
 
+@dataclass
+class TrainingData:
+    """What `train` and `eval` fit and test on, and what a model file keeps of it."""
+
+    categories: list      # in column order
+    X_train: object       # CSR matrices
+    X_test: object
+    Y_train: object       # indicator matrices, a column per category
+    Y_test: object
+    vocabulary: object    # every term of the vectorized corpus (None: svmlight)
+    support: object       # the selected columns of the vocabulary (None: all)
+    preprocessing: dict   # how texts become rows (TextVectorizer's parameters)
+    idf: object
+    source: str           # the corpus, as messages name it
+    task: str             # "multilabel", "multiclass" or "binary"
+    report: object        # the corpus report (None on Reuters-21578)
+
+
 def training_data(args, categories_arg):
     """Matrices, categories, task and model parts (Reuters or ``--corpus``)."""
-    from types import SimpleNamespace
+    if args.corpus is None:
+        return _reuters_training_data(args, categories_arg)
+    return _corpus_training_data(args, categories_arg)
 
+
+def _reuters_training_data(args, categories_arg):
+    from ..experiments import UnknownCategoryError
+
+    if categories_arg is None and args.command == "train":
+        raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
+                       "earn, grain), a comma-separated list, or all")
+    _refuse_corpus_options(args)
+    try:
+        data = protocol_data(categories_arg, args)
+    except UnknownCategoryError as exc:
+        raise CLIError(str(exc)) from None
+    check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                    categories_arg in (None, "top10", "all"))
+    # The cached corpus is vectorized with TextVectorizer's defaults (title and body)
+    # and NLTK's stemmer.
+    return TrainingData(
+        categories=data.categories, X_train=data.X_train, X_test=data.X_test,
+        Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
+        support=data.support, preprocessing={"weighting": "binary", "stemmer": "nltk"},
+        idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None)
+
+
+def _refuse_corpus_options(args):
+    """The options of a user's corpus, given with Reuters-21578: say why they do not apply."""
+    if args.weighting not in (None, "binary"):
+        raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
+                       "features")
+    given = [(opt, why) for opt, key, why in CORPUS_ONLY if getattr(args, key, None)]
+    if args.seed is not None and not args.shuffle:
+        given.append(("--seed", "on it, --seed seeds the order of --shuffle"))
+    if given:
+        reasons = "; ".join(dict.fromkeys(why for _, why in given))
+        raise CLIError(f"{', '.join(opt for opt, _ in given)} "
+                       f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
+    if args.features == "all":
+        raise CLIError("--features all is for --corpus; the Reuters protocol selects "
+                       "features by information gain: give a number (the paper: 1000)")
+
+
+def _corpus_training_data(args, categories_arg):
     from ..experiments import UnknownCategoryError, resolve_categories
     from ..tasks import detect_task
-
-    if args.corpus is None:
-        if categories_arg is None and args.command == "train":
-            raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
-                           "earn, grain), a comma-separated list, or all")
-        if args.weighting not in (None, "binary"):
-            raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
-                           "features")
-        given = [(opt, why) for opt, key, why in CORPUS_ONLY if getattr(args, key, None)]
-        if args.seed is not None and not args.shuffle:
-            given.append(("--seed", "on it, --seed seeds the order of --shuffle"))
-        if given:
-            reasons = "; ".join(dict.fromkeys(why for _, why in given))
-            raise CLIError(f"{', '.join(opt for opt, _ in given)} "
-                           f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
-        if args.features == "all":
-            raise CLIError("--features all is for --corpus; the Reuters protocol selects "
-                           "features by information gain: give a number (the paper: 1000)")
-        try:
-            data = protocol_data(categories_arg, args)
-        except UnknownCategoryError as exc:
-            raise CLIError(str(exc)) from None
-        check_trainable(data.categories, data.Y_train, "the ModApte training set",
-                         categories_arg in (None, "top10", "all"))
-        # The cached corpus is vectorized with TextVectorizer's defaults (title and body)
-        # and NLTK's stemmer.
-        return SimpleNamespace(
-            categories=data.categories, X_train=data.X_train, X_test=data.X_test,
-            Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
-            support=data.support, preprocessing={"weighting": "binary", "stemmer": "nltk"},
-            idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None)
 
     corpus = _load_user_corpus(args)
     available = corpus.target_names
@@ -290,7 +321,7 @@ def training_data(args, categories_arg):
         raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
     X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
     check_trainable(categories, Y_train, corpus.source, categories_arg in (None, "all"))
-    return SimpleNamespace(
+    return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=Y_test,
         vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
@@ -370,8 +401,8 @@ def summarize(d, scores, thresholds=None):
 
 
 SUMMARY_NAMES = {"accuracy": "accuracy", "micro_breakeven": "micro-BEP",
-                  "macro_breakeven": "macro-BEP", "micro_f1": "micro-F1",
-                  "macro_f1": "macro-F1"}
+                 "macro_breakeven": "macro-BEP", "micro_f1": "micro-F1",
+                 "macro_f1": "macro-F1"}
 
 
 TASK_TEXT = {
