@@ -512,3 +512,57 @@ def test_a_category_folder_under_chmod_000_is_reported(tmp_path):
             read_folder(tmp_path)
     finally:
         (tmp_path / "tech").chmod(0o755)
+
+
+def _records(n=8):
+    return [{"text": f"caf\u00e9 doc {i}", "labels": ["a" if i % 2 else "b"]} for i in range(n)]
+
+
+def test_jsonl_in_utf16_with_its_byte_order_mark_is_read(tmp_path):
+    # Windows' "Unicode"; it was refused with a hint to convert from latin-1
+    path = tmp_path / "u16.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in _records()),
+                    encoding="utf-16")
+    c = load_corpus(path)
+    assert sorted(c.train + c.test) == sorted(r["text"] for r in _records())
+    path.write_bytes(path.read_bytes()[2:])  # the same without its byte order mark
+    with pytest.raises(CorpusError, match=r"u16.jsonl:1: NUL bytes, as UTF-16 without a byte "
+                                          r"order mark .*iconv -f utf-16le -t utf-8"):
+        load_corpus(path)
+
+
+def test_gzipped_jsonl_is_read_as_json_lines(tmp_path):
+    import gzip
+
+    path = tmp_path / "c.jsonl.gz"  # it was read as svmlight
+    with gzip.open(path, "wt", encoding="utf-8") as fh:
+        fh.write("".join(json.dumps(r) + "\n" for r in _records()))
+    c = load_corpus(path)
+    assert sorted(c.train + c.test) == sorted(r["text"] for r in _records())
+    path.write_bytes(path.read_bytes()[:-12])  # cut short
+    with pytest.raises(CorpusError, match=r"c.jsonl.gz: not a complete gzip file"):
+        load_corpus(path)
+
+
+def test_utf16_files_in_a_folder_are_text(tmp_path):
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} na\u00efve text {i}",
+                                                     encoding="utf-16")
+    (tmp_path / "a" / "bom8.txt").write_text("a with a UTF-8 mark", encoding="utf-8-sig")
+    c = read_folder(tmp_path)  # they were skipped as binary
+    docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
+    assert docs["b/2.txt"] == "b na\u00efve text 2" and docs["a/bom8.txt"] == "a with a UTF-8 mark"
+    assert c.report["skipped"] == {}
+
+
+def test_svmlight_with_a_byte_order_mark_reads_its_first_label(tmp_path):
+    path = tmp_path / "bom.svm"
+    path.write_bytes(b"\xef\xbb\xbf" + SVM_TRAIN.encode())
+    c = read_svmlight(path, test_size=0.4, random_state=0)
+    Y = np.vstack([c.Y_train, c.Y_test])
+    assert c.target_names == ["1", "2"] and Y.sum(axis=0).tolist() == [3, 3]
+    path.write_bytes(b"\xef\xbb\xbf1 1:1\n1 x:y\n")
+    with pytest.raises(CorpusError, match="bom.svm:2: feature index 'x'"):
+        read_svmlight(path)

@@ -5,7 +5,8 @@ The layouts are listed in :data:`textwin.datasets.LAYOUTS`: JSON Lines, a folder
 per category, svmlight. Every reader returns a :class:`CustomCorpus`.
 """
 from .datasets._corpus import SKIP_REASONS, CorpusError, CustomCorpus, corpus_from_labels
-from .datasets._folders import decode_text, looks_binary, read_folder
+from .datasets._encoding import decode_text, looks_binary
+from .datasets._folders import read_folder
 from .datasets._jsonl import read_jsonl
 from .datasets._layouts import load_corpus
 from .datasets._svmlight import (

@@ -29,8 +29,8 @@ _LAZY = {
     "corpus_from_labels": "_corpus",
     "read_jsonl": "_jsonl",
     "read_folder": "_folders",
-    "decode_text": "_folders",
-    "looks_binary": "_folders",
+    "decode_text": "_encoding",
+    "looks_binary": "_encoding",
     "read_svmlight": "_svmlight",
     "read_svmlight_file": "_svmlight",
 }

@@ -20,52 +20,9 @@ import os
 from pathlib import Path
 
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
+from ._encoding import decode_text, looks_binary
 
-__all__ = ["decode_text", "folder_documents", "looks_binary", "read_folder"]
-
-
-def decode_text(raw):
-    """Bytes of a document as text: UTF-8, else latin-1 (which decodes any bytes)."""
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return raw.decode("latin-1")
-
-
-# Bytes that never occur in text: the C0 controls but tab, LF, VT, FF, CR, and
-# ESC (terminal colours), plus DEL.
-_CONTROL = bytes(b for b in range(32) if b not in b"\t\n\x0b\x0c\r\x1b") + b"\x7f"
-_SAMPLE = 8192
-_NON_TEXT_SHARE = 0.30
-
-
-def looks_binary(raw):
-    """Whether ``raw`` is a binary file, not text.
-
-    Binary: a NUL byte anywhere, or, in the first 8 KiB, more than 30 % of
-    non-text bytes: control characters (other than tab, newlines, form feed,
-    ESC) and, when that sample is not UTF-8, bytes >= 0x80. A latin-1 letter
-    here and there keeps a document text; an image, an archive or a PDF's
-    compressed stream does not.
-    """
-    if b"\x00" in raw:
-        return True
-    sample = raw[:_SAMPLE]
-    if not sample:
-        return False
-    bad = len(sample) - len(sample.translate(None, _CONTROL))
-    if not _is_utf8(sample, cut=len(raw) > _SAMPLE):
-        bad += sum(sample.count(bytes([b])) for b in range(128, 256))
-    return bad > _NON_TEXT_SHARE * len(sample)
-
-
-def _is_utf8(sample, cut):
-    try:
-        sample.decode("utf-8")
-        return True
-    except UnicodeDecodeError as exc:
-        # a multi-byte character cut by the sample's end is not an error
-        return cut and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+__all__ = ["folder_documents", "read_folder"]
 
 
 def _read_category_folders(root, prefix, skipped):

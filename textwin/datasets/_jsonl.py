@@ -5,8 +5,12 @@ list of one. An empty label list is a legal document in no category; a line
 without either field is an error (or, with ``allow_unlabeled=True``, a document
 in no category). An optional ``"split": "train"|"test"`` field fixes the split.
 Blank lines are ignored; a line whose text is empty is a document (it scores
-the bias).
+the bias). The file is UTF-8 (a byte order mark allowed) or UTF-16 with its
+byte order mark, and may be gzip'd (a name ending in ``.gz``).
 """
+import codecs
+import gzip
+import io
 import json
 from pathlib import Path
 
@@ -16,6 +20,11 @@ __all__ = ["jsonl_documents", "read_jsonl"]
 
 
 def _decode(raw, where, lineno):
+    if b"\x00" in raw:  # never in JSON text: UTF-16 (or 32) without a byte order mark
+        raise CorpusError(
+            f"{where}: NUL bytes, as UTF-16 without a byte order mark writes them; JSON Lines "
+            "files are UTF-8 (or UTF-16 with its mark): re-save the file as UTF-8 "
+            "(e.g. `iconv -f utf-16le -t utf-8`)")
     try:
         # utf-8-sig on the first line: a byte order mark (Windows editors) is not text
         return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
@@ -23,7 +32,25 @@ def _decode(raw, where, lineno):
         raise CorpusError(
             f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
             f"{exc.start + 1}); JSON Lines files are UTF-8: re-save the file as UTF-8 "
-            "(e.g. `iconv -f latin1 -t utf-8`)") from None
+            "(from latin-1, say: `iconv -f latin1 -t utf-8`)") from None
+
+
+def _lines(path):
+    """``(line number, text)`` of every line of ``path``: UTF-8 (a byte order mark
+    allowed) or UTF-16 with its byte order mark (Windows' "Unicode"); a name ending
+    in ``.gz`` is read through gzip."""
+    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    with opener(path, "rb") as fh:
+        if fh.peek(2)[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
+            lines = io.TextIOWrapper(fh, encoding="utf-16")
+            try:
+                yield from enumerate(lines, 1)
+            except UnicodeDecodeError as exc:
+                raise CorpusError(f"{path}: not valid UTF-16 ({exc.reason}); re-save the file "
+                                  "as UTF-8") from None
+            return
+        for lineno, raw in enumerate(fh, 1):
+            yield lineno, _decode(raw, f"{path}:{lineno}", lineno)
 
 
 def _record(line, where, allow_unlabeled):
@@ -57,21 +84,22 @@ def jsonl_documents(path, *, allow_unlabeled=False):
     """The :class:`Documents` of a JSON Lines file (see the module docstring)."""
     path = Path(path)
     docs, labels, ids, splits = [], [], [], []
-    with open(path, "rb") as fh:
-        for lineno, raw in enumerate(fh, 1):
-            where = f"{path}:{lineno}"
-            line = _decode(raw, where, lineno)
+    try:
+        for lineno, line in _lines(path):
             if not line.strip():
                 continue
             if not docs and line.lstrip().startswith("["):
                 raise CorpusError(
                     f"{path} holds a JSON array; textwin reads JSON Lines, one object per "
                     f"line: convert it with `jq -c '.[]' {path} > {path.with_suffix('.jsonl')}`")
-            text, labs, doc_id, split = _record(line, where, allow_unlabeled)
+            text, labs, doc_id, split = _record(line, f"{path}:{lineno}", allow_unlabeled)
             docs.append(text)
             labels.append(labs)
             ids.append(str(lineno if doc_id is None else doc_id))
             splits.append(split)
+    except (EOFError, gzip.BadGzipFile) as exc:
+        raise CorpusError(f"{path}: not a complete gzip file ({exc}); compress it again "
+                          "(`gzip -k FILE.jsonl`) or give it uncompressed") from None
     if any(s is not None for s in splits) and any(s is None for s in splits):
         raise CorpusError(f"{path}: some lines have a \"split\" field and some do not; "
                           "give it to every line or to none")

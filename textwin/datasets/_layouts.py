@@ -53,7 +53,8 @@ class Layout:
 #: matches, so the catch-all comes last.
 LAYOUTS = (
     Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)',
-           "_jsonl:jsonl_documents", "text", suffixes=(".jsonl", ".json", ".ndjson")),
+           "_jsonl:jsonl_documents", "text",
+           suffixes=(".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")),
     Layout("folder", "a folder per category (one document per file)",
            "_folders:folder_documents", "text", folder=True),
     Layout("svmlight", "an svmlight file", "_svmlight:svmlight_documents", "vectors"),

@@ -4,6 +4,7 @@
 comma-separated list, ``#`` comments. These corpora are numeric: there is no
 text to vectorize. Every problem is a :class:`CorpusError` naming the line.
 """
+import codecs
 import math
 import os
 import warnings
@@ -91,23 +92,28 @@ def _svmlight_line_error(path, lineno, line):
     return None
 
 
-def _first_bad_line(path):
+def _lines(path):
+    """``(line number, bytes)`` of every line, without a UTF-8 byte order mark."""
     with open(path, "rb") as fh:
         for lineno, line in enumerate(fh, 1):
-            message = _svmlight_line_error(path, lineno, line)
-            if message:
-                return message
+            yield lineno, line.removeprefix(codecs.BOM_UTF8) if lineno == 1 else line
+
+
+def _first_bad_line(path):
+    for lineno, line in _lines(path):
+        message = _svmlight_line_error(path, lineno, line)
+        if message:
+            return message
     return None
 
 
 def _line_with_index(path, index):
     """The first line of ``path`` that uses feature ``index`` (or a larger one)."""
-    with open(path, "rb") as fh:
-        for lineno, line in enumerate(fh, 1):
-            for pair in line.split(b"#", 1)[0].split()[1:]:
-                key, _, _ = pair.partition(b":")
-                if key != b"qid" and key.isdigit() and int(key) >= index:
-                    return lineno
+    for lineno, line in _lines(path):
+        for pair in line.split(b"#", 1)[0].split()[1:]:
+            key, _, _ = pair.partition(b":")
+            if key != b"qid" and key.isdigit() and int(key) >= index:
+                return lineno
     return None
 
 
@@ -116,8 +122,15 @@ def _load_svmlight(path):
     from sklearn.datasets import load_svmlight_file
 
     try:
-        X, y = load_svmlight_file(str(path), multilabel=True, dtype=np.float64,
-                                  zero_based=False)
+        if path.suffix.lower() in (".gz", ".bz2"):  # scikit-learn decompresses by name
+            X, y = load_svmlight_file(str(path), multilabel=True, dtype=np.float64,
+                                      zero_based=False)
+        else:
+            with open(path, "rb") as fh:
+                if fh.peek(3)[:3] == codecs.BOM_UTF8:  # Windows editors write one
+                    fh.read(3)
+                X, y = load_svmlight_file(fh, multilabel=True, dtype=np.float64,
+                                          zero_based=False)
     except (ValueError, OverflowError) as exc:
         # The fast reader does not say where: read again, line by line, to find out.
         message = _first_bad_line(path)
