@@ -1,38 +1,53 @@
-"""Speed of TextVectorizer against scikit-learn's TfidfVectorizer on all of Reuters-21578.
+"""Speed and memory of TextVectorizer against scikit-learn's TfidfVectorizer, words and bigrams.
 
-The corpus: the 21,578 stories of the 22 SGML files (title and body, as the
-reproduction reads them), parsed once by textwin's loader before any timing.
-Measured in the same run, interleaved (``--repeats`` rounds, medians):
+The corpus: the 21,578 stories of Reuters-21578's 22 SGML files (title and body,
+as the reproduction reads them), or with ``--jsonl`` the texts of JSON Lines
+files (AG News, say), read once before any timing. Measured in the same run,
+interleaved (``--repeats`` rounds, medians):
 
-* peer: ``TfidfVectorizer(sublinear_tf=True).fit_transform`` (scikit-learn's
-  defaults otherwise: no stemming);
-* textwin: ``TextVectorizer(weighting="tfidf").fit_transform``, which also
-  Porter-stems every word, once with each stemmer: PyStemmer's (when
-  installed; the default then) and NLTK's. The process-wide stem memo is
-  emptied before each run, so that every run stems from scratch as a new
-  process would; one more row shows a refit with the memo full (what a
-  cross-validation's second fold costs);
+* words: ``TfidfVectorizer(sublinear_tf=True).fit_transform`` (scikit-learn's
+  defaults otherwise: no stemming) against
+  ``TextVectorizer(weighting="tfidf").fit_transform``, which also Porter-stems
+  every word, once with each stemmer: PyStemmer's (when installed; the default
+  then) and NLTK's. The process-wide stem memo is emptied before each run, so
+  that every run stems from scratch as a new process would; one more row shows
+  a refit with the memo full (what a cross-validation's second fold costs);
 * textwin, hashed columns (``n_features=2**20``, no vocabulary);
 * textwin, chunked: ``partial_fit`` over ten batches, then ``transform``,
   checked to give exactly the one-shot matrix;
 * parallel over documents: ``transform`` in one thread against two threads
-  each transforming half of the documents (checked to give the same matrix).
+  each transforming half of the documents (checked to give the same matrix);
+* words and bigrams: ``TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)``
+  against ``TextVectorizer(weighting="tfidf", ngram_range=(1, 2))`` (the
+  default stemmer, the memo emptied), hashed and in batches too;
+* with ``--baseline FILE``, the words-only default with another version's
+  ``textwin/text.py`` (``git show COMMIT:textwin/text.py > FILE``), to check
+  that a change does not slow it.
 
-It also traces (tracemalloc) the peak memory of ``fit`` over a generator of the
-texts, which holds one chunk of :data:`textwin.text.CHUNK_CHARACTERS` at a time.
+Peak memory: each of the four ``fit_transform`` calls (words and bigrams, both
+sides) runs alone in a fresh child process after reading the corpus; the
+child reports its peak resident set (``VmHWM``, i.e. ``ru_maxrss``) and its
+resident set before vectorizing. The script also traces (tracemalloc) the peak
+memory of ``fit`` over a generator of the texts, which holds one chunk of
+:data:`textwin.text.CHUNK_CHARACTERS` at a time.
 
 The ratio is textwin / peer within each round, median over the rounds (< 1:
-textwin is faster); the target is <= 1.0 for the default stemmer. ``--cpu``
-times the process's CPU seconds instead of wall seconds (both sides run in one
-thread), which other work on a shared machine inflates less. It also counts where the two stemmers disagree on the
-corpus's distinct words (how many, how often they occur, examples).
+textwin is faster); the target is <= 1.0 for the default stemmer, words and
+bigrams, and a peak resident set for bigrams no larger than the peer's.
+``--cpu`` times the process's CPU seconds instead of wall seconds (both sides
+run in one thread), which other work on a shared machine inflates less. It also
+counts where the two stemmers disagree on the corpus's distinct words.
 
 Run from the repository root: ``TEXTWIN_DATA_HOME=/path/holding/reuters21578
-python benchmarks/bench_vectorizer.py [--repeats 3] [--json PATH]``.
+python benchmarks/bench_vectorizer.py [--repeats 3] [--cpu] [--json PATH]``, or
+``python benchmarks/bench_vectorizer.py --jsonl train.jsonl test.jsonl``.
 """
 import argparse
+import importlib.util
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -48,6 +63,7 @@ from _common import (  # noqa: E402  (also finds an uninstalled textwin)
     interleaved_times,
     print_machine,
     require_corpus,
+    status_kib,
 )
 from sklearn.feature_extraction.text import TfidfVectorizer  # noqa: E402
 
@@ -64,6 +80,7 @@ from textwin.text import (  # noqa: E402
 )
 
 TARGET = 1.0
+BIGRAMS = (1, 2)
 
 
 def reuters_texts(data_home):
@@ -74,6 +91,24 @@ def reuters_texts(data_home):
         for story in parse_sgml_file(folder / name):
             texts.append(f"{story.title}\n{story.body}" if story.title else story.body)
     return texts
+
+
+def jsonl_texts(paths):
+    """The ``"text"`` of every line of the JSON Lines files, in order."""
+    texts = []
+    for path in paths:
+        with open(path, encoding="utf-8") as fh:
+            texts.extend(json.loads(line)["text"] for line in fh if line.strip())
+    return texts
+
+
+def read_corpus(args):
+    """``(name, texts)`` of the corpus the arguments name."""
+    if args.jsonl:
+        return " + ".join(os.path.basename(p) for p in args.jsonl), jsonl_texts(args.jsonl)
+    data_home = args.data_home or os.environ.get("TEXTWIN_DATA_HOME")
+    require_corpus(data_home)
+    return "Reuters-21578", reuters_texts(data_home)
 
 
 def agreement(texts, n_examples=12):
@@ -99,8 +134,8 @@ def agreement(texts, n_examples=12):
     }
 
 
-def chunked(texts, n_batches=10):
-    vec = TextVectorizer(weighting="tfidf")
+def chunked(texts, n_batches=10, **params):
+    vec = TextVectorizer(weighting="tfidf", **params)
     for batch in np.array_split(np.arange(len(texts)), n_batches):
         vec.partial_fit(texts[batch[0]:batch[-1] + 1])
     return vec.transform(texts)
@@ -126,100 +161,212 @@ def transform_in_threads(vec, texts, n_threads):
         return sp.vstack(list(pool.map(vec.transform, parts)), format="csr")
 
 
-def cold(fn):
-    """``fn`` after emptying the stem memo: every distinct word is stemmed again."""
-    def run():
-        clear_stem_cache()
-        return fn()
-    return run
+def load_baseline(path):
+    """Another version's ``textwin/text.py``, imported as a module of its own."""
+    spec = importlib.util.spec_from_file_location("baseline_text", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def main(argv=None):
+def measurements(texts, baseline=None):
+    """``[(key, name, callable)]``: what is timed, the peer of each group first.
+
+    Every textwin run but the refit starts with the stem memos emptied (this
+    module's and the baseline's), so that it stems from scratch."""
+    def cold(fn):
+        def run():
+            clear_stem_cache()
+            if baseline is not None:
+                baseline.clear_stem_cache()
+            return fn()
+        return run
+
+    def tfidf(**params):
+        return lambda: TextVectorizer(weighting="tfidf", **params).fit_transform(texts)
+
+    default = resolve_stemmer("auto")
+    stemmers = (["pystemmer"] if pystemmer_installed() else []) + ["nltk"]
+    fitted = TextVectorizer(weighting="tfidf").fit(texts)
+    rows = [("peer", "scikit-learn TfidfVectorizer(sublinear_tf=True)",
+             lambda: TfidfVectorizer(sublinear_tf=True).fit_transform(texts))]
+    rows += [(f"words_{s}", f"textwin TextVectorizer('tfidf', stemmer='{s}')",
+              cold(tfidf(stemmer=s))) for s in stemmers]
+    if baseline is not None:
+        rows.append(("baseline", f"  {default}: the same with --baseline's text.py",
+                     cold(lambda: baseline.TextVectorizer(weighting="tfidf").fit_transform(texts))))
+    rows += [
+        ("refit", f"  the same, {default}, stem memo full (a refit)", tfidf()),
+        ("hashed", f"  {default}: hashed columns, n_features=2**20", cold(tfidf(n_features=2**20))),
+        ("chunked", f"  {default}: partial_fit x 10 batches + transform", cold(lambda: chunked(texts))),
+        ("threads1", f"  {default}: transform, 1 thread", cold(lambda: fitted.transform(texts))),
+        ("threads2", f"  {default}: transform, 2 threads over halves",
+         cold(lambda: transform_in_threads(fitted, texts, 2))),
+        ("peer_bigrams", "scikit-learn TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)",
+         lambda: TfidfVectorizer(ngram_range=BIGRAMS, sublinear_tf=True).fit_transform(texts)),
+        ("bigrams", f"textwin TextVectorizer('tfidf', ngram_range=(1, 2)), {default}",
+         cold(tfidf(ngram_range=BIGRAMS))),
+        ("bigrams_hashed", f"  {default}, bigrams: hashed columns, n_features=2**20",
+         cold(tfidf(ngram_range=BIGRAMS, n_features=2**20))),
+        ("bigrams_chunked", f"  {default}, bigrams: partial_fit x 10 batches + transform",
+         cold(lambda: chunked(texts, ngram_range=BIGRAMS))),
+    ]
+    return rows
+
+
+def time_rows(rows, repeats, timer):
+    """Time the rows interleaved; ``{key: result}`` with each row's ratio to its group's
+    peer (the peer of the bigram rows is scikit-learn's bigram vectorizer)."""
+    results = interleaved_times([fn for _, _, fn in rows], repeats=repeats, timer=timer)
+    out, peer = {}, None
+    for (key, name, _), res in zip(rows, results):
+        if key.startswith("peer"):
+            peer = res["times"]
+        res["ratio"] = statistics.median(t / p for t, p in zip(res["times"], peer))
+        res["name"] = name
+        out[key] = res
+    return out
+
+
+def print_times(timed, clock):
+    print(f"\n{'measurement':<72}{clock:>9}{'ratio':>8}   runs")
+    table = []
+    for key, res in timed.items():
+        print(f"{res['name']:<72}{res['median']:>9.3f}{res['ratio']:>8.2f}   "
+              + " ".join(f"{t:.2f}" for t in res["times"]))
+        table.append({"key": key, "measurement": res["name"], "median_s": res["median"],
+                      "min_s": res["min"], "times_s": res["times"],
+                      "ratio_to_peer": res["ratio"], "shape": list(res["result"].shape)})
+    return table
+
+
+def rss_child(side, args):
+    """In a child process: the corpus read, one ``fit_transform``, and the resident set
+    before and at its peak (KiB), printed as JSON."""
+    _, texts = read_corpus(args)
+    ngram_range = BIGRAMS if side.endswith("bigrams") else (1, 1)
+    if side.startswith("peer"):
+        vectorizer = TfidfVectorizer(ngram_range=ngram_range, sublinear_tf=True)
+    else:
+        vectorizer = TextVectorizer(weighting="tfidf", ngram_range=ngram_range)
+    before = status_kib("VmRSS")
+    X = vectorizer.fit_transform(texts)
+    print(json.dumps({"side": side, "rss_before_kib": before, "peak_kib": status_kib("VmHWM"),
+                      "shape": list(X.shape), "nnz": int(X.nnz)}))
+
+
+def peak_rss(argv):
+    """The four children's peak resident sets, each vectorizing alone in a fresh process."""
+    out = {}
+    for side in ("peer_words", "textwin_words", "peer_bigrams", "textwin_bigrams"):
+        run = subprocess.run([sys.executable, os.path.abspath(__file__), "--rss-child", side,
+                              *argv], capture_output=True, text=True, check=True)
+        out[side] = json.loads(run.stdout.strip().splitlines()[-1])
+    print("\npeak resident set of one fit_transform('tfidf') in a fresh process, after reading "
+          "the corpus (MB; growth over the resident set before vectorizing):")
+    for words in ("words", "bigrams"):
+        peer, ours = out[f"peer_{words}"], out[f"textwin_{words}"]
+        grow = [(r["peak_kib"] - r["rss_before_kib"]) / 1024 for r in (peer, ours)]
+        print(f"  {words:<8} scikit-learn {peer['peak_kib'] / 1024:6.0f} (+{grow[0]:.0f}), "
+              f"textwin {ours['peak_kib'] / 1024:6.0f} (+{grow[1]:.0f}); ratio of the peaks "
+              f"{ours['peak_kib'] / peer['peak_kib']:.2f}, of the growths {grow[1] / grow[0]:.2f}")
+    return out
+
+
+def print_summary(timed, default, target=TARGET):
+    words = timed[f"words_{default}"]["ratio"]
+    bigrams = timed["bigrams"]["ratio"]
+    for what, ratio in (("words", words), ("words and bigrams", bigrams)):
+        print(f"ratio textwin / scikit-learn, {what}, {default}: {ratio:.2f}x "
+              f"(target <= {target}: {'met' if ratio <= target else 'MISSED'})")
+    if "baseline" in timed:
+        now = statistics.median(a / b for a, b in zip(timed[f"words_{default}"]["times"],
+                                                      timed["baseline"]["times"]))
+        print(f"words only, this text.py / --baseline's: {now:.2f}x")
+    checks = {
+        "chunked_equals_one_shot": (timed["chunked"]["result"] != timed[f"words_{default}"]
+                                    ["result"]).nnz == 0,
+        "bigrams_chunked_equals_one_shot": (timed["bigrams_chunked"]["result"]
+                                            != timed["bigrams"]["result"]).nnz == 0,
+        "threads_equal_one_thread": (timed["threads1"]["result"]
+                                     != timed["threads2"]["result"]).nnz == 0,
+    }
+    print(f"partial_fit in batches gives the one-shot matrix exactly: words "
+          f"{checks['chunked_equals_one_shot']}, bigrams {checks['bigrams_chunked_equals_one_shot']}")
+    speedup = statistics.median(a / b for a, b in zip(timed["threads1"]["times"],
+                                                      timed["threads2"]["times"]))
+    print(f"transform: 2 threads over halves, speed-up {speedup:.2f} over 1 thread "
+          f"(same matrix: {checks['threads_equal_one_thread']})")
+    return {"default_ratio": words, "bigrams_ratio": bigrams,
+            "transform_2_threads_speedup": speedup, **checks}
+
+
+def print_agreement(texts):
+    agree = agreement(texts)
+    print(f"\nNLTK's Porter (NLTK_EXTENSIONS) vs PyStemmer's 'porter' on the corpus's "
+          f"{agree['distinct_words']:,} distinct words: "
+          f"{agree['words_stemmed_differently']:,} stem differently "
+          f"({100 * agree['share_of_distinct_words']:.1f} % of the words, "
+          f"{100 * agree['share_of_word_occurrences']:.2f} % of their occurrences); "
+          f"distinct stems {agree['distinct_stems_nltk']:,} (NLTK) vs "
+          f"{agree['distinct_stems_pystemmer']:,} (PyStemmer)")
+    print("most frequent differences (word: NLTK / PyStemmer): " + ", ".join(
+        f"{d['word']}: {d['nltk']} / {d['pystemmer']}"
+        for d in agree["most_frequent_differences"]))
+    return agree
+
+
+def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-home", default=None, help="folder holding reuters21578/ "
                         "(default $TEXTWIN_DATA_HOME)")
+    parser.add_argument("--jsonl", nargs="+", metavar="FILE", default=None,
+                        help="JSON Lines files whose lines' \"text\" make the corpus, instead "
+                             "of Reuters-21578")
     parser.add_argument("--cpu", action="store_true",
                         help="time CPU seconds of the process instead of wall seconds")
+    parser.add_argument("--baseline", metavar="TEXT_PY", default=None,
+                        help="another version's textwin/text.py, timed beside this one "
+                             "(words only, the default stemmer)")
+    parser.add_argument("--rss-child", default=None, help=argparse.SUPPRESS)
     add_common_args(parser, repeats=3)
-    args = parser.parse_args(argv)
-    data_home = args.data_home or os.environ.get("TEXTWIN_DATA_HOME")
-    require_corpus(data_home)
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = parse_args(argv)
+    if args.rss_child:
+        return rss_child(args.rss_child, args)
+    corpus_argv = (["--jsonl", *args.jsonl] if args.jsonl
+                   else ["--data-home", args.data_home] if args.data_home else [])
     info = print_machine()
-    texts = reuters_texts(data_home)
-    n_chars = sum(map(len, texts))
+    corpus, texts = read_corpus(args)
     default = resolve_stemmer("auto")
-    print(f"corpus: Reuters-21578, {len(texts):,} stories, {n_chars / 1e6:.1f} million "
-          f"characters; default stemmer here: {default}")
-
-    def textwin(stemmer):
-        return lambda: TextVectorizer(weighting="tfidf", stemmer=stemmer).fit_transform(texts)
-
-    rows = [("scikit-learn TfidfVectorizer(sublinear_tf=True)",
-             lambda: TfidfVectorizer(sublinear_tf=True).fit_transform(texts))]
-    stemmers = (["pystemmer"] if pystemmer_installed() else []) + ["nltk"]
-    rows += [(f"textwin TextVectorizer('tfidf', stemmer='{s}')", cold(textwin(s)))
-             for s in stemmers]
-    rows.append((f"  the same, {default}, stem memo full (a refit)", textwin(default)))
-    rows.append((f"  {default}: hashed columns, n_features=2**20",
-                 cold(lambda: TextVectorizer(weighting="tfidf", n_features=2**20)
-                      .fit_transform(texts))))
-    rows.append((f"  {default}: partial_fit x 10 batches + transform", cold(lambda: chunked(texts))))
-    # Parallel over documents: transform in one thread, and in two threads over halves
-    # (the numpy parts release the GIL, the Python parts do not).
-    fitted = TextVectorizer(weighting="tfidf").fit(texts)
-    rows.append((f"  {default}: transform, 1 thread", cold(lambda: fitted.transform(texts))))
-    rows.append((f"  {default}: transform, 2 threads over halves",
-                 cold(lambda: transform_in_threads(fitted, texts, 2))))
+    print(f"corpus: {corpus}, {len(texts):,} documents, {sum(map(len, texts)) / 1e6:.1f} "
+          f"million characters; default stemmer here: {default}")
+    baseline = load_baseline(args.baseline) if args.baseline else None
     timer = time.process_time if args.cpu else time.perf_counter
-    results = interleaved_times([fn for _, fn in rows], repeats=args.repeats, timer=timer)
-
-    peer = results[0]["times"]
-    one_shot = results[1]["result"]
-    same_chunked = (results[-3]["result"] != one_shot).nnz == 0
-    same_threads = (results[-1]["result"] != results[-2]["result"]).nnz == 0
+    timed = time_rows(measurements(texts, baseline), args.repeats, timer)
     clock = "CPU s" if args.cpu else "wall s"
-    print(f"\n{'measurement':<58}{clock:>9}{'ratio':>8}   runs")
-    table = []
-    for (name, _), res in zip(rows, results):
-        ratio = statistics.median(t / p for t, p in zip(res["times"], peer))
-        print(f"{name:<58}{res['median']:>9.3f}{ratio:>8.2f}   "
-              + " ".join(f"{t:.2f}" for t in res["times"]))
-        table.append({"measurement": name, "median_s": res["median"], "min_s": res["min"],
-                      "times_s": res["times"], "ratio_to_peer": ratio,
-                      "shape": list(res["result"].shape)})
-    default_ratio = table[1 + stemmers.index(default)]["ratio_to_peer"]
-    print(f"ratio textwin (default stemmer, {default}) / scikit-learn: {default_ratio:.2f}x "
-          f"(target <= {TARGET}: {'met' if default_ratio <= TARGET else 'MISSED'})")
-    print(f"partial_fit in batches gives the one-shot matrix exactly: {same_chunked}")
-    threads = statistics.median(a / b for a, b in zip(results[-2]["times"], results[-1]["times"]))
-    print(f"transform: 2 threads over halves, speed-up {threads:.2f} over 1 thread "
-          f"(same matrix: {same_threads})")
+    table = print_times(timed, clock)
+    summary = print_summary(timed, default)
+    rss = peak_rss(corpus_argv)
     memory = fit_memory(texts)
     print(f"fit over a generator: peak {memory['peak_bytes'] / 1e6:.0f} MB traced "
           f"({memory['peak_bytes_per_chunk_character']:.1f} bytes per character of a "
           f"{CHUNK_CHARACTERS:,}-character chunk), {memory['retained_bytes'] / 1e6:.0f} MB "
           f"retained (vocabulary of {memory['n_terms']:,} terms, counts, stem memo)")
-
-    payload = {"machine": info, "clock": clock, "n_documents": len(texts), "n_characters": n_chars,
-               "default_stemmer": default, "repeats": args.repeats, "results": table,
-               "default_ratio": default_ratio, "target": TARGET,
-               "chunked_equals_one_shot": same_chunked, "transform_2_threads_speedup": threads,
-               "threads_equal_one_thread": same_threads, "fit_memory": memory}
+    payload = {"machine": info, "clock": clock, "corpus": corpus, "n_documents": len(texts),
+               "n_characters": sum(map(len, texts)), "default_stemmer": default,
+               "repeats": args.repeats, "results": table, **summary, "target": TARGET,
+               "peak_rss": rss, "fit_memory": memory}
     if pystemmer_installed():
-        agree = agreement(texts)
-        payload["stemmer_agreement"] = agree
-        print(f"\nNLTK's Porter (NLTK_EXTENSIONS) vs PyStemmer's 'porter' on the corpus's "
-              f"{agree['distinct_words']:,} distinct words: "
-              f"{agree['words_stemmed_differently']:,} stem differently "
-              f"({100 * agree['share_of_distinct_words']:.1f} % of the words, "
-              f"{100 * agree['share_of_word_occurrences']:.2f} % of their occurrences); "
-              f"distinct stems {agree['distinct_stems_nltk']:,} (NLTK) vs "
-              f"{agree['distinct_stems_pystemmer']:,} (PyStemmer)")
-        print("most frequent differences (word: NLTK / PyStemmer): " + ", ".join(
-            f"{d['word']}: {d['nltk']} / {d['pystemmer']}"
-            for d in agree["most_frequent_differences"]))
+        payload["stemmer_agreement"] = print_agreement(texts)
     emit_json(args.json, payload)
-    return 0 if same_chunked and same_threads else 1
+    checks = ("chunked_equals_one_shot", "bigrams_chunked_equals_one_shot",
+              "threads_equal_one_thread")
+    return 0 if all(summary[k] for k in checks) else 1
 
 
 if __name__ == "__main__":

@@ -312,7 +312,7 @@ def test_model_with_a_newer_preprocessing_option(capsys, tmp_path, text_model):
         arrays = dict(npz)
     meta = json.loads(arrays["__metadata__"].tobytes())
     meta.update(format_version="1.2", preprocessing={**meta["preprocessing"],
-                                                     "ngram_range": [1, 2]})
+                                                     "stop_words": "english"})
     arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
     newer = tmp_path / "newer.npz"
     np.savez(newer, **arrays)
@@ -320,7 +320,7 @@ def test_model_with_a_newer_preprocessing_option(capsys, tmp_path, text_model):
     doc.write_text("a b c")
     code, out, err = run(capsys, "predict", newer, doc)
     assert code == EXIT_BAD_MODEL and out == ""
-    one_line_error(err, "'ngram_range'", "upgrade textwin")
+    one_line_error(err, "'stop_words'", "upgrade textwin")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")

@@ -313,14 +313,14 @@ def test_an_unknown_preprocessing_option_asks_for_an_upgrade(tmp_path, good_file
     TypeError from TextVectorizer(**preprocessing) at the first prediction."""
     preprocessing = load_model(good_file).preprocessing
     newer = _rewrite(good_file, tmp_path / "v12.npz", meta_update={
-        "format_version": "1.2", "preprocessing": {**preprocessing, "ngram_range": [1, 2]}})
-    with pytest.raises(ModelFormatError, match="'ngram_range'.*upgrade textwin"):
+        "format_version": "1.2", "preprocessing": {**preprocessing, "stop_words": "english"}})
+    with pytest.raises(ModelFormatError, match="'stop_words'.*upgrade textwin"):
         load_model(newer)
-    with pytest.raises(ModelFormatError, match="'ngram_range'.*upgrade textwin"):
+    with pytest.raises(ModelFormatError, match="'stop_words'.*upgrade textwin"):
         TextModel(np.ones((1, 2)), [0.0], ["a"], vocabulary=["a", "b"],
-                  preprocessing={**preprocessing, "ngram_range": [1, 2]})
+                  preprocessing={**preprocessing, "stop_words": "english"})
     # a numeric model has no vectorizer to rebuild: its preprocessing is not used
-    TextModel(np.ones((1, 2)), [0.0], ["a"], preprocessing={"ngram_range": [1, 2]})
+    TextModel(np.ones((1, 2)), [0.0], ["a"], preprocessing={"stop_words": "english"})
 
 
 @pytest.mark.parametrize("change, fragment", [
@@ -331,6 +331,7 @@ def test_an_unknown_preprocessing_option_asks_for_an_upgrade(tmp_path, good_file
     ({"min_df": "2"}, "min_df"),
     ({"token_pattern": 5}, "token_pattern=5"),
     ({"token_pattern": "("}, "not a valid regular expression"),
+    ({"ngram_range": [1, 9]}, "ngram_range=[1, 9]: need 1 <= min_n <= max_n"),
     ({"weighting": "tfidf"}, "tf-idf weighting without the idf array"),
 ])
 def test_bad_preprocessing_values_are_refused_on_loading(tmp_path, good_file, change,

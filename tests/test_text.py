@@ -550,3 +550,185 @@ def test_the_vectorizers_language_reaches_transform_pickles_and_clones():
         TextVectorizer(language="klingon").fit(["a b"])
     with pytest.raises(ValueError, match="fit again after set_params"):
         vec.set_params(language="french").transform(["Häuser"])
+
+
+# ---------------------------------------------------------------------------
+# Word n-grams
+# ---------------------------------------------------------------------------
+
+def _sklearn_ngrams(docs, ngram_range, min_df=1, stem_one=None):
+    """scikit-learn's word n-grams over textwin's tokens and NLTK's stems: the counts
+    and the names."""
+    stem_one = functools.lru_cache(maxsize=None)(stem_one or NLTKPorter().stem)
+    cv = CountVectorizer(tokenizer=lambda d: [stem_one(t) for t in tokenize(d)],
+                         token_pattern=None, lowercase=False, ngram_range=ngram_range,
+                         min_df=min_df)
+    return cv.fit_transform(docs), cv.get_feature_names_out()
+
+
+def _digest(vec, X, docs):
+    import hashlib
+
+    h = hashlib.sha256()
+    for a in (X.data, X.indices.astype(np.int64), X.indptr.astype(np.int64),
+              vec.transform(docs[::-1]).data):
+        h.update(np.ascontiguousarray(a).tobytes())
+    h.update("\n".join(vec.get_feature_names_out()).encode())
+    return h.hexdigest()[:32]
+
+
+@pytest.mark.parametrize("weighting, digest", [
+    ("binary", "f5975676811a8220ab3d49da1d856490"),
+    ("count", "81acf5eb5c7d7bc7db03802d335c1301"),
+    ("tfidf", "4aabf94097cbf4407e07486128694d05")])
+def test_the_default_is_words_only_bit_for_bit_as_before_ngrams(weighting, digest):
+    # The digests are those of the words-only vectorizer before n-grams existed
+    # (latin-1 and regex paths, every weighting): the default changes no bit.
+    docs = _random_corpus(400, seed=1) + DOCS + ["Grüße, naïve café; Ελληνικά λόγια"]
+    assert TextVectorizer().get_params()["ngram_range"] == (1, 1)
+    for vec in (TextVectorizer(weighting=weighting, stemmer="nltk"),
+                TextVectorizer(weighting=weighting, stemmer="nltk", ngram_range=[1, 1])):
+        assert _digest(vec, vec.fit_transform(docs), docs) == digest
+
+
+@pytest.mark.parametrize("ngram_range", [(1, 2), (1, 3), (2, 2), (2, 4)])
+def test_ngrams_are_scikit_learns_over_the_stems(ngram_range, monkeypatch):
+    # words with one stem make one n-gram ("rates rising", "Rate rises": "rate rise");
+    # the fast latin-1 path, the regex path (Greek) and chunks of ~2,000 characters (4,000 over max_n = 2)
+    docs = DOCS + _random_corpus(200) + ["Ελληνικά λόγια, Ελληνικά", "rates rising. Rate rises"]
+    X_ref, names = _sklearn_ngrams(docs, ngram_range)
+    monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 4000)
+    vec = TextVectorizer(weighting="count", stemmer="nltk", ngram_range=ngram_range)
+    X = vec.fit_transform(docs)
+    assert vec.get_feature_names_out().tolist() == names.tolist()
+    assert (X != X_ref).nnz == 0 and X.has_sorted_indices
+    assert (vec.transform(docs) != X_ref).nnz == 0
+    if ngram_range == (1, 2):
+        assert X[len(docs) - 1, vec.vocabulary_["rate rise"]] == 2
+        # an n-gram spans punctuation and numbers, never two documents
+        assert "pct the" in vec.vocabulary_ and "said ship" not in vec.vocabulary_
+
+
+def test_the_words_of_an_ngram_vocabulary_are_the_words_only_vocabulary():
+    docs = _random_corpus(300) + DOCS
+    words = TextVectorizer(weighting="tfidf", stemmer="nltk")
+    X1 = words.fit_transform(docs)
+    both = TextVectorizer(weighting="count", stemmer="nltk", ngram_range=(1, 2))
+    X2 = both.fit_transform(docs)
+    unigrams = [j for t, j in sorted(both.vocabulary_.items()) if " " not in t]
+    assert both.get_feature_names_out()[unigrams].tolist() == words.get_feature_names_out().tolist()
+    assert (X2[:, unigrams] != TextVectorizer(weighting="count", stemmer="nltk")
+            .fit_transform(docs)).nnz == 0
+    assert X2.shape[1] > 2 * X1.shape[1]
+
+
+@pytest.mark.parametrize("weighting, min_df", [("count", 2), ("tfidf", 3), ("tfidf", 0.01)])
+def test_ngrams_in_chunks_and_batches_with_min_df_equal_one_fit(monkeypatch, weighting, min_df):
+    docs = _random_corpus(600) + ["grain exports rose"] * 8
+    one_shot = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk",
+                              ngram_range=(1, 2))
+    X_one = one_shot.fit_transform(docs)
+    X_ref, names = _sklearn_ngrams(docs, (1, 2), min_df=min_df)
+    assert one_shot.get_feature_names_out().tolist() == names.tolist()
+    assert "export rose" in one_shot.vocabulary_
+    if weighting == "count":
+        assert (X_one != X_ref).nnz == 0
+    else:
+        ref = TfidfTransformer(sublinear_tf=True).fit(X_ref)
+        np.testing.assert_array_equal(one_shot.idf_, ref.idf_)
+        np.testing.assert_array_equal(X_one.toarray(), ref.transform(X_ref).toarray())
+    monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 6000)
+    partial = TextVectorizer(weighting=weighting, min_df=min_df, stemmer="nltk",
+                             ngram_range=(1, 2))
+    for start in range(0, len(docs), 130):
+        partial.partial_fit(iter(docs[start:start + 130]))
+    assert partial.vocabulary_ == one_shot.vocabulary_
+    np.testing.assert_array_equal(partial.document_frequency_, one_shot.document_frequency_)
+    assert (partial.transform(docs) != X_one).nnz == 0
+
+
+def test_hashed_ngrams_are_scikit_learns_hashing_vectorizer():
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    docs = _random_corpus(300) + DOCS
+    stem_one = functools.lru_cache(maxsize=None)(NLTKPorter().stem)
+    peer = HashingVectorizer(tokenizer=lambda d: [stem_one(t) for t in tokenize(d)],
+                             token_pattern=None, lowercase=False, ngram_range=(1, 3),
+                             n_features=512, alternate_sign=False, norm=None)
+    vec = TextVectorizer(weighting="count", stemmer="nltk", n_features=512, ngram_range=(1, 3))
+    np.testing.assert_array_equal(vec.fit_transform(docs).toarray(),
+                                  peer.transform(docs).toarray())
+
+
+def test_ngrams_of_another_language_are_of_its_stems():
+    vec = TextVectorizer(language="german", stemmer="nltk", ngram_range=(1, 2)).fit(
+        ["Die Häuser der Städte", "Ein Haus in der Stadt"])
+    assert {"haus", "der stadt", "die haus", "haus der"} <= set(vec.vocabulary_)
+    assert vec.transform(["die Häuser, die Häuser"]).nnz == 3  # die, haus, die haus
+
+
+def test_an_ngram_range_is_checked_and_kept_by_clones_and_pickles():
+    for bad in ((0, 1), (1, 0), (1, 9), (3, 2), (1.0, 2), (1, 2.5), (True, 2), "12", (1,),
+                (1, 2, 3), 2, None):
+        with pytest.raises(ValueError, match="ngram_range"):
+            TextVectorizer(ngram_range=bad).fit(DOCS)
+    with pytest.raises(ValueError, match=f"max_n <= {text_module.MAX_NGRAM}"):
+        TextVectorizer(ngram_range=(1, text_module.MAX_NGRAM + 1)).fit(DOCS)
+    TextVectorizer(ngram_range=(1, text_module.MAX_NGRAM)).fit(DOCS)
+    TextVectorizer(ngram_range=(np.int64(1), np.int64(2))).fit(DOCS)
+    vec = TextVectorizer(ngram_range=(1, 2)).fit(DOCS)
+    assert clone(vec).get_params()["ngram_range"] == (1, 2)
+    again = pickle.loads(pickle.dumps(vec))
+    assert (again.transform(DOCS) != vec.transform(DOCS)).nnz == 0
+    with pytest.raises(ValueError, match=r"ngram_range=\(1, 3\) \(fitted with \(1, 2\)\)"):
+        vec.set_params(ngram_range=(1, 3)).transform(DOCS)
+    # pickled before n-grams existed: words only
+    old = TextVectorizer(stemmer="nltk").fit(DOCS)
+    state = old.__getstate__()
+    del state["ngram_range"]
+    state["_fitted_settings"] = {k: v for k, v in state["_fitted_settings"].items()
+                                 if k != "ngram_range"}
+    unpickled = TextVectorizer.__new__(TextVectorizer)
+    unpickled.__setstate__(state)
+    assert unpickled.get_params()["ngram_range"] == (1, 1)
+    assert (unpickled.transform(DOCS) != old.transform(DOCS)).nnz == 0
+
+
+def test_a_model_file_records_the_ngrams_and_an_older_file_reads_as_words(tmp_path):
+    import json
+
+    from sklearn.pipeline import Pipeline
+
+    from textwin.linear import DualSVM
+    from textwin.persistence import load_model, save_model
+
+    docs = ["interest rates rose", "rates of interest fell", "oil prices rose",
+            "prices of oil fell"] * 5
+    y = np.array([1, 1, 0, 0] * 5)
+    pipe = Pipeline([("vec", TextVectorizer(weighting="tfidf", ngram_range=(1, 2))),
+                     ("svm", DualSVM(lam=1e-2, random_state=0))]).fit(docs, y)
+    save_model(tmp_path / "m.npz", pipe)
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["ngram_range"] == [1, 2]  # JSON has lists
+    assert "interest rate" in model.vocabulary.tolist()
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+
+    def rewrite(name, change):
+        """The model file, its preprocessing changed by ``change``, saved as ``name``
+        (the same arrays; np.savez_compressed, as save_model writes them)."""
+        with np.load(tmp_path / "m.npz") as npz:
+            arrays = dict(npz)
+        meta = json.loads(arrays["__metadata__"].tobytes())
+        change(meta["preprocessing"])
+        arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        np.savez_compressed(tmp_path / name, **arrays)
+        return tmp_path / name
+
+    # written before n-grams existed: no ngram_range, words only
+    words = TextVectorizer(weighting="tfidf").fit(docs)
+    old_pipe = Pipeline([("vec", words), ("svm", DualSVM(lam=1e-2, random_state=0))]).fit(docs, y)
+    save_model(tmp_path / "m.npz", old_pipe)
+    old = load_model(rewrite("old.npz", lambda p: p.pop("ngram_range")))
+    assert "ngram_range" not in old.preprocessing
+    assert old.vectorizer().get_params()["ngram_range"] == (1, 1)
+    np.testing.assert_array_equal(old.decision_function(docs), old_pipe.decision_function(docs))

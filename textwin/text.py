@@ -10,15 +10,19 @@ words: lower case, no stop-word removal. Three pieces do that here:
   optional package is installed. A corpus of millions of tokens has only tens
   of thousands of distinct ones, so each is stemmed once;
 - :class:`TextVectorizer` is a scikit-learn transformer from raw texts to a CSR
-  matrix of binary, count or L2-normalized tf-idf values, fitted in one call
-  or chunk by chunk (:meth:`TextVectorizer.partial_fit`).
+  matrix of binary, count or L2-normalized tf-idf values over words and,
+  optionally, word n-grams of their stems, fitted in one call or chunk by
+  chunk (:meth:`TextVectorizer.partial_fit`).
 
 The vectorizer builds no per-document Python objects. With the default token
 pattern and a latin-1 corpus (Reuters is one), a chunk of documents is joined
 into one byte string and its words are found with numpy: a table of word
 bytes, the edges of the runs of word bytes, and the distinct words found by
-grouping the runs by length and sorting their bytes as integers. The CSR
-matrix is then built with numpy from the flat arrays of rows and columns.
+grouping the runs by length and sorting their bytes as integers. N-grams are
+pairs of integer ids (an (n-1)-gram's and a stem's), grouped by sorting them
+as integers too: Python builds one string per distinct n-gram of a chunk,
+never one per occurrence. The CSR matrix is then built with numpy from the
+flat arrays of rows and columns.
 """
 import math
 import numbers
@@ -32,10 +36,11 @@ from numpy.lib.stride_tricks import sliding_window_view
 from textwin._languages import LANGUAGES, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
+from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TOKEN_PATTERN", "STEMMERS", "LANGUAGES", "tokenize", "PorterStemmer",
-           "TextVectorizer",
+__all__ = ["TOKEN_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
+           "PorterStemmer", "TextVectorizer",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters. Digits, punctuation,
@@ -56,12 +61,16 @@ _LATIN1_WORD_BYTES = bytes(b for b in range(256) if _TOKEN_RE.fullmatch(chr(b)))
 _IS_WORD_BYTE = np.zeros(256, dtype=bool)
 _IS_WORD_BYTE[list(_LATIN1_WORD_BYTES)] = True
 
-#: Documents are read and counted in chunks of about this many characters, so
-#: that the working arrays (about 12 bytes per character of text) stay bounded
-#: whatever the corpus size.
+#: Documents are read and counted in chunks of about this many characters (this
+#: over ``max_n`` with n-grams up to ``max_n`` words), so that the working arrays
+#: (about 15 bytes per character of text) stay bounded whatever the corpus size.
 CHUNK_CHARACTERS = 2**23
 
 _WEIGHTINGS = ("binary", "count", "tfidf")
+
+#: The longest word n-gram ``TextVectorizer(ngram_range=...)`` builds. Longer
+#: n-grams rarely repeat, so they add columns that hardly ever help a classifier.
+MAX_NGRAM = 5
 
 #: The values of ``TextVectorizer(stemmer=...)`` and ``PorterStemmer(backend=...)``.
 STEMMERS = ("auto", "nltk", "pystemmer")
@@ -272,9 +281,9 @@ class PorterStemmer:
 # Documents to arrays of words
 # ---------------------------------------------------------------------------
 
-def _chunks(raw_documents):
-    """The documents in lists of about :data:`CHUNK_CHARACTERS` characters, each
-    checked to be a str (a clear error otherwise)."""
+def _chunks(raw_documents, characters):
+    """The documents in lists of about ``characters`` characters, each checked to be
+    a str (a clear error otherwise)."""
     if isinstance(raw_documents, (str, bytes)):
         raise TypeError(
             "TextVectorizer expects an iterable of texts (e.g. a list of str), got a "
@@ -296,7 +305,7 @@ def _chunks(raw_documents):
             )
         chunk.append(doc)
         size += len(doc) + 1
-        if size >= CHUNK_CHARACTERS:
+        if size >= characters:
             yield chunk
             chunk, size = [], 0
     if chunk:
@@ -383,6 +392,57 @@ def _pattern_words(docs, token_re, lowercase):
     return ids, rows, list(index)
 
 
+def _ngrams(ids, rows, terms, min_n, max_n):
+    """The word n-grams, ``min_n <= n <= max_n``, of one chunk's words.
+
+    Takes and returns ``(ids, rows, terms)`` as :func:`_latin1_words` gives
+    them: each occurrence's index in ``terms`` and its document. An n-gram is
+    ``n`` consecutive words of one document, named by their terms (stems)
+    joined by spaces, as scikit-learn names them. Words with one stem share an
+    id, and an n-gram is the pair (its first ``n - 1`` words' id, its last
+    stem's id), grouped by sorting the pairs as integers: Python builds one
+    string per distinct n-gram, never one per occurrence.
+    """
+    index = {}
+    stem_of_id = np.fromiter((index.setdefault(t, len(index)) for t in terms),
+                             dtype=np.int64, count=len(terms))
+    stems = list(index)
+    n_stems = max(len(stems), 1)
+    stem = stem_of_id[ids]
+    size = sum(rows.size if n == 1 else _ngram_starts(rows, n).size
+               for n in range(min_n, max_n + 1))
+    out_ids = np.empty(size, dtype=np.int32)  # a chunk has fewer than 2**31 words
+    out_rows = np.empty(size, dtype=np.int32)
+    out_terms, filled = [], 0
+    gram, names = stem, stems  # the n-grams starting at each position, and their names
+    for n in range(1, max_n + 1):
+        at = slice(None)
+        if n > 1:
+            at = _ngram_starts(rows, n)
+            distinct, inverse = np.unique(gram[at] * n_stems + stem[at + n - 1],
+                                          return_inverse=True)
+            first = map(names.__getitem__, (distinct // n_stems).tolist())
+            last = map(stems.__getitem__, (distinct % n_stems).tolist())
+            names = [f"{a} {b}" for a, b in zip(first, last)]
+            gram = np.full(max(rows.size - n + 1, 0), -1, dtype=np.int64)
+            gram[at] = inverse.ravel()
+            del distinct, inverse
+        if n >= min_n:
+            count = rows.size if n == 1 else at.size
+            out_ids[filled:filled + count] = gram[at] + len(out_terms)
+            out_rows[filled:filled + count] = rows[at]
+            out_terms.extend(names)
+            filled += count
+    return out_ids, out_rows, out_terms
+
+
+def _ngram_starts(rows, n):
+    """Where ``n`` consecutive words of one document start. ``rows`` (each word's
+    document) never decreases: the ``n`` words are in one document when the first
+    and the last are."""
+    return np.flatnonzero(rows[n - 1:] == rows[:max(rows.size - n + 1, 0)])
+
+
 def _count_matrix(rows, cols, n_docs, n_cols):
     """CSR matrix of the counts of the (row, column) pairs; columns < 0 are dropped.
 
@@ -393,7 +453,7 @@ def _count_matrix(rows, cols, n_docs, n_cols):
     if not keep.all():
         rows, cols = rows[keep], cols[keep]
     width = max(n_cols, 1)
-    keys, counts = np.unique(rows * width + cols, return_counts=True)
+    keys, counts = np.unique(np.multiply(rows, width, dtype=np.int64) + cols, return_counts=True)
     indptr = np.zeros(n_docs + 1, dtype=np.int64)
     np.cumsum(np.bincount(keys // width, minlength=n_docs), out=indptr[1:])
     X = _csr(counts.astype(np.float64), keys % width, indptr, n_cols)
@@ -433,7 +493,7 @@ def _stack_rows(parts, n_cols):
 
 def _renumber_columns(X, new_column, n_cols):
     """``X`` with column ``j`` moved to ``new_column[j]`` (dropped where < 0), rows sorted."""
-    cols = new_column[X.indices]
+    cols = new_column.astype(X.indices.dtype)[X.indices]  # no wider than the indices
     keep = cols >= 0
     if keep.all():
         X = _csr(X.data, cols, X.indptr, n_cols)
@@ -453,7 +513,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     """Raw texts to a CSR matrix over a (stemmed) vocabulary.
 
     The pipeline of docs/mathematics.md §11: lower case, :func:`tokenize`, Porter
-    stem (:class:`PorterStemmer`), no stop-word removal. The vocabulary is
+    stem (:class:`PorterStemmer`), no stop-word removal; optionally the word
+    n-grams of the stems too (``ngram_range``). The vocabulary is
     fitted on the training texts; words never seen in ``fit`` are ignored by
     ``transform``. An empty document (or one with no letters) is a valid,
     empty row.
@@ -510,6 +571,17 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         whatever the number of distinct terms (8 MB for ``2**20``). Terms
         never seen in training count too. Needs ``min_df=1``; the columns have
         no names.
+    ngram_range : tuple (min_n, max_n), default=(1, 1)
+        The terms are the word n-grams for every ``n`` from ``min_n`` to
+        ``max_n`` (ints, ``1 <= min_n <= max_n <=`` :data:`MAX_NGRAM`):
+        ``(1, 1)`` words only, ``(1, 2)`` words and pairs of consecutive
+        words. An n-gram is ``n`` consecutive words of one document, each
+        stemmed as a word is, named by the stems joined by one space
+        (``"interest rate"`` from "interest rates"). Nothing is removed
+        between words (there is no stop-word list), so an n-gram may span
+        punctuation and numbers, which the token pattern skips, but never
+        two documents. ``min_df``, ``n_features`` and the other options apply
+        to n-grams as to words; scikit-learn's ``ngram_range`` means the same.
 
     Attributes
     ----------
@@ -548,6 +620,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         min_df=1,
         token_pattern=TOKEN_PATTERN,
         n_features=None,
+        ngram_range=(1, 1),
     ):
         self.weighting = weighting
         self.stem = stem
@@ -557,6 +630,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.min_df = min_df
         self.token_pattern = token_pattern
         self.n_features = n_features
+        self.ngram_range = ngram_range
 
     # -- validation --------------------------------------------------------
     def _validate_params(self):
@@ -588,6 +662,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             if min_df != 1:
                 raise ValueError(f"min_df={min_df!r} filters a vocabulary, and with "
                                  f"n_features={n_features} there is none; use min_df=1")
+        self._ngram_bounds()
         try:
             token_re = re.compile(self.token_pattern)
         except (re.error, TypeError) as exc:
@@ -602,11 +677,26 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             )
         return token_re
 
+    def _ngram_bounds(self):
+        """``(min_n, max_n)`` of ``ngram_range``, checked; a list (a model file's JSON) is
+        taken as the tuple."""
+        bounds = self.ngram_range
+        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2
+                and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+                        for n in bounds)):
+            raise ValueError(f"ngram_range={bounds!r} must be a pair of ints (min_n, max_n), "
+                             "e.g. (1, 2) for words and pairs of words")
+        min_n, max_n = int(bounds[0]), int(bounds[1])
+        if not 1 <= min_n <= max_n <= MAX_NGRAM:
+            raise ValueError(f"ngram_range={bounds!r}: need 1 <= min_n <= max_n <= "
+                             f"{MAX_NGRAM}, e.g. (1, 2) for words and pairs of words")
+        return min_n, max_n
+
     def _settings(self):
         """The parameters the fitted vocabulary depends on (min_df only filters it)."""
         return {"weighting": self.weighting, "stem": self.stem, "stemmer": self.stemmer,
                 "language": self.language, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
-                "n_features": self.n_features}
+                "n_features": self.n_features, "ngram_range": self._ngram_bounds()}
 
     def _check_fitted_settings(self):
         fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
@@ -646,6 +736,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         ids, rows, distinct = self._words(docs, token_re)
         stemmer = self._term_stemmer()
         terms = stemmer.stem_many(distinct) if stemmer is not None else distinct
+        min_n, max_n = self._ngram_bounds()
+        if max_n > 1:
+            ids, rows, terms = _ngrams(ids, rows, terms, min_n, max_n)
         if self.n_features is not None:
             column_of_id = np.array(_hashed_columns(terms, self.n_features), dtype=np.int64)
             return _count_matrix(rows, column_of_id[ids], len(docs), self.n_features)
@@ -678,6 +771,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 else:
                     return _latin1_words(raw)
         return _pattern_words(docs, token_re, self.lowercase)
+
+    def _chunks(self, raw_documents):
+        """The documents in chunks: words from n words each make n times the arrays."""
+        return _chunks(raw_documents, CHUNK_CHARACTERS // self._ngram_bounds()[1])
 
     # -- learning the vocabulary -------------------------------------------
     def _start(self):
@@ -817,7 +914,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return self
 
     def _learn_batch(self, raw_documents, token_re):
-        for docs in _chunks(raw_documents):
+        for docs in self._chunks(raw_documents):
             self._learn(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
 
     def fit_transform(self, raw_documents, y=None):
@@ -836,7 +933,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """
         token_re = self._start()
         parts = []
-        for docs in _chunks(raw_documents):
+        for docs in self._chunks(raw_documents):
             parts.append(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
             self._learn(parts[-1])
         X = _stack_rows(parts, self.n_features or len(self._column_of_term))
@@ -865,7 +962,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self._check_fitted_settings()
         vocabulary = getattr(self, "vocabulary_", None)
         parts = [self._chunk_counts(docs, token_re, vocabulary, grow=False)
-                 for docs in _chunks(raw_documents)]
+                 for docs in self._chunks(raw_documents)]
         return self._weight(_stack_rows(parts, self._width()))
 
     def _weight(self, X):
@@ -920,9 +1017,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         state.setdefault("stemmer", "nltk")
         state.setdefault("n_features", None)
         state.setdefault("language", "english")
+        state.setdefault("ngram_range", (1, 1))
         if state.get("_fitted_settings") is not None:  # settings then, as named now
             state["_fitted_settings"] = {"stemmer": state["stemmer"], "n_features": None,
-                                         "language": "english", **state["_fitted_settings"]}
+                                         "language": "english", "ngram_range": (1, 1),
+                                         **state["_fitted_settings"]}
         if "vocabulary_" in state and "stemmer_" not in state:
             fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
             state["stemmer_"] = fitted if state.get("stem", True) else None
@@ -951,7 +1050,9 @@ def apply_weighting(X, weighting, idf=None):
     elif weighting == "tfidf":
         np.log(X.data, out=X.data)
         X.data += 1.0
-        X.data *= idf[X.indices]
+        block = 2**20  # idf[X.indices] a block at a time: no temporary as long as X.data
+        for start in range(0, X.nnz, block):
+            X.data[start:start + block] *= idf[X.indices[start:start + block]]
         _l2_normalize_rows(X)
     elif weighting != "count":
         raise ValueError(f"weighting={weighting!r} is not one of {', '.join(_WEIGHTINGS)}")
@@ -961,10 +1062,9 @@ def apply_weighting(X, weighting, idf=None):
 def _l2_normalize_rows(X):
     """Scale each row of the CSR matrix ``X`` to unit Euclidean norm, in place.
 
-    Empty rows stay empty (nothing is divided by their zero norm).
+    Empty rows stay empty (nothing is divided by their zero norm). scikit-learn's
+    compiled loop needs no array as long as ``X.data`` (numpy's needed three), and
+    sums each row's squares in order, as ``TfidfTransformer`` does: the same bits.
     """
-    lengths = np.diff(X.indptr)
-    rows = np.repeat(np.arange(X.shape[0]), lengths)
-    norms = np.sqrt(np.bincount(rows, weights=X.data**2, minlength=X.shape[0]))
-    X.data /= norms[rows]
+    inplace_csr_row_normalize_l2(X)
     return X
