@@ -35,6 +35,14 @@ def test_data_home_that_is_a_file(capsys, tmp_path):
         one_line_error(err, "is a file, not a folder")
 
 
+def test_a_mistyped_data_home_leaves_no_folder_behind(capsys, tmp_path):
+    for argv in (["data"], ["train", "--category", "acq", "--offline"],
+                 ["train", "--corpus", "r8", "--offline"]):
+        code, out, err = run(capsys, *argv, "--data-home", tmp_path / "typo" / "home")
+        assert code == EXIT_NO_DATA or argv == ["data"], err
+        assert not (tmp_path / "typo").exists(), argv
+
+
 def test_missing_test_corpus_is_named(capsys, tmp_path):
     (tmp_path / "train.svm").write_text("1 1:1\n2 2:1\n1 1:1 3:1\n2 2:1 3:1\n")
     code, _, err = run(capsys, "train", "--corpus", tmp_path / "train.svm", "--test-corpus",

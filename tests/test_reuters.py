@@ -232,11 +232,16 @@ def test_get_data_home_order(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     monkeypatch.delenv("TEXTWIN_DATA_HOME", raising=False)
     assert get_data_home() == tmp_path / "home" / "textwin_data"
-    assert get_data_home().is_dir()
+    assert not get_data_home().exists()  # created when a file is written there, not before
     monkeypatch.setenv("TEXTWIN_DATA_HOME", str(tmp_path / "env"))
     assert get_data_home() == tmp_path / "env"
     assert get_data_home(tmp_path / "arg") == tmp_path / "arg"
     assert get_data_home("~/x") == tmp_path / "home" / "x"
+    # an empty choice is no choice, on the command line as in the environment (an
+    # empty --data-home was the current folder, an empty TEXTWIN_DATA_HOME the default)
+    assert get_data_home("") == tmp_path / "env"
+    monkeypatch.setenv("TEXTWIN_DATA_HOME", "")
+    assert get_data_home("") == get_data_home() == tmp_path / "home" / "textwin_data"
 
 
 def test_get_cache_dir_order(tmp_path, monkeypatch):

@@ -4,7 +4,6 @@ Nothing here touches the network at import. Every file written goes through
 :func:`textwin._io.atomic_write`, so an interrupted download or extraction
 never leaves a half-written file that a later run would trust.
 """
-import contextlib
 import hashlib
 import os
 import shutil
@@ -44,15 +43,16 @@ def get_data_home(data_home=None):
     Parameters
     ----------
     data_home : str or path-like, default=None
-        The folder. When ``None``, the environment variable
-        ``TEXTWIN_DATA_HOME`` is used if set, else ``~/textwin_data``. ``~`` is
-        expanded.
+        The folder. When ``None`` or empty, the environment variable
+        ``TEXTWIN_DATA_HOME`` is used if set and not empty, else
+        ``~/textwin_data``. ``~`` is expanded.
 
     Returns
     -------
     data_home : pathlib.Path
-        The folder. It is created if missing and possible; a folder that
-        exists read-only is fine (see :func:`get_cache_dir`).
+        The folder. It is not created here, but when a file is first written
+        there (a download, a cache), so that a mistyped path leaves nothing
+        behind; a folder that exists read-only is fine (see :func:`get_cache_dir`).
 
     Raises
     ------
@@ -64,14 +64,13 @@ def get_data_home(data_home=None):
         raise NotADirectoryError(
             f"the data home {path} is a file, not a folder; give a folder (--data-home, "
             f"{DATA_HOME_ENV}) that holds or will hold reuters21578/")
-    with contextlib.suppress(OSError):
-        path.mkdir(parents=True, exist_ok=True)
     return path
 
 
 def _data_home_path(data_home):
-    """The data home's path, without creating it."""
-    if data_home is None:
+    """The data home's path; an empty one (``--data-home ""``) is no choice, as an
+    empty ``TEXTWIN_DATA_HOME`` is not (it was the current folder)."""
+    if data_home is None or (isinstance(data_home, str) and not data_home):
         data_home = os.environ.get(DATA_HOME_ENV) or Path("~") / "textwin_data"
     return Path(data_home).expanduser()
 
@@ -148,7 +147,7 @@ def get_cache_dir(data_home=None):
                 + (" (it is a file)" if path.is_file() else "")
                 + f"; point {CACHE_DIR_ENV} at a folder you can write to, or unset it")
         return path
-    get_data_home(data_home)  # create the data home if possible: its cache/ is a candidate
+    get_data_home(data_home)  # refuse a data home that is a file
     candidates = _cache_candidates(data_home)
     for path in candidates:
         if _writable_dir(path) is not None:
