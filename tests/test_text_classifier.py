@@ -263,7 +263,7 @@ def test_cv_fixed_settings_are_not_searched():
     search = TextClassifierCV(stem=False, lam=0.02, cv=3).fit(texts, y)
     assert len(search.cv_results_["params"]) == 1
     assert search.best_params_ == {"stem": False, "ngrams": 1, "loss": "hinge",
-                                   "nb_scaling": False, "lam": 0.02}
+                                   "nb_scaling": False, "fit_intercept": False, "lam": 0.02}
 
 
 def test_cv_bad_input_says_what_to_do():

@@ -141,6 +141,12 @@ def _scale_columns(X, r):
 # The estimator
 # ---------------------------------------------------------------------------
 
+def intercept_params(fit_intercept):
+    """The DualGaussSeidelClassifier parameters of a bias as a constant feature (or none)."""
+    return ({"fit_intercept": True, "intercept_solver": "constant_feature"} if fit_intercept
+            else {"fit_intercept": False})
+
+
 def _ngram_support():
     return "ngram_range" in TextVectorizer().get_params()
 
@@ -177,6 +183,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         (Wang & Manning 2012, NBSVM without interpolation). The scaling is folded
         into ``coef_``, so a saved model scores as a plain linear one.
     loss : {"hinge", "squared_hinge", "least_squares", "logistic"}, default="hinge"
+    fit_intercept : bool, default=False
+        A bias, as a constant feature of value 1 (regularized as the weights are, as in
+        liblinear).
     lam : float, array of shape (n_classes,) or None, default=None
         The regularization; None is ``1/n`` for ``n`` training texts
         (scikit-learn's ``C = 1``). An array (multi-label only) gives each
@@ -216,8 +225,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="english", min_df=1,
-                 nb_scaling=False, loss="hinge", lam=None, thresholds=None, task=None,
-                 tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+                 nb_scaling=False, loss="hinge", fit_intercept=False, lam=None, thresholds=None,
+                 task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _vectorizer(self):
@@ -226,7 +235,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _model(self, lam):
         return DualGaussSeidelClassifier(
-            loss=self.loss, lam=lam, tol=self.tol, max_epochs=self.max_epochs,
+            loss=self.loss, lam=lam, **intercept_params(self.fit_intercept), tol=self.tol, max_epochs=self.max_epochs,
             random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose)
 
     def fit(self, X, y):
@@ -485,7 +494,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     """:class:`TextClassifier` with its features and ``lam`` chosen by cross-validation.
 
     Every combination of the searched settings (``stem``, ``ngrams``,
-    ``nb_scaling``, ``loss``: each a value, fixed, or a list of candidates) is
+    ``nb_scaling``, ``loss``, ``fit_intercept``: each a value, fixed, or a list of candidates) is
     tried on the same folds of the training texts. Each fold's vectorizer is
     fitted on the fold's training texts and its two matrices built once per
     feature setting; a warm-started regularization path
@@ -515,6 +524,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     nb_scaling : bool, list of bool or "auto", default="auto"
         "auto": searched (``[False, True]``) for two classes, off otherwise.
     loss : str or list of str, default="hinge"
+    fit_intercept : bool or list of bool, default=False
     lam : float or None, default=None
         A fixed ``lam`` (only the other settings are searched); None searches
         ``lam_grid``.
@@ -560,7 +570,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1,), language="english",
-                 min_df=1, nb_scaling="auto", loss="hinge", lam=None, lam_grid=None,
+                 min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=False, lam=None,
+                 lam_grid=None,
                  scoring=None, tune_thresholds=True, cv=5, task=None, tol=1e-3,
                  max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
@@ -597,7 +608,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             make_vectorizer(self.weighting, True, n, self.language, self.min_df)  # checks n
         features = list(itertools.product(_candidates(self.stem, "stem"),
                                           _candidates(self.ngrams, "ngrams")))
-        variants = list(itertools.product(_candidates(self.loss, "loss"), nb))
+        variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
+                                          _candidates(self.fit_intercept, "fit_intercept")))
         return features, variants
 
     def _folds(self, Y, task):
@@ -650,7 +662,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return self
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid):
-        """{(stem, ngrams, loss, nb_scaling): scores (n_lams, n_texts, n_problems)} and the
+        """{(stem, ngrams, loss, nb_scaling, fit_intercept): scores (n_lams, n_texts, n_problems)} and the
         seconds each took (its share of the vectorizing, and its paths)."""
         K = 1 if task == "binary" else Y.shape[1]
         target = np.argmax(Y, axis=1) if task != "multilabel" else Y
@@ -668,7 +680,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                     X_train = vec.fit_transform([texts[i] for i in train])
                     X_test = vec.transform([texts[i] for i in test])
                     shared = (time.perf_counter() - start) / len(variants)
-                    for loss, nb in variants:
+                    for loss, nb, fit_intercept in variants:
                         start = time.perf_counter()
                         A, B = X_train, X_test
                         if nb:
@@ -678,11 +690,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                             warnings.simplefilter("always", ConvergenceWarning)
                             path = held_out_path_scores(
                                 A, target[train], B, grid / train.size, loss=loss,
-                                tol=self.tol, max_epochs=self.max_epochs,
+                                **intercept_params(fit_intercept), tol=self.tol, max_epochs=self.max_epochs,
                                 random_state=self.random_state, n_jobs=self.n_jobs)
                         unconverged += sum(isinstance(w.message, ConvergenceWarning)
                                            for w in caught)
-                        key = (stem, ngrams, loss, nb)
+                        key = (stem, ngrams, loss, nb, fit_intercept)
                         oof[key][:, test] = path.scores
                         seconds[key] += shared + time.perf_counter() - start
                     bar.update(1)
@@ -699,7 +711,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds."""
         rows, best = [], None
         for key, S in oof.items():
-            params = dict(zip(("stem", "ngrams", "loss", "nb_scaling"), key))
+            params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"), key))
             if task == "multilabel":
                 choice, thresholds, score, curve = judge_multilabel(
                     Y, S, scoring, self.tune_thresholds)
