@@ -201,9 +201,6 @@ def test_tfidf_corpus_model_scores_like_training(capsys, tmp_path, jsonl_corpus)
     y = np.array([["crude" in labs] for labs in labels], dtype=np.uint8)
     bep = breakeven_points(y, model.decision_function(texts))[0]
     assert json.loads(out)["categories"][0]["breakeven"] == pytest.approx(100 * bep, abs=1e-3)
-    code, _, err = run(capsys, "train", "--category", "acq", "--weighting", "tfidf")
-    assert code == EXIT_USAGE
-    assert_one_line_error(err, "--weighting is for --corpus")
 
 
 def test_train_table_output_and_predict(capsys, tmp_path, jsonl_corpus, monkeypatch):
@@ -494,6 +491,28 @@ def test_reuters_train_saved_model_scores_raw_stories(capsys, tmp_path, reuters_
     assert meta["estimator"] == "textwin.linear.ModifiedLeastSquares"
     assert meta["params"]["max_epochs"] == 5 and meta["n_iter"] == [5, 5]
     assert meta["method"] == "mls" and meta["settings"]["epochs"] == 5
+
+
+@pytest.mark.corpus
+def test_reuters_texts_as_a_corpus_with_tfidf_and_every_feature(capsys, tmp_path,
+                                                                reuters_data_home):
+    from textwin.datasets import fetch_reuters21578
+    from textwin.text import TextVectorizer
+
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--category", "grain,ship", "--weighting", "tfidf",
+                         "--features", "all", "--json", "-o", model_path)
+    assert code == 0, err
+    result = json.loads(out)
+    tr, te = (fetch_reuters21578(data_home=reuters_data_home, subset=s) for s in ("train", "test"))
+    n_features = TextVectorizer(weighting="tfidf").fit(tr.data).idf_.size
+    assert result["n_features"] == n_features > 10000  # every stem, not the paper's 1000
+    assert result["settings"]["lam"] == pytest.approx(1 / len(tr.data))  # the corpus default
+    model = load_model(model_path)  # scores the raw stories as the table says
+    assert model.preprocessing["weighting"] == "tfidf" and model.selected is None
+    cols = [tr.target_names.index(c) for c in ("grain", "ship")]
+    beps = breakeven_points(np.asarray(te.target)[:, cols], model.decision_function(te.data))
+    assert [r["breakeven"] for r in result["categories"]] == pytest.approx(100 * beps, abs=1e-3)
 
 
 @pytest.mark.corpus

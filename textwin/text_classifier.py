@@ -612,7 +612,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                           _candidates(self.fit_intercept, "fit_intercept")))
         return features, variants
 
-    def _folds(self, Y, task):
+    def _folds(self, Y, task, classes=None):
         name, n = type(self).__name__, Y.shape[0]
         if not isinstance(self.cv, Integral):  # (train, test) index pairs, as they are
             folds = [(np.asarray(train), np.asarray(test)) for train, test in self.cv]
@@ -630,7 +630,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         small = int(np.argmin(counts))
         if counts[small] < self.cv:
             raise ValueError(
-                f"{name}: class {small} has {int(counts[small])} training texts, fewer than "
+                f"{name}: class {small if classes is None else classes[small]!r} has "
+                f"{int(counts[small])} training texts, fewer than "
                 f"the {self.cv} folds; lower cv to at most {max(int(counts[small]), 2)} or "
                 "add texts")
         splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
@@ -653,7 +654,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         scoring = self._scoring(task)
         features, variants = self._settings(task)
         grid = self._grid(len(texts))
-        folds = self._folds(Y, task)
+        folds = self._folds(Y, task, classes)
         oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid)
         self._choose(Y, task, folds, grid, oof, seconds, scoring)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task

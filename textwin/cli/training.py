@@ -252,6 +252,9 @@ class TrainingData:
     source: str           # the corpus, as messages name it
     task: str             # "multilabel", "multiclass" or "binary"
     report: object        # the corpus report (None on Reuters-21578)
+    texts_train: object = None  # the raw texts of a text corpus (for --auto)
+    texts_test: object = None
+    as_corpus: bool = False     # a user's corpus, or Reuters-21578's texts read as one
 
 
 def training_data(args, categories_arg):
@@ -268,6 +271,9 @@ def _reuters_training_data(args, categories_arg):
         raise CLIError("give --category: one of the 118 Reuters-21578 categories (e.g. acq, "
                        "earn, grain), a comma-separated list, or all")
     _refuse_corpus_options(args)
+    if _reuters_as_corpus(args):
+        return _corpus_training_data(args, categories_arg, corpus=_reuters_corpus(args),
+                                     task="multilabel")
     try:
         data = protocol_data(categories_arg, args)
     except UnknownCategoryError as exc:
@@ -283,11 +289,40 @@ def _reuters_training_data(args, categories_arg):
         idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None)
 
 
+def _reuters_as_corpus(args):
+    """Reuters-21578 read as a user's corpus: its texts vectorized as the options say
+    (--weighting, --features all, --ngrams, --auto), not the paper's cached features."""
+    return (args.weighting not in (None, "binary") or args.features == "all"
+            or bool(getattr(args, "ngrams", None)) or bool(getattr(args, "auto", False)))
+
+
+def _reuters_corpus(args):
+    """The ModApte split's texts and topics as a :class:`textwin.corpora.CustomCorpus`."""
+    import numpy as np
+
+    from ..corpora import corpus_from_labels
+    from ..datasets import ReutersFormatError, fetch_reuters21578
+
+    try:
+        tr, te = (fetch_reuters21578(data_home=args.data_home, subset=subset,
+                                     download_if_missing=not args.offline)
+                  for subset in ("train", "test"))
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, args.data_home) from None
+    except OSError as exc:
+        raise missing_data(exc, args.data_home) from None
+    names = np.asarray(tr.target_names)
+
+    def labels(part):
+        return [names[np.flatnonzero(row)].tolist() for row in np.asarray(part.target)]
+
+    return corpus_from_labels(tr.data, labels(tr), te.data, labels(te),
+                              source="Reuters-21578 ModApte",
+                              ids_train=[str(i) for i in tr.ids], ids_test=[str(i) for i in te.ids])
+
+
 def _refuse_corpus_options(args):
     """The options of a user's corpus, given with Reuters-21578: say why they do not apply."""
-    if args.weighting not in (None, "binary"):
-        raise CLIError("--weighting is for --corpus; the Reuters protocol uses binary "
-                       "features")
     given = [(opt, why) for opt, key, why in CORPUS_ONLY if getattr(args, key, None)]
     if args.seed is not None and not args.shuffle:
         given.append(("--seed", "on it, --seed seeds the order of --shuffle"))
@@ -295,16 +330,16 @@ def _refuse_corpus_options(args):
         reasons = "; ".join(dict.fromkeys(why for _, why in given))
         raise CLIError(f"{', '.join(opt for opt, _ in given)} "
                        f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
-    if args.features == "all":
-        raise CLIError("--features all is for --corpus; the Reuters protocol selects "
-                       "features by information gain: give a number (the paper: 1000)")
 
 
-def _corpus_training_data(args, categories_arg):
+def _corpus_training_data(args, categories_arg, corpus=None, task=None):
+    """A user's corpus (``corpus``: one read already, and its ``task``) vectorized."""
     from ..experiments import UnknownCategoryError, resolve_categories
     from ..tasks import detect_task
 
-    corpus = _load_user_corpus(args)
+    everything = categories_arg in (None, "all") or (corpus is not None
+                                                     and categories_arg == "top10")
+    corpus = corpus or _load_user_corpus(args)
     available = corpus.target_names
     if categories_arg in (None, "all"):
         categories = available
@@ -316,11 +351,11 @@ def _corpus_training_data(args, categories_arg):
     cols = [available.index(c) for c in categories]
     Y_train, Y_test = corpus.Y_train[:, cols], corpus.Y_test[:, cols]
     try:
-        task = detect_task(Y_train, Y_test, args.task)
+        task = detect_task(Y_train, Y_test, task or args.task)
     except ValueError as exc:
         raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
     X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
-    check_trainable(categories, Y_train, corpus.source, categories_arg in (None, "all"))
+    check_trainable(categories, Y_train, corpus.source, everything)
     return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=Y_test,
@@ -328,14 +363,16 @@ def _corpus_training_data(args, categories_arg):
         support=support,
         preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
         idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
-        report=corpus.report)
+        report=corpus.report, texts_train=corpus.train if corpus.is_text else None,
+        texts_test=corpus.test if corpus.is_text else None, as_corpus=True)
 
 
 def method_settings(args, method, d, given):
     """The settings given, plus lam = :func:`default_lam` on a user's corpus for
-    the methods of :data:`LAM_ONE_OVER_N` (the Reuters commands keep the paper's)."""
+    the methods of :data:`LAM_ONE_OVER_N` (Reuters-21578's protocol keeps the paper's; its
+    texts read as a corpus, with --weighting tfidf or --features all, take 1/n)."""
     settings = dict(given)
-    if (args.corpus is not None and method.key in LAM_ONE_OVER_N
+    if (d.as_corpus and method.key in LAM_ONE_OVER_N
             and "lam" not in settings):
         settings["lam"] = default_lam(d.X_train.shape[0])
     return settings
