@@ -105,6 +105,14 @@ def test_help_imports_neither_scikit_learn_nor_scipy(cmd):
     assert proc.stdout.rstrip().splitlines()[-1] == "loaded: []"
 
 
+def test_importing_the_command_loads_no_numpy():
+    # numpy and what uses it load inside main(), where a Ctrl-C is one line
+    code = "import sys, textwin.cli; print('numpy' in sys.modules)"
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.stdout.strip() == "False", proc.stderr
+
+
 def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
     import textwin.reproduce
 

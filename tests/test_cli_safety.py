@@ -95,13 +95,13 @@ def test_a_plot_is_never_written_over_a_user_file(capsys, tmp_path, corpus):
 def test_a_failed_plot_is_a_warning_after_the_model_is_written(capsys, tmp_path, corpus,
                                                                monkeypatch):
     pytest.importorskip("matplotlib")
-    import textwin._io
+    import textwin.cli.training
 
     def disk_full(*args, **kwargs):
         raise OSError(28, "No space left on device")
 
-    # the plot's disk is full; the model's (written through its own binding) is not
-    monkeypatch.setattr(textwin._io, "atomic_write", disk_full)
+    # the plot's disk is full; the model's (written by textwin.persistence) is not
+    monkeypatch.setattr(textwin.cli.training, "atomic_write", disk_full)
     model = tmp_path / "m.npz"
     code, out, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "-o", model,
                          "--plot", tmp_path / "cv.png")

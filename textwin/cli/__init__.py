@@ -7,6 +7,12 @@ what `train` and `eval` share in :mod:`.training`. Results go to stdout (a table
 or JSON with ``--json``), logs and progress bars to stderr; every failure the user
 can fix is one line, ``textwin: error: ...``, with an exit code of
 :data:`EXIT_CODES`.
+
+Importing this package loads the standard library and a few small modules only:
+numpy and the modules that use it are imported inside the functions that need
+them, so that they load within :func:`main` (a Ctrl-C then is one line, not a
+traceback), and scikit-learn and scipy only in the commands that fit or read
+data, never for ``--help`` (``tests/test_cli.py`` checks both).
 """
 from __future__ import annotations
 

@@ -20,8 +20,10 @@ import sys
 import warnings
 from pathlib import Path
 
+from .._distributed import ClusterError, connect, connect_ray
+from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
 from .._languages import LANGUAGES
-from ..datasets import describe_layouts
+from ..datasets import CacheDirError, describe_layouts, get_data_home
 
 logger = logging.getLogger("textwin")
 
@@ -64,8 +66,6 @@ def first_line(exc):
 
 
 def missing_data(exc, data_home):
-    from ..datasets import CacheDirError, get_data_home
-
     if isinstance(exc, (CacheDirError, NotADirectoryError)):
         # no usable cache folder, a data home that is a file: the message names the fix
         return CLIError(first_line(exc), EXIT_NO_DATA)
@@ -78,8 +78,6 @@ def missing_data(exc, data_home):
 
 
 def damaged_corpus(exc, data_home):
-    from ..datasets import get_data_home
-
     where = get_data_home(data_home) / "reuters21578"
     return CLIError(
         f"the Reuters-21578 corpus in {where} is damaged ({first_line(exc)}); replace that "
@@ -297,8 +295,6 @@ def _seed(text):
 def check_destination(path, what, ours, args, inputs=()):
     """Before any work: ``path`` may be written (a new file, an empty one, one of ours,
     or anything with --force) and is not an input of the command."""
-    from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
-
     inputs = [*inputs, getattr(args, "corpus", None), getattr(args, "test_corpus", None)]
     try:
         check_overwrite(path, ours=ours, what=what, force=getattr(args, "force", False),
@@ -394,8 +390,6 @@ def on_cluster(address, timeout=5):
     if not address:
         yield
         return
-    from .._distributed import ClusterError, connect, connect_ray
-
     if address == "ray" or address.startswith("ray://"):
         try:
             ray = connect_ray(None if address == "ray" else address)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..datasets import get_data_home
 from .common import (
     EXIT_NO_DATA,
     EXIT_OK,
@@ -43,8 +44,6 @@ home, or extract its 22 reut2-*.sgm files into <data home>/reuters21578/, then r
 
 
 def cmd_data(args):
-    from ..datasets import get_data_home
-
     try:
         home = get_data_home(args.data_home)
     except NotADirectoryError as exc:

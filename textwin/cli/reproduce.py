@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 
 from .common import (
     EXIT_INTERNAL,
@@ -33,8 +34,6 @@ def cmd_reproduce(argv):
         return fail(f"`textwin reproduce` is not available in this installation ({exc}); "
                     "reinstall textwin (`pip install .`)", EXIT_INTERNAL)
     if not {"-h", "--help"} & set(argv):
-        import importlib.util
-
         # Checked first: the figures come at the end of a long run.
         if importlib.util.find_spec("matplotlib") is None:
             return fail("`textwin reproduce` draws its figures with matplotlib, which is not "

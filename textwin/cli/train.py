@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 import warnings
 
-import numpy as np
-
 from .common import (
     EXIT_INTERNAL,
     EXIT_OK,
@@ -96,6 +94,8 @@ TUNING_FOLDS = 3
 def _tune_thresholds(est, X_train, Y_train, objective, names):
     """Per-category thresholds from out-of-fold scores of ``est``'s settings on the
     training set; ``names`` are the categories, in column order."""
+    import numpy as np
+
     from ..metrics import breakeven_thresholds, f1_thresholds
     from ..thresholds import out_of_fold_scores
 
@@ -229,6 +229,8 @@ def _category_rows(d, per, est, thresholds, cv):
 
 def _save_model(path, est, method, d, scores, thresholds, result, summary):
     """Write the model file, after checking that its weights give the estimator's scores."""
+    import numpy as np
+
     from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
 
     single = d.task != "multilabel"
@@ -294,6 +296,8 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
 
 def _pick(values, j, kind):
     """Entry ``j`` of a per-problem attribute (``None`` if absent or not finite)."""
+    import numpy as np
+
     if values is None:
         return None
     arr = np.atleast_1d(np.asarray(values, dtype=float))

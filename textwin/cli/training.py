@@ -4,12 +4,15 @@ fitting a method, scoring its test predictions, and ``--lam auto``'s line and pl
 """
 from __future__ import annotations
 
+import importlib.util
+import io
 import math
 import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
+from .._io import atomic_write, is_matplotlib_figure
 from .common import (
     EXIT_NO_DATA,
     EXIT_USAGE,
@@ -466,10 +469,6 @@ def check_plot(args):
     """--plot: matplotlib present and the file writable, before any training."""
     if getattr(args, "plot", None) is None:
         return
-    import importlib.util
-
-    from .._io import is_matplotlib_figure
-
     if importlib.util.find_spec("matplotlib") is None:
         raise CLIError("--plot draws with matplotlib, which is not installed: "
                        "pip install 'textwin[plot]' (or pip install matplotlib)")
@@ -481,14 +480,10 @@ def check_plot(args):
 def plot_cv(summaries, path):
     """Cross-validated score against lambda: a curve per category (or the shared one)
     of every ``{method: cv_summary}``, the chosen lambda marked; written atomically."""
-    import io
-
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from .._io import atomic_write
 
     fig, ax = plt.subplots(figsize=(7, 4.5))
     scoring = set()
