@@ -1,11 +1,16 @@
-"""Re-run the console transcripts of docs/user_guide.md and write their output back.
+"""Re-run the console transcripts and Python examples of docs/user_guide.md and write
+their output back.
 
 Every ``console`` block that starts with ``$ `` is re-run command by command
 (``textwin reproduce`` blocks excepted: minutes long, and shown for their
 messages) in a scratch folder holding ``reuters10.jsonl`` and ``r8/`` (written as
 the guide shows), with the ``textwin`` command first on PATH, and the lines after each
 command are replaced by what it printed (stderr, then stdout, as a terminal
-shows a short run). Times are the run's own; review the diff before committing.
+shows a short run). Each ``python`` example that the guide follows with "It printed" and
+a ``text`` block runs in the same folder, and the block becomes what it printed
+(tests/test_user_guide_examples.py checks that they agree). Run it under the install
+README gives (``pip install ".[test]"``, with PyStemmer), whose stems a reader gets.
+Times are the run's own; review the diff before committing.
 
     TEXTWIN_DATA_HOME=/path/holding/reuters21578 \\
         python data_scripts/rerun_user_guide.py [--guide docs/user_guide.md] [--work DIR]
@@ -17,6 +22,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,6 +72,30 @@ def rerun_block(lines, work, env):
     return out
 
 
+# A ```python block, "It printed ..." and the ```text block of its output.
+_PRINTED_EXAMPLE = re.compile(r"```python\n(?P<code>(?:(?!```).)*)```\n\nIt printed"
+                              r"(?P<when>[^\n]*)\n\n```text\n(?P<out>.*?)```", re.S)
+
+
+def rerun_python_examples(text, work, env):
+    """``text`` with each printed Python example's output (and time) from a fresh run."""
+    parts, pos = [], 0
+    for m in _PRINTED_EXAMPLE.finditer(text):
+        print(f"running the Python example at line {text[:m.start()].count(chr(10)) + 1}",
+              file=sys.stderr)
+        t0 = time.perf_counter()
+        res = subprocess.run([sys.executable, "-c", m["code"]], cwd=work, env=env,
+                             capture_output=True, text=True)
+        if res.returncode:
+            raise SystemExit(f"the example failed:\n{res.stderr}")
+        when = re.sub(r"in (about )?\S+ (s|seconds?|minutes?)\b",
+                      f"in {time.perf_counter() - t0:.0f} s", m["when"], count=1)
+        parts += [text[pos:m.start("when")], when, text[m.end("when"):m.start("out")],
+                  res.stdout]
+        pos = m.end("out")
+    return "".join(parts) + text[pos:]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--guide", type=Path, default=ROOT / "docs" / "user_guide.md")
@@ -93,7 +123,8 @@ def main(argv=None):
         parts += [text[pos:m.start(1)], "\n".join(rerun_block(lines, work, env)) + "\n"]
         pos = m.end(1)
     parts.append(text[pos:])
-    args.guide.write_text("".join(parts), encoding="utf-8")
+    text = rerun_python_examples("".join(parts), work, env)
+    args.guide.write_text(text, encoding="utf-8")
     print(f"rewrote {args.guide}; review `git diff` (scratch folder: {work})", file=sys.stderr)
     return 0
 
