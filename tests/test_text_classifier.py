@@ -225,6 +225,8 @@ def test_cv_multilabel_gives_each_category_its_lam_and_threshold():
     assert search.predict(texts).shape == (150, 3)
     summary = search.search_summary()
     assert summary["scoring"] == "micro_f1" and set(summary["chosen"]["lam"]) == set(TOPICS)
+    assert summary["lam_n"] == [30.0, 1.0, 0.03]
+    assert [len(c["scores"]) for c in summary["curves"]] == [3]
 
 
 def test_cv_multilabel_threshold_is_the_best_f1_cutoff_of_the_out_of_fold_scores():
@@ -292,3 +294,17 @@ def test_cv_takes_the_folds_of_another_search():
     assert given.search_summary()["folds"] == 3
     with pytest.raises(ValueError, match="cover every text once"):
         TextClassifierCV(cv=folds[:2]).fit(texts, y)
+
+
+def test_a_lam_per_category_fits_each_as_the_multilabel_fit_does():
+    texts, labels = multilabel_corpus()
+    names = sorted(TOPICS)
+    Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
+    Y[:, 2] = 0  # a category without texts: a constant model, never predicted
+    lams = np.array([0.01, 0.001, 0.01])
+    clf = TextClassifier(lam=lams, tol=1e-6).fit(texts, Y)
+    X = clf.vectorizer_.transform(texts)
+    for k, lam in enumerate(lams[:2]):
+        ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0).fit(X, Y)
+        np.testing.assert_allclose(clf.coef_[k], ref.coef_[k], atol=1e-6)
+    assert not clf.coef_[2].any() and clf.predict(texts)[:, 2].sum() == 0

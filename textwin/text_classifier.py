@@ -283,6 +283,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         for value in np.unique(lam):
             cols = np.flatnonzero(lam == value)
             part = target if cols.size == K else target[:, cols]
+            if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
+                part = part[:, 0]
+                if np.unique(part).size == 1:  # in every text or none: a constant model
+                    coef[cols], intercept[cols] = 0.0, 1.0 if part[0] else -1.0
+                    gap[cols], n_iter[cols] = 0.0, 0
+                    continue
             model = self._model(float(value)).fit(X, part)
             coef[cols], intercept[cols] = model.coef_, model.intercept_
             gap[cols], n_iter[cols] = model.duality_gap_, model.n_iter_
@@ -780,20 +786,23 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
 
     def search_summary(self):
         """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
-        ``cv_score``, ``chosen`` (``best_params_``) and ``curves`` (per combination,
-        its mean score at each ``lam * n`` of ``lam_n``)."""
+        ``cv_score``, ``chosen`` (``best_params_``), ``lam_n`` (the grid of ``lam * n``,
+        descending) and ``curves``: per combination, its ``params`` and its mean
+        ``scores`` at each ``lam_n`` (one lam shared by the categories)."""
         check_is_fitted(self, "best_estimator_")
         res = self.cv_results_
         curves = {}
-        for params, lam_n, score in zip(res["params"], res["lam_n"], res["mean_test_score"]):
-            name = ", ".join(f"{k}={v}" for k, v in params.items())
-            curves.setdefault(name, []).append(None if math.isnan(score) else score)
+        for params, score in zip(res["params"], res["mean_test_score"]):
+            key = tuple(params.items())
+            curves.setdefault(key, []).append(None if math.isnan(score) else score)
         lam = self.best_params_["lam"]
         if isinstance(lam, list):
             lam = {str(c): v for c, v in zip(self.classes_, lam)}
         return {"scoring": self.scoring_, "folds": self.n_splits_, "cv_score": self.best_score_,
                 "chosen": {**self.best_params_, "lam": lam},
-                "lam_n": sorted(set(res["lam_n"]), reverse=True), "curves": curves}
+                "lam_n": sorted(set(res["lam_n"]), reverse=True),
+                "curves": [{"params": dict(key), "scores": scores}
+                           for key, scores in curves.items()]}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -362,9 +362,15 @@ def _settings_options(p):
                         "category (one shared for a multi-class task) by 5-fold "
                         "cross-validation on the training set over a grid from the data "
                         "(dual Gauss-Seidel methods)")
+    g.add_argument("--auto", action="store_true",
+                   help="a text corpus: choose stemming, word bigrams, the naive Bayes "
+                        "scaling of two classes, a bias and lambda together by 5-fold "
+                        "cross-validation on the training set (multi-label: lambda and "
+                        "threshold per category), with the SVM; --no-stem, --ngrams and "
+                        "--lam fix theirs")
     g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
-                   help="with --lam auto: draw the cross-validated score against lambda "
-                        "(needs matplotlib: pip install 'textwin[plot]')")
+                   help="with --lam auto or --auto: draw the cross-validated score against "
+                        "lambda (needs matplotlib: pip install 'textwin[plot]')")
     g.add_argument("--force", action="store_true",
                    help="replace an existing file at --output or --plot that textwin did "
                         "not write (never a file the command reads)")

@@ -19,8 +19,10 @@ from .common import (
     num,
     out,
     print_json,
+    progress_enabled,
     training_options,
 )
+from .auto import AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto
 from .training import (
     SUMMARY_NAMES,
     TASK_TEXT,
@@ -133,18 +135,9 @@ def cmd_train(args):
         raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
                        f"{d.task} (each document gets the class of its highest score); "
                        "--task multilabel treats the classes as independent categories")
-    overrides = method_settings(args, method, d, given)
-    _log_training(method, d)
     args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
-    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
-    cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
-    thresholds = None
-    if args.tune_thresholds:
-        try:
-            thresholds = _tune_thresholds(est, d.X_train, d.Y_train, args.tune_thresholds,
-                                          args.problem_names)
-        except ValueError as exc:  # e.g. a category with too few documents for the folds
-            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    fit = _fit_auto if args.auto else _fit_method
+    d, est, seconds, scores, overrides, thresholds, cv = fit(args, method, d, given)
     summary, per = summarize(d, scores, thresholds)
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
@@ -155,7 +148,7 @@ def cmd_train(args):
         "categories": _category_rows(d, per, est, thresholds, cv),
     }
     if cv is not None:
-        result["lam_by_cv"] = cv
+        result["auto" if args.auto else "lam_by_cv"] = cv
     if d.report is not None:
         result["corpus_report"] = d.report
     if args.output is not None:
@@ -163,7 +156,7 @@ def cmd_train(args):
         result["model"] = str(args.output)
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
         try:
-            plot_cv({"": cv}, args.plot)
+            plot_cv({"": auto_curves(cv) if args.auto else cv}, args.plot)
             result["plot"] = str(args.plot)
         except CLIError as exc:
             warnings.warn(f"{exc}; the results are unaffected", stacklevel=1)
@@ -172,6 +165,37 @@ def cmd_train(args):
     else:
         _print_result(args, method, d, overrides, result, summary, seconds)
     return EXIT_OK
+
+
+def _fit_method(args, method, d, given):
+    """``method`` at the settings given (``--lam auto``: chosen by cross-validation), and
+    thresholds tuned if asked: ``(d, est, seconds, scores, settings, thresholds, cv)``."""
+    overrides = method_settings(args, method, d, given)
+    _log_training(method, d)
+    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
+    cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
+    thresholds = None
+    if args.tune_thresholds:
+        try:
+            thresholds = _tune_thresholds(est, d.X_train, d.Y_train, args.tune_thresholds,
+                                          args.problem_names)
+        except ValueError as exc:  # e.g. a category with too few documents for the folds
+            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    return d, est, seconds, scores, overrides, thresholds, cv
+
+
+def _fit_auto(args, method, d, given):
+    """--auto: the features, the bias and lam chosen together by cross-validation; ``d``
+    becomes the chosen features. Returns as :func:`_fit_method`."""
+    check_auto(args, d, method.key)
+    logger.info("searching the features and lambda of %s by %d-fold cross-validation on %d "
+                "documents, %d categor%s (%s)", method.key, AUTO_FOLDS, len(d.texts_train),
+                len(d.categories), "y" if len(d.categories) == 1 else "ies", d.task)
+    search, d, seconds, scores, thresholds = fit_auto(args, d, progress_enabled(args))
+    best = search.best_estimator_
+    settings = {"lam": search.best_params_["lam"]} if not isinstance(
+        search.best_params_["lam"], list) else {}
+    return d, best, seconds, scores, settings, thresholds, auto_summary(search, d)
 
 
 def _checked_method(args):
@@ -287,7 +311,9 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
                           shown=SHOWN_ROWS))
     if "lam_by_cv" in result:
         out(cv_line(result["lam_by_cv"]))
-    out(f"time: {seconds:.2f} s (training)")
+    if "auto" in result:
+        out(auto_line(result["auto"]))
+    out(f"time: {seconds:.2f} s ({'search and ' if 'auto' in result else ''}training)")
     if "plot" in result:
         out(f"plot: {result['plot']}")
     if "model" in result:

@@ -66,8 +66,10 @@ def protocol_data(categories, args):
 def given_settings(args):
     """The method settings given on the command line, their values checked."""
     given = {k: getattr(args, k) for k in SETTING_OPTIONS if getattr(args, k, None) is not None}
-    if getattr(args, "plot", None) is not None and given.get("lam") != "auto":
-        raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto")
+    if (getattr(args, "plot", None) is not None and given.get("lam") != "auto"
+            and not getattr(args, "auto", False)):
+        raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto "
+                       "or --auto")
     numbers = {k: v for k, v in given.items() if not (k == "lam" and v == "auto")}
     for key in ("lam", "eta", "tol", "theta", "gamma"):
         if key in numbers and not math.isfinite(given[key]):

@@ -1,0 +1,175 @@
+"""`textwin train --auto` and `textwin eval --auto`: the features and lambda chosen by
+cross-validation on the training set, reported, saved, and refused where they cannot be."""
+import json
+
+import numpy as np
+import pytest
+
+from textwin import TextClassifierCV
+from textwin.cli import EXIT_USAGE, main
+from textwin.metrics import breakeven_points
+from textwin.persistence import load_model
+
+WORDS = {
+    "grain": "wheat corn grain harvest tonnes barley",
+    "crude": "oil crude barrel opec refinery petroleum",
+    "acq": "shares merger acquire stake takeover bid",
+}
+FILLER = "the a said company market year week would official report new".split()
+
+
+def _write(path, docs):
+    with open(path, "w", encoding="utf-8") as fh:
+        for split, text, labels in docs:
+            fh.write(json.dumps({"text": text, "labels": labels, "split": split}) + "\n")
+    return path
+
+
+def _corpus(n, seed, classes, multilabel):
+    rng = np.random.default_rng(seed)
+    docs = []
+    for i in range(n):
+        if multilabel:
+            labels = [c for c in classes if rng.random() < 0.35]
+        else:
+            labels = [classes[i % len(classes)]]
+        words = list(rng.choice(FILLER, 6))
+        for c in labels:
+            words += list(rng.choice(WORDS[c].split(), 2))
+        if rng.random() < 0.3:  # a stray topic word: no setting is perfect
+            words.append(rng.choice(WORDS[rng.choice(classes)].split()))
+        docs.append((" ".join(words), labels))
+    return docs
+
+
+@pytest.fixture
+def multilabel_corpus(tmp_path):
+    classes = sorted(WORDS)
+    docs = [("train", *d) for d in _corpus(200, 0, classes, True)]
+    docs += [("test", *d) for d in _corpus(100, 1, classes, True)]
+    return _write(tmp_path / "multi.jsonl", docs)
+
+
+@pytest.fixture
+def binary_corpus(tmp_path):
+    docs = [("train", *d) for d in _corpus(120, 0, ["acq", "crude"], False)]
+    docs += [("test", *d) for d in _corpus(60, 1, ["acq", "crude"], False)]
+    return _write(tmp_path / "binary.jsonl", docs)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def one_line_error(err, *fragments):
+    lines = [ln for ln in err.splitlines() if ln.startswith("textwin: error:")]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    for f in fragments:
+        assert f in lines[0], lines[0]
+
+
+def _texts(path, split):
+    rows = [json.loads(line) for line in open(path, encoding="utf-8")]
+    return ([r["text"] for r in rows if r["split"] == split],
+            [r["labels"] for r in rows if r["split"] == split])
+
+
+def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp_path,
+                                                                     multilabel_corpus):
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", multilabel_corpus, "--auto", "--json",
+                         "-o", model_path)
+    assert code == 0, err
+    result = json.loads(out)
+    auto = result["auto"]
+    assert auto["folds"] == 5 and auto["scoring"] == "micro_f1" and 0 < auto["cv_score"] <= 1
+    assert set(auto["chosen"]["lam"]) == set(WORDS) == set(auto["thresholds"])
+    # the library's search on the same texts chooses the same
+    texts, labels = _texts(multilabel_corpus, "train")
+    names = sorted(WORDS)
+    Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
+    search = TextClassifierCV(ngrams=[1, 2], fit_intercept=[False, True], cv=5,
+                              task="multilabel").fit(texts, Y)
+    assert search.best_score_ == pytest.approx(auto["cv_score"])
+    assert list(auto["chosen"]["lam"].values()) == pytest.approx(search.best_params_["lam"])
+    # the model file scores the raw test texts as the table says, at the tuned thresholds
+    model = load_model(model_path)
+    test_texts, test_labels = _texts(multilabel_corpus, "test")
+    T = np.array([[c in ls for c in names] for ls in test_labels], dtype=int)
+    beps = breakeven_points(T, model.decision_function(test_texts))
+    assert [r["breakeven"] for r in result["categories"]] == pytest.approx(100 * beps, abs=1e-3)
+    np.testing.assert_allclose(model.thresholds, list(auto["thresholds"].values()))
+    predicted = model.predict(test_texts)
+    precision = 100 * (predicted & T).sum(axis=0) / predicted.sum(axis=0)
+    assert [r["precision"] for r in result["categories"]] == pytest.approx(precision, abs=1e-3)
+
+
+def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
+    plot = tmp_path / "cv.png"
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--plot", plot)
+    assert code == 0, err
+    line = next(ln for ln in out.splitlines() if ln.startswith("--auto chose"))
+    assert "5-fold cross-validation on the training set (accuracy" in line and "C = " in line
+    assert plot.stat().st_size > 1000
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--json")
+    curves = json.loads(out)["auto"]["curves"]
+    # two classes: the naive Bayes scaling is one of the settings searched
+    assert {c["params"]["nb_scaling"] for c in curves} == {False, True}
+    assert len(curves) == 2 * 2 * 2 * 2  # stem x n-grams x NB scaling x bias
+
+
+def test_auto_fixes_what_the_command_line_gives(capsys, binary_corpus):
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--no-stem",
+                         "--lam", "0.01", "--json")
+    assert code == 0, err
+    auto = json.loads(out)["auto"]
+    assert auto["chosen"]["lam"] == 0.01 and auto["lam_n"] == [pytest.approx(0.01 * 120)]
+    assert {c["params"]["stem"] for c in auto["curves"]} == {False}
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["--method", "mls"], ["--auto searches the SVM", "drop --method mls"]),
+    (["--features", "5"], ["--auto keeps every feature"]),
+    (["--tune-thresholds", "f1"], ["--auto tunes the thresholds", "drop --tune-thresholds"]),
+])
+def test_train_auto_refuses_what_it_cannot_do(capsys, multilabel_corpus, argv, fragments):
+    code, _, err = run(capsys, "train", "--corpus", multilabel_corpus, "--auto", *argv)
+    assert code == EXIT_USAGE
+    one_line_error(err, *fragments)
+
+
+def test_auto_on_a_class_too_small_for_the_folds(capsys, tmp_path):
+    docs = [("train", *d) for d in _corpus(60, 0, ["acq", "crude"], False)]
+    docs += [("train", "wheat corn grain", ["grain"])] * 3
+    docs += [("test", *d) for d in _corpus(20, 1, ["acq", "crude", "grain"], False)]
+    path = _write(tmp_path / "small.jsonl", docs)
+    for command in ("train", "eval"):
+        code, _, err = run(capsys, command, "--corpus", path, "--auto")
+        assert code == EXIT_USAGE
+        one_line_error(err, "--auto: class 'grain' has 3 training documents, fewer than the "
+                            "5 folds")
+
+
+def test_auto_needs_texts_and_a_corpus(capsys, tmp_path):
+    svm = tmp_path / "c.svm"
+    svm.write_text("".join(f"{i % 2} 1:{i % 3 + 1} 2:{i % 5 + 1}\n" for i in range(40)))
+    code, _, err = run(capsys, "train", "--corpus", svm, "--auto")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--auto chooses the text features", "use --lam auto")
+    code, _, err = run(capsys, "eval", "--micro-breakeven", "--auto")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--auto is for --corpus")
+
+
+def test_eval_auto_adds_its_row_and_leaves_winnow_out_by_default(capsys, multilabel_corpus):
+    code, out, err = run(capsys, "eval", "--corpus", multilabel_corpus, "--auto", "--json")
+    assert code == 0, err
+    rows = json.loads(out)["methods"]
+    assert [r["method"] for r in rows] == ["svm", "mls", "rwinnow-auto", "perceptron",
+                                           "linearsvc", "auto"]
+    assert rows[-1]["auto"]["chosen"]["ngrams"] in (1, 2)
+    code, out, err = run(capsys, "eval", "--corpus", multilabel_corpus, "--methods", "winnow",
+                         "--json")
+    assert code == 0 and [r["method"] for r in json.loads(out)["methods"]] == ["winnow"]

@@ -1,0 +1,158 @@
+"""`--auto` on `train` and `eval`: the text features, the loss and lambda chosen together
+by cross-validation on the training documents alone (:class:`textwin.TextClassifierCV`).
+
+What the command line fixes is not searched: ``--no-stem`` (stemming off),
+``--ngrams N``, ``--lam X``, ``--weighting``, ``--language``. The rest is:
+stemming on and off, words alone or with their bigrams, the naive Bayes scaling of
+a two-class corpus, a bias or none, and lambda over seven values of ``C = 1/(lam n)``
+from 0.1 to 100; thresholds tuned for F1 for multi-label categories.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+
+from .common import CLIError, first_line, logger
+
+#: The folds of --auto's cross-validation.
+AUTO_FOLDS = 5
+
+#: --scoring's names, as TextClassifierCV's.
+SCORINGS = {"accuracy": "accuracy", "macro-f1": "macro_f1", "micro-f1": "micro_f1",
+            "breakeven": "micro_breakeven"}
+
+
+def check_auto(args, d, method_key="svm"):
+    """Refuse what --auto cannot do, in one line each, before any training."""
+    if d.texts_train is None:
+        raise CLIError(f"--auto chooses the text features; {d.source} holds feature values "
+                       "(svmlight): use --lam auto to choose lambda alone")
+    if method_key != "svm":
+        raise CLIError(f"--auto searches the SVM's settings (--method svm); drop --method "
+                       f"{method_key}, or drop --auto")
+    if args.features not in (None, "all"):
+        raise CLIError("--auto keeps every feature; drop --features")
+    if getattr(args, "tune_thresholds", None):
+        raise CLIError("--auto tunes the thresholds of multi-label categories itself; drop "
+                       "--tune-thresholds")
+    if d.task != "multilabel":
+        counts = d.Y_train.sum(axis=0)
+        small = int(counts.argmin())
+        if counts[small] < AUTO_FOLDS:
+            raise CLIError(
+                f"--auto: class {d.categories[small]!r} has {int(counts[small])} training "
+                f"documents, fewer than the {AUTO_FOLDS} folds of the cross-validation; add "
+                "documents, or train without --auto")
+
+
+def auto_search(args, d, progress):
+    """The :class:`TextClassifierCV` of the command line's options."""
+    from ..text_classifier import TextClassifierCV
+
+    lam = getattr(args, "lam", None)
+    ngrams = getattr(args, "ngrams", None)
+    scoring = getattr(args, "scoring", None)
+    return TextClassifierCV(
+        weighting=args.weighting or "tfidf", stem=False if args.no_stem else [True, False],
+        ngrams=ngrams if ngrams else [1, 2], fit_intercept=[False, True],
+        language=args.language or "english", lam=None if lam in (None, "auto") else lam,
+        scoring=SCORINGS.get(scoring, scoring), cv=AUTO_FOLDS,
+        task="multilabel" if d.task == "multilabel" else "multiclass",
+        tol=args.tol if args.tol is not None else 1e-3,
+        max_epochs=args.epochs if args.epochs is not None else 1000,
+        random_state=0 if args.seed is None else args.seed, n_jobs=args.n_jobs,
+        verbose=int(progress))
+
+
+def fit_auto(args, d, progress):
+    """Search and refit on the training texts.
+
+    Returns ``(search, d, seconds, scores, thresholds)``: ``d`` with the chosen
+    features, test scores with one column per category (a binary problem's ``s`` as
+    ``[-s, s]``) and the multi-label thresholds (None for one class per document).
+    """
+    from dataclasses import replace
+
+    import numpy as np
+
+    search = auto_search(args, d, progress)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*paths had points that stopped")
+            search.fit(d.texts_train, d.Y_train)
+    except ValueError as exc:
+        raise CLIError(f"--auto: {first_line(exc)}") from None
+    seconds = time.perf_counter() - start
+    best = search.best_estimator_
+    vec = best.vectorizer_
+    d = replace(d, X_train=vec.transform(d.texts_train), X_test=vec.transform(d.texts_test),
+                vocabulary=vec.get_feature_names_out().astype(str), support=None,
+                idf=getattr(vec, "idf_", None), preprocessing=vec.preprocessing_params())
+    scores = np.asarray(d.X_test @ best.coef_.T) + best.intercept_
+    if d.task == "binary":
+        scores = np.hstack([-scores, scores])
+    thresholds = best.thresholds_ if d.task == "multilabel" else None
+    return search, d, seconds, scores, thresholds
+
+
+def setting_text(params):
+    """A combination of settings in words: 'stems and bigrams, naive Bayes scaling, bias'."""
+    parts = [("stems" if params["stem"] else "words")
+             + (" and bigrams" if params["ngrams"] == 2 else "")]
+    if params["nb_scaling"]:
+        parts.append("naive Bayes scaling")
+    if params["fit_intercept"]:
+        parts.append("bias")
+    if params["loss"] != "hinge":
+        parts.append(f"{params['loss']} loss")
+    return ", ".join(parts)
+
+
+def auto_summary(search, d):
+    """What --auto chose, JSON-ready: ``chosen`` (the settings, lambda and, for one
+    lambda, C = 1/(lam n)), ``lam`` per category, ``thresholds`` (multi-label), the CV
+    score (a fraction) and the curves of every combination against lambda."""
+    summary = search.search_summary()
+    chosen = dict(summary["chosen"])
+    lam = chosen["lam"]
+    if isinstance(lam, dict):
+        lams = dict(zip(d.categories, lam.values()))
+        chosen["lam"] = lams
+    else:
+        lams = dict.fromkeys(d.categories, lam)
+        chosen["C"] = 1.0 / (lam * len(d.texts_train))
+    summary = {**summary, "chosen": chosen, "lam": lams, "n_train": len(d.texts_train)}
+    if d.task == "multilabel":
+        summary["thresholds"] = dict(zip(d.categories,
+                                         map(float, search.best_estimator_.thresholds_)))
+    return summary
+
+
+def auto_curves(summary):
+    """``summary``'s curves as ``--lam auto``'s plot takes them: the score of every
+    combination against lambda, its best lambda starred."""
+    n = summary["n_train"]
+    lams = [x / n for x in summary["lam_n"]]
+    curves, best = {}, {}
+    for curve in summary["curves"]:
+        name = setting_text(curve["params"])
+        curves[name] = curve["scores"]
+        finite = [(-1.0 if v is None else v) for v in curve["scores"]]
+        best[name] = lams[finite.index(max(finite))]
+    return {"scoring": summary["scoring"], "lams": lams, "curves": curves, "lam": best}
+
+
+def auto_line(summary):
+    """One line: what --auto chose and its cross-validated score."""
+    c = summary["chosen"]
+    if isinstance(c["lam"], dict):
+        lams = sorted(c["lam"].values())
+        lam = (f"lambda per category from {lams[0]:.3g} to {lams[-1]:.3g}"
+               if lams[0] != lams[-1] else f"lambda {lams[0]:.3g} for every category")
+    else:
+        lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
+    tuned = ", thresholds tuned for F1" if "thresholds" in summary else ""
+    return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
+            f"({summary['scoring'].replace('_', '-')} {100 * summary['cv_score']:.2f}): "
+            f"{setting_text(c)}, {lam}{tuned}")
