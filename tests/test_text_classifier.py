@@ -124,22 +124,28 @@ def test_a_model_file_gives_the_same_scores_and_predictions(tmp_path, kind):
     np.testing.assert_array_equal(load_model(path).predict(texts), clf.predict(texts))
 
 
-def test_nb_scaling_is_folded_into_the_weights():
-    texts, y = corpus(classes=("grain", "money"))
+def _nbsvm_by_hand(X, positive, lam):
+    """NBSVM's scores: log-count ratios of the binary features, columns scaled, the SVM."""
+    B = (X > 0).toarray()
+    p, q = 1 + B[positive].sum(axis=0), 1 + B[~positive].sum(axis=0)
+    r = np.log(p / p.sum()) - np.log(q / q.sum())
+    Xr = X.multiply(r).tocsr()
+    ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0).fit(Xr, positive)
+    return ref.decision_function(Xr)
+
+
+@pytest.mark.parametrize("classes", [("grain", "money"), ("grain", "money", "oil")])
+def test_nb_scaling_is_each_problems_own_and_folded_into_the_weights(classes):
+    texts, y = corpus(classes=classes)
     clf = TextClassifier(nb_scaling=True, tol=1e-6).fit(texts, y)
     plain = TextClassifier(nb_scaling=False, tol=1e-6).fit(texts, y)
     assert not np.allclose(clf.coef_, plain.coef_)
-    # NBSVM by hand: log-count ratios of the binary features, columns scaled, then the SVM
     X = TextVectorizer(weighting="tfidf").fit_transform(texts)
-    B = (X > 0).toarray()
-    p, q = 1 + B[y == "money"].sum(axis=0), 1 + B[y == "grain"].sum(axis=0)
-    r = np.log(p / p.sum()) - np.log(q / q.sum())
-    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0)
-    ref.fit(X.multiply(r).tocsr(), y)
-    np.testing.assert_allclose(clf.decision_function(texts),
-                               ref.decision_function(X.multiply(r).tocsr()), atol=1e-9)
-    with pytest.raises(ValueError, match="two classes"):
-        TextClassifier(nb_scaling=True).fit(*corpus())
+    scores = clf.decision_function(texts).reshape(len(texts), -1)
+    positives = list(classes[1:]) if len(classes) == 2 else list(classes)
+    for k, c in enumerate(positives):  # one-vs-rest: each class its own ratios
+        np.testing.assert_allclose(scores[:, k], _nbsvm_by_hand(X, y == c, 1 / len(texts)),
+                                   atol=1e-9)
 
 
 def test_predict_proba_only_for_the_logistic_loss():
@@ -183,7 +189,8 @@ def _manual_fold_accuracy(texts, y, folds, stem, lam_n):
 def test_cv_scores_each_fold_with_a_vectorizer_of_its_own_training_texts():
     texts, y = corpus(n_per_class=20, noise=0.6)
     grid = [3.0, 0.3]
-    search = TextClassifierCV(lam_grid=grid, cv=3, tol=1e-6).fit(texts, y)
+    search = TextClassifierCV(lam_grid=grid, cv=3, tol=1e-6, ngrams=1, nb_scaling=False,
+                              fit_intercept=False).fit(texts, y)
     folds = search._folds(np.eye(3)[np.searchsorted(search.classes_, y)], "multiclass")
     res = search.cv_results_
     assert len(res["params"]) == 2 * 2  # stem on/off x two lams
@@ -202,14 +209,14 @@ def test_cv_refits_the_choice_on_all_the_texts():
     texts, y = corpus(noise=0.6)
     search = TextClassifierCV(lam_grid=[10.0, 1.0, 0.1], cv=3).fit(texts, y)
     p = search.best_params_
-    ref = TextClassifier(stem=p["stem"], lam=p["lam"], loss=p["loss"]).fit(texts, y)
+    ref = TextClassifier(**p).fit(texts, y)
     np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
     np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
 
 
 def test_cv_on_two_classes_searches_the_nb_scaling():
     texts, y = corpus(classes=("grain", "money"), noise=0.7)
-    search = TextClassifierCV(stem=True, lam_grid=[1.0], cv=3).fit(texts, y)
+    search = TextClassifierCV(stem=True, ngrams=1, lam_grid=[1.0], cv=3).fit(texts, y)
     assert [p["nb_scaling"] for p in search.cv_results_["params"]] == [False, True]
     assert search.best_estimator_.nb_scaling == search.best_params_["nb_scaling"]
 
@@ -226,7 +233,7 @@ def test_cv_multilabel_gives_each_category_its_lam_and_threshold():
     summary = search.search_summary()
     assert summary["scoring"] == "micro_f1" and set(summary["chosen"]["lam"]) == set(TOPICS)
     assert summary["lam_n"] == [30.0, 1.0, 0.03]
-    assert [len(c["scores"]) for c in summary["curves"]] == [3]
+    assert [len(c["scores"]) for c in summary["curves"]] == [3, 3]  # words, and bigrams
 
 
 def test_cv_multilabel_threshold_is_the_best_f1_cutoff_of_the_out_of_fold_scores():
@@ -262,10 +269,11 @@ def test_cv_multilabel_each_column_with_enough_positives_chooses_its_own_lam():
 
 def test_cv_fixed_settings_are_not_searched():
     texts, y = corpus()
-    search = TextClassifierCV(stem=False, lam=0.02, cv=3).fit(texts, y)
+    search = TextClassifierCV(stem=False, ngrams=2, nb_scaling=True, lam=0.02,
+                              cv=3).fit(texts, y)
     assert len(search.cv_results_["params"]) == 1
-    assert search.best_params_ == {"stem": False, "ngrams": 1, "loss": "hinge",
-                                   "nb_scaling": False, "fit_intercept": False, "lam": 0.02}
+    assert search.best_params_ == {"stem": False, "ngrams": 2, "loss": "hinge",
+                                   "nb_scaling": True, "fit_intercept": True, "lam": 0.02}
 
 
 def test_cv_bad_input_says_what_to_do():
@@ -277,8 +285,6 @@ def test_cv_bad_input_says_what_to_do():
         TextClassifierCV().fit(texts, y)
     with pytest.raises(ValueError, match="scoring='micro_f1' is not one of accuracy"):
         TextClassifierCV(scoring="micro_f1").fit(*corpus())
-    with pytest.raises(ValueError, match="nb_scaling is for two classes"):
-        TextClassifierCV(nb_scaling=True).fit(*corpus())
     with pytest.raises(ValueError, match="lam_grid"):
         TextClassifierCV(lam_grid=[1.0, -1.0]).fit(*corpus())
 

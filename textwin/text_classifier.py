@@ -11,8 +11,8 @@ one label. It saves to and loads from textwin's model files
 
 :class:`TextClassifierCV` chooses the features and ``lam`` together by
 cross-validation on the training texts alone: for every feature setting
-(stemming, word n-grams, Wang & Manning's naive Bayes scaling for two
-classes, the loss) each fold's vectorizer is fitted on the fold's training
+(stemming, word n-grams, Wang & Manning's naive Bayes scaling, a bias,
+the loss) each fold's vectorizer is fitted on the fold's training
 part, its matrices built once, and a warm-started regularization path
 (:func:`textwin.model_selection.held_out_path_scores`) scores the held-out
 part at every ``lam``. The out-of-fold scores are then judged at the model's
@@ -131,6 +131,12 @@ def nb_ratios(X, positive, alpha=1.0):
     return np.log(p / p.sum()) - np.log(q / q.sum())
 
 
+def problem_positives(Y, task):
+    """(n_texts, n_problems) booleans: the positives of each binary problem (two classes:
+    one problem, for the second)."""
+    return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
+
+
 def _scale_columns(X, r):
     X = X.copy()
     X.data *= r[X.indices]
@@ -179,9 +185,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     min_df : int or float, default=1
         As in :class:`~textwin.text.TextVectorizer`.
     nb_scaling : bool, default=False
-        Two classes only: scale each feature by its naive Bayes log-count ratio
-        (Wang & Manning 2012, NBSVM without interpolation). The scaling is folded
-        into ``coef_``, so a saved model scores as a plain linear one.
+        Scale each feature by its naive Bayes log-count ratio (Wang & Manning 2012,
+        NBSVM without interpolation), for each binary problem its own (one-vs-rest
+        for several classes). The scaling is folded into ``coef_``, so a saved model
+        scores as a plain linear one.
     loss : {"hinge", "squared_hinge", "least_squares", "logistic"}, default="hinge"
     fit_intercept : bool, default=False
         A bias, as a constant feature of value 1 (regularized as the weights are, as in
@@ -266,34 +273,33 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_matrix(self, X, Y, task):
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
-        r = None
-        if self.nb_scaling:
-            if task != "binary":
-                raise ValueError(f"nb_scaling is for two classes; this task is {task}")
-            r = nb_ratios(X, Y[:, 1].astype(bool))
-            X = _scale_columns(X, r)
         lam = np.broadcast_to(np.asarray(1.0 / n if self.lam is None else self.lam,
                                          dtype=np.float64), (K,))
         if np.unique(lam).size > 1 and task != "multilabel":
             raise ValueError("a lam per class is for multi-label categories; single-label "
                              "classes share one lam (their scores meet in the argmax)")
-        target = self._targets(Y, task)
         coef, intercept = np.empty((K, X.shape[1])), np.empty(K)
         gap, n_iter = np.empty(K), np.empty(K, dtype=int)
-        for value in np.unique(lam):
-            cols = np.flatnonzero(lam == value)
-            part = target if cols.size == K else target[:, cols]
+        if self.nb_scaling:  # each problem on its own scaled matrix
+            groups = [([k], positives[:, None]) for k, positives
+                      in enumerate(problem_positives(Y, task).T)]
+        else:  # the problems of one lam in one fit
+            target = self._targets(Y, task)
+            groups = [(cols, target if cols.size == K else target[:, cols])
+                      for cols in (np.flatnonzero(lam == v) for v in np.unique(lam))]
+        for cols, part in groups:
+            r = nb_ratios(X, part[:, 0]) if self.nb_scaling else None
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
-                part = part[:, 0]
+                part = part[:, 0].astype(int)
                 if np.unique(part).size == 1:  # in every text or none: a constant model
                     coef[cols], intercept[cols] = 0.0, 1.0 if part[0] else -1.0
                     gap[cols], n_iter[cols] = 0.0, 0
                     continue
-            model = self._model(float(value)).fit(X, part)
-            coef[cols], intercept[cols] = model.coef_, model.intercept_
-            gap[cols], n_iter[cols] = model.duality_gap_, model.n_iter_
-        if r is not None:
-            coef *= r
+            model = self._model(float(lam[cols[0]]))
+            model.fit(X if r is None else _scale_columns(X, r), part)
+            coef[cols] = model.coef_ if r is None else model.coef_ * r
+            intercept[cols], gap[cols], n_iter[cols] = (model.intercept_, model.duality_gap_,
+                                                        model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
         self.duality_gap_, self.n_iter_ = gap, n_iter
         self.thresholds_ = np.broadcast_to(
@@ -526,11 +532,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     weighting, language, min_df, task, tol, max_epochs, random_state, n_jobs
         As in :class:`TextClassifier` (fixed).
     stem : bool or list of bool, default=(True, False)
-    ngrams : int or list of int, default=(1,)
+    ngrams : int or list of int, default=(1, 2)
+        Words alone (1), or with their bigrams (2).
     nb_scaling : bool, list of bool or "auto", default="auto"
-        "auto": searched (``[False, True]``) for two classes, off otherwise.
+        "auto": searched (``[False, True]``) for one class per text, off for
+        multi-label categories.
     loss : str or list of str, default="hinge"
-    fit_intercept : bool or list of bool, default=False
+    fit_intercept : bool or list of bool, default=True
     lam : float or None, default=None
         A fixed ``lam`` (only the other settings are searched); None searches
         ``lam_grid``.
@@ -575,8 +583,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`TextClassifier`.
     """
 
-    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1,), language="english",
-                 min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=False, lam=None,
+    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="english",
+                 min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds=True, cv=5, task=None, tol=1e-3,
                  max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
@@ -604,12 +612,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return scoring
 
     def _settings(self, task):
-        """The feature settings (stem, ngrams) and model variants (loss, nb_scaling)."""
-        nb = ([False, True] if task == "binary" else [False]) if self.nb_scaling == "auto" \
-            else _candidates(self.nb_scaling, "nb_scaling")
-        if task != "binary" and any(nb):
-            raise ValueError(f"{type(self).__name__}: nb_scaling is for two classes; this "
-                             f"task is {task}")
+        """The feature settings (stem, ngrams) and model variants (loss, nb_scaling,
+        fit_intercept)."""
+        nb = _candidates(self.nb_scaling, "nb_scaling")
+        if self.nb_scaling == "auto":
+            nb = [False, True] if task != "multilabel" else [False]
         for n in _candidates(self.ngrams, "ngrams"):
             make_vectorizer(self.weighting, True, n, self.language, self.min_df)  # checks n
         features = list(itertools.product(_candidates(self.stem, "stem"),
@@ -669,16 +676,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return self
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid):
-        """{(stem, ngrams, loss, nb_scaling, fit_intercept): scores (n_lams, n_texts, n_problems)} and the
-        seconds each took (its share of the vectorizing, and its paths)."""
+        """{(stem, ngrams, loss, nb_scaling, fit_intercept): scores (n_lams, n_texts,
+        n_problems)} and the seconds each took (its share of the vectorizing, and its
+        paths)."""
         K = 1 if task == "binary" else Y.shape[1]
-        target = np.argmax(Y, axis=1) if task != "multilabel" else Y
         oof = {(*f, *v): np.empty((grid.size, len(texts), K)) for f in features for v in variants}
         seconds = dict.fromkeys(oof, 0.0)
         bar = tqdm(total=len(features) * len(folds), desc="TextClassifierCV (settings x folds)",
                    unit="fold", file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
-        unconverged = 0
+        self._unconverged = 0
         with bar:
             for stem, ngrams in features:
                 for train, test in folds:
@@ -687,32 +694,47 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                     X_train = vec.fit_transform([texts[i] for i in train])
                     X_test = vec.transform([texts[i] for i in test])
                     shared = (time.perf_counter() - start) / len(variants)
-                    for loss, nb, fit_intercept in variants:
+                    for variant in variants:
                         start = time.perf_counter()
-                        A, B = X_train, X_test
-                        if nb:
-                            r = nb_ratios(A, Y[train, 1].astype(bool))
-                            A, B = _scale_columns(A, r), _scale_columns(B, r)
-                        with warnings.catch_warnings(record=True) as caught:
-                            warnings.simplefilter("always", ConvergenceWarning)
-                            path = held_out_path_scores(
-                                A, target[train], B, grid / train.size, loss=loss,
-                                **intercept_params(fit_intercept), tol=self.tol, max_epochs=self.max_epochs,
-                                random_state=self.random_state, n_jobs=self.n_jobs)
-                        unconverged += sum(isinstance(w.message, ConvergenceWarning)
-                                           for w in caught)
-                        key = (stem, ngrams, loss, nb, fit_intercept)
-                        oof[key][:, test] = path.scores
+                        key = (stem, ngrams, *variant)
+                        oof[key][:, test] = self._fold_path(X_train, X_test, Y[train], task,
+                                                            grid / train.size, *variant)
                         seconds[key] += shared + time.perf_counter() - start
                     bar.update(1)
-        if unconverged:  # one line for the search, not one per path
+        if self._unconverged:  # one line for the search, not one per path
             warnings.warn(
-                f"{type(self).__name__}: {unconverged} of {len(oof) * len(folds)} paths had "
-                f"points that stopped at max_epochs={self.max_epochs} before the relative "
-                f"duality gap reached tol={self.tol:g} (the smallest lams are the hardest); "
-                "their scores are those of the solutions reached", ConvergenceWarning,
-                stacklevel=3)
+                f"{type(self).__name__}: {self._unconverged} paths had points that stopped at "
+                f"max_epochs={self.max_epochs} before the relative duality gap reached "
+                f"tol={self.tol:g} (the smallest lams are the hardest); their scores are "
+                "those of the solutions reached", ConvergenceWarning, stacklevel=3)
         return oof, seconds
+
+    def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept):
+        """The held-out scores (n_lams, n_held_out, n_problems) of one fold's paths: all the
+        problems on one matrix, or with ``nb`` each on its own scaled matrices."""
+        params = dict(loss=loss, **intercept_params(fit_intercept), tol=self.tol,
+                      max_epochs=self.max_epochs, random_state=self.random_state,
+                      n_jobs=self.n_jobs)
+        if not nb:
+            target = np.argmax(Y, axis=1) if task != "multilabel" else Y
+            return self._path(A, target, B, lams, params)
+        positives = problem_positives(Y, task)
+        scores = np.empty((lams.size, B.shape[0], positives.shape[1]))
+        for k, y in enumerate(positives.T):
+            if y.all() or not y.any():  # no problem to solve in this fold: a constant
+                scores[:, :, k] = 1.0 if y.all() else -1.0
+                continue
+            r = nb_ratios(A, y)
+            scores[:, :, k] = self._path(_scale_columns(A, r), y.astype(int),
+                                         _scale_columns(B, r), lams, params)[:, :, 0]
+        return scores
+
+    def _path(self, A, y, B, lams, params):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            path = held_out_path_scores(A, y, B, lams, **params)
+        self._unconverged += sum(isinstance(w.message, ConvergenceWarning) for w in caught)
+        return path.scores
 
     def _choose(self, Y, task, folds, grid, oof, seconds, scoring):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds."""

@@ -4,8 +4,9 @@ by cross-validation on the training documents alone (:class:`textwin.TextClassif
 What the command line fixes is not searched: ``--no-stem`` (stemming off),
 ``--ngrams N``, ``--lam X``, ``--weighting``, ``--language``. The rest is:
 stemming on and off, words alone or with their bigrams, the naive Bayes scaling of
-a two-class corpus, a bias or none, and lambda over seven values of ``C = 1/(lam n)``
-from 0.1 to 100; thresholds tuned for F1 for multi-label categories.
+one class per document (one-vs-rest), and lambda over seven values of
+``C = 1/(lam n)`` from 0.1 to 100, with a bias; thresholds tuned for F1 for
+multi-label categories.
 """
 from __future__ import annotations
 
@@ -54,7 +55,7 @@ def auto_search(args, d, progress):
     scoring = getattr(args, "scoring", None)
     return TextClassifierCV(
         weighting=args.weighting or "tfidf", stem=False if args.no_stem else [True, False],
-        ngrams=ngrams if ngrams else [1, 2], fit_intercept=[False, True],
+        ngrams=ngrams if ngrams else [1, 2],
         language=args.language or "english", lam=None if lam in (None, "auto") else lam,
         scoring=SCORINGS.get(scoring, scoring), cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else "multiclass",

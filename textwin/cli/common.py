@@ -364,7 +364,7 @@ def _settings_options(p):
                         "(dual Gauss-Seidel methods)")
     g.add_argument("--auto", action="store_true",
                    help="a text corpus: choose stemming, word bigrams, the naive Bayes "
-                        "scaling of two classes, a bias and lambda together by 5-fold "
+                        "scaling of single-label classes and lambda together by 5-fold "
                         "cross-validation on the training set (multi-label: lambda and "
                         "threshold per category), with the SVM; --no-stem, --ngrams and "
                         "--lam fix theirs")
