@@ -405,3 +405,31 @@ def test_language_stems_a_french_corpus_and_the_model_keeps_it(capsys, tmp_path)
     assert "médecins" in set(load_model(model).vocabulary.tolist())
     code, out, err = run(capsys, "train", "--category", "acq", "--language", "french")
     assert code == EXIT_USAGE and "--language" in err
+
+
+def test_predict_reads_its_inputs_by_the_table_of_layouts(capsys, tmp_path):
+    # a JSON Lines input is one document per line (it was one document, the whole file),
+    # named by its "id" or FILE:LINE; a plain file is one document; a folder every file
+    corpus = _folder_corpus(tmp_path / "news")
+    model = tmp_path / "news.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model)[0] == 0
+    lines = [{"text": "match goal team score", "id": "s1"}, {"text": "vote party law"},
+             {"text": "atom cell energy", "labels": ["science"]}]
+    (tmp_path / "new.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    (tmp_path / "memo.txt").write_text("vote party minister")
+    (tmp_path / "inbox").mkdir()
+    (tmp_path / "inbox" / "a.txt").write_text("theory lab cell")
+    (tmp_path / "inbox" / "b.bin").write_bytes(b"\x00\x01" * 20)
+    code, out, err = run(capsys, "predict", model, tmp_path / "new.jsonl", tmp_path / "memo.txt",
+                         tmp_path / "inbox", "--json")
+    assert code == 0, err
+    got = {r["id"]: r["labels"] for r in json.loads(out)}
+    assert got == {"s1": ["sport"], f"{tmp_path / 'new.jsonl'}:2": ["politics"],
+                   f"{tmp_path / 'new.jsonl'}:3": ["science"],
+                   str(tmp_path / "memo.txt"): ["politics"],
+                   str(tmp_path / "inbox" / "a.txt"): ["science"]}
+    assert "skipped 1 binary file (NUL bytes, or mostly non-text bytes)" in err
+    (tmp_path / "bad.jsonl").write_text('{"text": "a"}\n{"txt": "b"}\n')
+    code, out, err = run(capsys, "predict", model, tmp_path / "bad.jsonl")
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, 'bad.jsonl:2: each line needs a "text" string')

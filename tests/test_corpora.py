@@ -412,11 +412,13 @@ def test_the_layout_table_recognises_paths_and_names_every_layout_in_the_help(tm
     assert layout_of(tmp_path / "b.svm").name == "svmlight"
     assert layout_of(tmp_path / "folder").folder and layout_of(tmp_path / "folder.jsonl").folder
     assert not LAYOUTS[-1].suffixes and not LAYOUTS[-1].folder  # the catch-all comes last
-    assert describe_layouts() == ", ".join(layout.help for layout in LAYOUTS)
+    assert describe_layouts() == ", ".join(layout.help for layout in LAYOUTS if layout.reader)
+    assert "svmlight" in describe_layouts() and "text file" not in describe_layouts()
     for layout in LAYOUTS:  # every reader the table names exists
-        module, function = layout.reader.split(":")
-        assert callable(getattr(__import__(f"textwin.datasets.{module}",
-                                           fromlist=[function]), function))
+        for name in filter(None, (layout.reader, layout.inputs)):
+            module, function = name.split(":")
+            assert callable(getattr(__import__(f"textwin.datasets.{module}",
+                                               fromlist=[function]), function))
 
 
 def test_reading_the_layout_table_imports_neither_scipy_nor_sklearn():

@@ -39,7 +39,8 @@ def add_parser(sub):
 """)
     p.add_argument("model", metavar="MODEL", help="model file (.npz)")
     p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
-                   help="files or folders; '-' or nothing: stdin, one document per line")
+                   help="files, folders (every file inside) or JSON Lines files (each "
+                        "line's text); '-' or nothing: stdin, one document per line")
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0); "
                         "multi-label and binary models only")
@@ -47,47 +48,56 @@ def add_parser(sub):
     p.set_defaults(func=cmd_predict)
 
 
-def _read_documents(inputs):
-    """(id, text) pairs from files, folders (every file inside) or stdin (one per line)."""
-    from ..corpora import decode_text, looks_binary
+def _read_stdin():
+    """(ids, texts): one document per line of stdin."""
+    from ..datasets import decode_text
 
-    docs, binary = [], []
+    if sys.stdin.isatty():
+        logger.warning("reading documents from the terminal, one per line; end with Ctrl-D")
+    # Bytes, decoded line by line as files are (UTF-8, else latin-1), whatever
+    # the locale says; a text stream without a buffer (tests) is read as is.
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    ids, docs = [], []
+    for i, line in enumerate(stream, 1):
+        text = decode_text(line) if isinstance(line, bytes) else line
+        if text.strip():
+            ids.append(f"line {i}")
+            docs.append(text.rstrip("\r\n"))
+    return ids, docs
+
+
+#: How the warning names the files not scored, by reason.
+_SKIPPED = {"binary": ("binary file", "NUL bytes, or mostly non-text bytes"),
+            "unreadable_folder": ("unreadable folder", "its files not read")}
+
+
+def _read_inputs(inputs, model):
+    """(ids, documents) to score: stdin's lines, or files and folders in any layout
+    of the model's kind (the table of layouts in textwin.datasets)."""
+    from ..datasets import CorpusError, read_inputs
+
+    text = model.vocabulary is not None
     if not inputs or inputs == ["-"]:
-        if sys.stdin.isatty():
-            logger.warning("reading documents from the terminal, one per line; end with Ctrl-D")
-        # Bytes, decoded line by line as files are (UTF-8, else latin-1), whatever
-        # the locale says; a text stream without a buffer (tests) is read as is.
-        stream = getattr(sys.stdin, "buffer", sys.stdin)
-        for i, line in enumerate(stream, 1):
-            text = decode_text(line) if isinstance(line, bytes) else line
-            if text.strip():
-                docs.append((f"line {i}", text.rstrip("\r\n")))
-        return docs
-    for item in inputs:
-        path = Path(item)
-        if item == "-":
-            raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
-        if path.is_dir():  # hidden files and folders (.git/) left out, as in training
-            files = sorted(p for p in path.rglob("*") if p.is_file() and not any(
-                part.startswith(".") for part in p.relative_to(path).parts))
-            if not files:
-                raise CLIError(f"folder {path} holds no files to score")
-        elif path.exists():  # a file, or a pipe such as bash's <(...)
-            files = [path]
-        else:
-            raise CLIError(f"no such file or folder: {path}", EXIT_NO_DATA)
-        for f in files:
-            raw = f.read_bytes()
-            if looks_binary(raw):  # an image, an archive: no text to score
-                binary.append(str(f))
-            else:
-                docs.append((str(f), decode_text(raw)))
-    if binary:  # as training says it, even with -q
-        more = f", ... ({len(binary) - 3} more)" if len(binary) > 3 else ""
-        logger.warning("warning: skipped %d binary file%s (NUL bytes, or mostly non-text "
-                       "bytes): %s%s", len(binary), "s" if len(binary) > 1 else "",
-                       ", ".join(binary[:3]), more)
-    return docs
+        if not text:
+            raise CLIError("this model was trained on svmlight vectors: give svmlight files "
+                           "to score")
+        return _read_stdin()
+    if "-" in inputs:
+        raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
+    try:
+        ids, docs, skipped = read_inputs(inputs, "text" if text else "vectors",
+                                         n_features=None if text else model.n_features_in_)
+    except FileNotFoundError as exc:
+        raise CLIError(f"no such file or folder: {exc.filename}", EXIT_NO_DATA) from None
+    except CorpusError as exc:
+        raise CLIError(str(exc)) from None
+    for reason, paths in skipped.items():  # as training says it, even with -q
+        if paths:
+            what, why = _SKIPPED[reason]
+            more = f", ... ({len(paths) - 3} more)" if len(paths) > 3 else ""
+            logger.warning("warning: skipped %d %s%s (%s): %s%s", len(paths), what,
+                           "s" if len(paths) > 1 else "", why, ", ".join(paths[:3]), more)
+    return ids, docs
 
 
 def cmd_predict(args):
@@ -120,18 +130,15 @@ def _predict(args, model):
 
     from ..tasks import predicted_classes
 
-    if model.vocabulary is None:
-        ids, X = _read_svmlight_inputs(args.inputs, model)
-        scores = model.decision_function(X)
-    else:
-        docs = _read_documents(args.inputs)
-        if not docs:
-            raise CLIError("no document to score: give files, a folder, or lines on stdin")
-        ids = [d[0] for d in docs]
-        try:
-            scores = model.decision_function([d[1] for d in docs])
-        except ImportError as exc:  # stems with PyStemmer, not installed here
-            raise CLIError(str(exc), EXIT_BAD_MODEL) from None
+    ids, docs = _read_inputs(args.inputs, model)
+    if not ids:
+        raise CLIError("no document to score: give files, a folder, or lines on stdin"
+                       if model.vocabulary is not None else
+                       "no document to score: the svmlight files are empty")
+    try:
+        scores = model.decision_function(docs)
+    except ImportError as exc:  # stems with PyStemmer, not installed here
+        raise CLIError(str(exc), EXIT_BAD_MODEL) from None
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     if model.task == "multiclass" and args.threshold is not None:
         warnings.warn("--threshold does not apply to a single-label model: each document "
@@ -171,30 +178,3 @@ def _predict(args, model):
             chosen = ",".join(c for c, on in zip(names, lab) if on) or "-"
             out("\t".join([chosen, *(f"{s:.6f}" for s in row), i]))
     return EXIT_OK
-
-
-def _read_svmlight_inputs(inputs, model):
-    import scipy.sparse as sp
-
-    from ..corpora import CorpusError, read_svmlight_file
-
-    if not inputs or inputs == ["-"]:
-        raise CLIError("this model was trained on svmlight vectors: give svmlight files to score")
-    ids, mats = [], []
-    for item in inputs:
-        if Path(item).is_dir():
-            raise CLIError(f"{item} is a folder: this model scores svmlight files, give "
-                           f"them one by one (e.g. {item}/*.svm)")
-        try:
-            X, _ = read_svmlight_file(item, n_features=model.n_features_in_)
-        except FileNotFoundError:
-            raise CLIError(f"no such file: {item}", EXIT_NO_DATA) from None
-        except OSError as exc:
-            raise CLIError(f"cannot read {item}: {exc.strerror or exc}", EXIT_NO_DATA) from None
-        except CorpusError as exc:
-            raise CLIError(str(exc)) from None
-        mats.append(X)
-        ids += [f"{item}:{k + 1}" for k in range(X.shape[0])]
-    if not ids:
-        raise CLIError("no document to score: the svmlight files are empty")
-    return ids, sp.vstack(mats).tocsr()

@@ -24,6 +24,7 @@ _LAZY = {
     "describe_layouts": "_layouts",
     "layout_of": "_layouts",
     "load_corpus": "_layouts",
+    "read_inputs": "_layouts",
     "CorpusError": "_corpus",
     "CustomCorpus": "_corpus",
     "corpus_from_labels": "_corpus",

@@ -1,7 +1,8 @@
 """Bytes as text: which files are text, and how they are decoded."""
 import codecs
+from pathlib import Path
 
-__all__ = ["decode_text", "looks_binary", "utf16"]
+__all__ = ["decode_text", "looks_binary", "text_file_inputs", "utf16"]
 
 
 def utf16(raw):
@@ -65,3 +66,12 @@ def _is_utf8(sample, cut):
     except UnicodeDecodeError as exc:
         # a multi-byte character cut by the sample's end is not an error
         return cut and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
+
+
+def text_file_inputs(path, *, n_features=None):
+    """A file to score as one document: ``(ids, texts, skipped)``; a binary file is
+    skipped. Read once, so a pipe such as bash's ``<(...)`` works."""
+    raw = Path(path).read_bytes()
+    if looks_binary(raw):
+        return [], [], {"binary": [str(path)]}
+    return [str(path)], [decode_text(raw)], {}

@@ -22,7 +22,7 @@ from pathlib import Path
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
 from ._encoding import decode_text, looks_binary
 
-__all__ = ["folder_documents", "read_folder"]
+__all__ = ["folder_documents", "folder_inputs", "read_folder"]
 
 
 def _read_category_folders(root, prefix, skipped):
@@ -75,6 +75,27 @@ def _walk(cat_dir, shown_dir, unreadable):
         dirs[:] = [d for d in dirs if not d.startswith(".")]
         files += [rel / name for name in names]
     return sorted(files), sorted(hidden)
+
+
+def folder_inputs(root, *, n_features=None):
+    """Documents to score: ``(ids, texts, skipped)``, every file under ``root`` but
+    hidden ones (a ``.git/``), binary ones skipped; an id is the file's path."""
+    root = Path(root)
+    skipped = {reason: [] for reason in SKIP_REASONS}
+    files, _ = _walk(root, root, skipped["unreadable_folder"])
+    ids, docs = [], []
+    for rel in files:
+        if rel.name.startswith("."):
+            continue
+        raw = (root / rel).read_bytes()
+        if looks_binary(raw):  # an image, an archive: no text to score
+            skipped["binary"].append(str(root / rel))
+        else:
+            ids.append(str(root / rel))
+            docs.append(decode_text(raw))
+    if not ids and not any(skipped.values()):
+        raise CorpusError(f"folder {root} holds no files to score")
+    return ids, docs, skipped
 
 
 def _documents_of(found, split):

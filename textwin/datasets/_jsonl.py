@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ._corpus import CorpusError, Documents, finish
 
-__all__ = ["jsonl_documents", "read_jsonl"]
+__all__ = ["jsonl_documents", "jsonl_inputs", "read_jsonl"]
 
 
 def _decode(raw, where, lineno):
@@ -53,8 +53,8 @@ def _lines(path):
             yield lineno, _decode(raw, f"{path}:{lineno}", lineno)
 
 
-def _record(line, where, allow_unlabeled):
-    """``(text, labels, id or None, split)`` of one line."""
+def _object(line, where):
+    """The JSON object of one line, which has a ``"text"``."""
     try:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
@@ -62,6 +62,12 @@ def _record(line, where, allow_unlabeled):
                           'one object like {"text": "...", "labels": ["a"]}') from None
     if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
         raise CorpusError(f'{where}: each line needs a "text" string')
+    return rec
+
+
+def _record(line, where, allow_unlabeled):
+    """``(text, labels, id or None, split)`` of one line."""
+    rec = _object(line, where)
     if "labels" in rec and "label" in rec:
         raise CorpusError(f'{where}: both "labels" and "label"; give one of them')
     key = "labels" if "labels" in rec else "label"  # "label": Hugging Face, pandas
@@ -78,6 +84,27 @@ def _record(line, where, allow_unlabeled):
         raise CorpusError(f'{where}: "{key}" must be a category name or a list of them '
                           f"(strings or integers), not {json.dumps(rec[key])}")
     return rec["text"], sorted({str(x) for x in labs}), rec.get("id"), rec.get("split")
+
+
+def _gzip_errors(path):
+    return CorpusError(f"{path}: not a complete gzip file; compress it again "
+                       "(`gzip -k FILE.jsonl`) or give it uncompressed")
+
+
+def jsonl_inputs(path, *, n_features=None):
+    """Documents to score: ``(ids, texts, skipped)``, every line's ``"text"`` (its
+    labels, if any, ignored), named by its ``"id"`` or ``FILE:LINE``."""
+    path = Path(path)
+    ids, docs = [], []
+    try:
+        for lineno, line in _lines(path):
+            if line.strip():
+                rec = _object(line, f"{path}:{lineno}")
+                ids.append(str(rec["id"]) if "id" in rec else f"{path}:{lineno}")
+                docs.append(rec["text"])
+    except (EOFError, gzip.BadGzipFile):
+        raise _gzip_errors(path) from None
+    return ids, docs, {}
 
 
 def jsonl_documents(path, *, allow_unlabeled=False):
@@ -97,9 +124,8 @@ def jsonl_documents(path, *, allow_unlabeled=False):
             labels.append(labs)
             ids.append(str(lineno if doc_id is None else doc_id))
             splits.append(split)
-    except (EOFError, gzip.BadGzipFile) as exc:
-        raise CorpusError(f"{path}: not a complete gzip file ({exc}); compress it again "
-                          "(`gzip -k FILE.jsonl`) or give it uncompressed") from None
+    except (EOFError, gzip.BadGzipFile):
+        raise _gzip_errors(path) from None
     if any(s is not None for s in splits) and any(s is None for s in splits):
         raise CorpusError(f"{path}: some lines have a \"split\" field and some do not; "
                           "give it to every line or to none")

@@ -6,7 +6,8 @@ which reader reads it, and how the help names it.
 reader: a function ``documents(path, *, allow_unlabeled)`` returning
 :class:`~textwin.datasets._corpus.Documents`. A reader's module is imported when
 a corpus is read, so this table, and ``textwin --help``, need neither NumPy nor
-SciPy.
+SciPy. ``textwin predict`` reads the documents to score by the same table
+(:func:`read_inputs`): a row's ``inputs``.
 """
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import importlib
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LAYOUTS", "Layout", "describe_layouts", "layout_of", "load_corpus"]
+__all__ = ["LAYOUTS", "Layout", "describe_layouts", "layout_of", "load_corpus",
+           "read_inputs"]
 
 
 @dataclass(frozen=True)
@@ -23,14 +25,16 @@ class Layout:
 
     ``suffixes``: the file name endings it is recognised by (lower case); a
     layout with ``folder=True`` is a folder; one with neither is every other
-    file (the last row). ``reader``: ``"module:function"`` in
+    file. ``reader`` reads a training corpus (``None``: a layout only to score),
+    ``inputs`` the documents a model scores, both ``"module:function"`` in
     ``textwin.datasets``. ``kind``: ``"text"`` or ``"vectors"``.
     """
 
     name: str
     help: str
-    reader: str
     kind: str
+    reader: str | None
+    inputs: str
     suffixes: tuple = ()
     folder: bool = False
 
@@ -44,37 +48,74 @@ class Layout:
 
     def documents(self, path, *, allow_unlabeled=False):
         """What the reader finds in ``path`` (before the split)."""
-        module, function = self.reader.split(":")
-        read = getattr(importlib.import_module(f"{__package__}.{module}"), function)
-        return read(path, allow_unlabeled=allow_unlabeled)
+        return _function(self.reader)(path, allow_unlabeled=allow_unlabeled)
+
+    def read_inputs(self, path, *, n_features=None):
+        """``(ids, documents, skipped)``: what a model scores in ``path``."""
+        return _function(self.inputs)(path, n_features=n_features)
+
+
+def _function(name):
+    module, function = name.split(":")
+    return getattr(importlib.import_module(f"{__package__}.{module}"), function)
 
 
 #: Every layout, in the order the help lists them; a path takes the first that
-#: matches, so the catch-all comes last.
+#: matches, so a catch-all comes after the others of its kind.
 LAYOUTS = (
-    Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)',
-           "_jsonl:jsonl_documents", "text",
+    Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)', "text",
+           "_jsonl:jsonl_documents", "_jsonl:jsonl_inputs",
            suffixes=(".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")),
-    Layout("folder", "a folder per category (one document per file)",
-           "_folders:folder_documents", "text", folder=True),
-    Layout("svmlight", "an svmlight file", "_svmlight:svmlight_documents", "vectors"),
+    Layout("folder", "a folder per category (one document per file)", "text",
+           "_folders:folder_documents", "_folders:folder_inputs", folder=True),
+    Layout("text file", "a text file (one document)", "text",
+           None, "_encoding:text_file_inputs"),
+    Layout("svmlight", "an svmlight file", "vectors",
+           "_svmlight:svmlight_documents", "_svmlight:svmlight_inputs"),
 )
 
 
 def describe_layouts():
-    """The layouts as the help names them: ``"a ..., a ..., an svmlight file"``."""
-    return ", ".join(layout.help for layout in LAYOUTS)
+    """The corpus layouts as the help names them: ``"a ..., a ..., an svmlight file"``."""
+    return ", ".join(layout.help for layout in LAYOUTS if layout.reader)
 
 
 def layout_of(path):
-    """The :class:`Layout` of ``path`` (which exists)."""
-    return next(layout for layout in LAYOUTS if layout.matches(path))
+    """The corpus :class:`Layout` of ``path`` (which exists)."""
+    return next(layout for layout in LAYOUTS if layout.reader and layout.matches(path))
+
+
+def read_inputs(paths, kind, *, n_features=None):
+    """The documents a model of ``kind`` (``"text"`` or ``"vectors"``) scores in
+    files and folders: ``(ids, documents, skipped)``, the documents a list of texts
+    or a CSR matrix of ``n_features`` columns, ``skipped`` the files not read by
+    reason. A folder is every file inside it (not category folders)."""
+    from ._corpus import CorpusError
+
+    ids, parts, skipped = [], [], {}
+    for path in map(Path, paths):
+        if not path.exists():
+            raise FileNotFoundError(2, "no such file or folder", str(path))
+        layout = next((row for row in LAYOUTS if row.kind == kind and row.matches(path)), None)
+        if layout is None:  # a folder for a model of svmlight vectors
+            raise CorpusError(f"{path} is a folder: this model scores svmlight files, give "
+                              f"them one by one (e.g. {path}/*.svm)")
+        part_ids, docs, part_skipped = layout.read_inputs(path, n_features=n_features)
+        ids += part_ids
+        parts.append(docs)
+        for reason, found in part_skipped.items():
+            skipped.setdefault(reason, []).extend(found)
+    if kind == "text":
+        return ids, [doc for part in parts for doc in part], skipped
+    import scipy.sparse as sp  # here: --help and text models need no SciPy
+
+    return ids, sp.vstack(parts).tocsr(), skipped
 
 
 def _text_layouts_hint(path, layout):
     """For a text file read by the catch-all layout: which layouts hold text."""
     named = [f"{s}" for row in LAYOUTS for s in row.suffixes]
-    text = [row.help for row in LAYOUTS if row.kind == "text"]
+    text = [row.help for row in LAYOUTS if row.kind == "text" and row.reader]
     return (f" ({path} was read as {layout.name}, the layout of a file not named "
             f"{', '.join(named[:-1])} or {named[-1]}; text documents go in "
             f"{' or '.join(text)})")

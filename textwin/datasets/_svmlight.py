@@ -17,7 +17,7 @@ import scipy.sparse as sp
 from ._corpus import CorpusError, Documents, finish, join_split
 
 __all__ = ["MAX_FEATURE_INDEX", "available_memory", "read_svmlight", "read_svmlight_file",
-           "svmlight_documents"]
+           "svmlight_documents", "svmlight_inputs"]
 
 #: The largest feature index an svmlight file may use: the kernels index
 #: features with a C int.
@@ -162,6 +162,13 @@ def read_svmlight_file(path, n_features=None):
 
 #: Weights this large (bytes) for a feature space mostly unused earn a warning.
 WIDE_WEIGHTS = 2**28
+
+
+def svmlight_inputs(path, *, n_features=None):
+    """Vectors to score: ``(ids, X, {})``, one id ``FILE:LINE`` per line; with
+    ``n_features`` (the model's), an index beyond it is an error naming the line."""
+    X, _ = read_svmlight_file(path, n_features=n_features)
+    return [f"{path}:{k + 1}" for k in range(X.shape[0])], X, {}
 
 
 def _check_feature_space(path, X, n_labels):
