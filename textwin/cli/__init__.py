@@ -35,9 +35,8 @@ from .common import (
     HelpFormatter,
     fail,
     n_jobs_error,
-    on_cluster,
+    run_command,
     setup_logging,
-    warnings_as_log_lines,
 )
 from .eval import CORPUS_METHODS
 from .train import TUNING_FOLDS
@@ -127,18 +126,4 @@ def _parse_and_run(argv):
     setup_logging(args)
     if n_jobs_error(getattr(args, "n_jobs", None)):
         return fail(n_jobs_error(args.n_jobs), EXIT_USAGE)
-    return _run(args)
-
-
-def _run(args):
-    """``args.func(args)``, its failures turned into exit codes."""
-    try:
-        with warnings_as_log_lines(args), on_cluster(getattr(args, "scheduler", None)):
-            return args.func(args)
-    except CLIError as exc:
-        return fail(str(exc), exc.code)
-    except KeyboardInterrupt:
-        return fail("interrupted", EXIT_INTERRUPTED)
-    except BrokenPipeError:
-        # `textwin ... | head`: the reader went away; nothing more to say.
-        return EXIT_OK
+    return run_command(args)

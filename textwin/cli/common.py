@@ -236,6 +236,21 @@ def warnings_as_log_lines(args):
         yield
 
 
+def run_command(args):
+    """``args.func(args)`` with what every command shares: library warnings as log
+    lines, the cluster of ``--scheduler``, and its failures as one line and an exit code."""
+    try:
+        with warnings_as_log_lines(args), on_cluster(getattr(args, "scheduler", None)):
+            return args.func(args)
+    except CLIError as exc:
+        return fail(str(exc), exc.code)
+    except KeyboardInterrupt:
+        return fail("interrupted", EXIT_INTERRUPTED)
+    except BrokenPipeError:
+        # `textwin ... | head`: the reader went away; nothing more to say.
+        return EXIT_OK
+
+
 # ---------------------------------------------------------------------------
 # Option groups
 # ---------------------------------------------------------------------------
