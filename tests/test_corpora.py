@@ -568,3 +568,17 @@ def test_svmlight_with_a_byte_order_mark_reads_its_first_label(tmp_path):
     path.write_bytes(b"\xef\xbb\xbf1 1:1\n1 x:y\n")
     with pytest.raises(CorpusError, match="bom.svm:2: feature index 'x'"):
         read_svmlight(path)
+
+
+def test_gzipped_files_in_a_folder_are_gunzipped(tmp_path):
+    import gzip
+
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt.gz").write_bytes(gzip.compress(f"{cat} text {i}".encode()))
+    (tmp_path / "a" / "cut.txt.gz").write_bytes(gzip.compress(b"a long text " * 50)[:-20])
+    with pytest.warns(UserWarning, match=r"1 unreadable .*a/cut.txt.gz"):
+        c = read_folder(tmp_path)  # they were skipped as binary
+    docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
+    assert docs == {f"{cat}/{i}.txt.gz": f"{cat} text {i}" for cat in "ab" for i in range(3)}

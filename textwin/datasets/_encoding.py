@@ -1,8 +1,22 @@
 """Bytes as text: which files are text, and how they are decoded."""
 import codecs
+import gzip
+import zlib
 from pathlib import Path
 
-__all__ = ["decode_text", "looks_binary", "text_file_inputs", "utf16"]
+__all__ = ["decode_text", "looks_binary", "read_document", "text_file_inputs", "utf16"]
+
+
+def read_document(path):
+    """The bytes of a document file, gunzipped if its name ends in ``.gz``; a damaged
+    gzip file is an ``OSError`` (unreadable), as a file without permission is."""
+    raw = Path(path).read_bytes()
+    if not Path(path).name.lower().endswith(".gz"):
+        return raw
+    try:
+        return gzip.decompress(raw)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise OSError(f"{path}: not a complete gzip file ({exc})") from None
 
 
 def utf16(raw):
@@ -71,7 +85,7 @@ def _is_utf8(sample, cut):
 def text_file_inputs(path, *, n_features=None):
     """A file to score as one document: ``(ids, texts, skipped)``; a binary file is
     skipped. Read once, so a pipe such as bash's ``<(...)`` works."""
-    raw = Path(path).read_bytes()
+    raw = read_document(path)
     if looks_binary(raw):
         return [], [], {"binary": [str(path)]}
     return [str(path)], [decode_text(raw)], {}

@@ -7,7 +7,7 @@ multi-label corpus is laid out as folders: a copy of the document in the folder
 of each of its categories); otherwise, and whenever the names differ, each file
 is a document of its own (a corpus that numbers its files from 1 in every folder
 loses nothing). If ``ROOT`` holds ``train/`` and ``test/`` folders, each is read
-this way and gives the split.
+this way and gives the split. A file whose name ends in ``.gz`` is gunzipped.
 
 Nothing is dropped silently. Hidden files (a name starting with ``.``, or in
 such a folder), empty files (no character other than white space), binary
@@ -20,7 +20,7 @@ import os
 from pathlib import Path
 
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
-from ._encoding import decode_text, looks_binary
+from ._encoding import decode_text, looks_binary, read_document
 
 __all__ = ["folder_documents", "folder_inputs", "read_folder"]
 
@@ -44,7 +44,7 @@ def _read_category_folders(root, prefix, skipped):
                 skipped["hidden"].append(shown)
                 continue
             try:
-                raw = (cat_dir / rel).read_bytes()
+                raw = read_document(cat_dir / rel)
             except OSError:
                 skipped["unreadable"].append(shown)
                 continue
@@ -87,7 +87,7 @@ def folder_inputs(root, *, n_features=None):
     for rel in files:
         if rel.name.startswith("."):
             continue
-        raw = (root / rel).read_bytes()
+        raw = read_document(root / rel)
         if looks_binary(raw):  # an image, an archive: no text to score
             skipped["binary"].append(str(root / rel))
         else:
