@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from textwin import reproduce
+from textwin.reproduce import command, runs, tables
 from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
 from textwin.cli import main as cli_main
 
@@ -174,9 +175,9 @@ def test_lambda_protocols():
 
 
 def test_synthetic_target_rule():
-    assert reproduce._synthetic_ok(94.5, 0.2, 94.0)       # within 1 point
-    assert not reproduce._synthetic_ok(92.0, 0.5, 94.0)   # 2 points, std 0.5
-    assert reproduce._synthetic_ok(92.0, 1.2, 94.0)       # within 2 std
+    assert tables.synthetic_ok(94.5, 0.2, 94.0)       # within 1 point
+    assert not tables.synthetic_ok(92.0, 0.5, 94.0)   # 2 points, std 0.5
+    assert tables.synthetic_ok(92.0, 1.2, 94.0)       # within 2 std
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -209,7 +210,7 @@ def test_the_default_output_is_the_current_folder_and_quick_spares_the_committed
     committed = tmp_path / "repo" / "docs"
     committed.mkdir(parents=True)
     (committed / "reproduction.md").write_text("the committed report")
-    monkeypatch.setattr(reproduce, "_COMMITTED", (committed / "reproduction.md",
+    monkeypatch.setattr(command, "_COMMITTED", (committed / "reproduction.md",
                                                   committed / "figures"))
     monkeypatch.chdir(committed)
     for argv in (["--output", "reproduction.md"], ["--output", "../docs/reproduction.md"],
@@ -281,7 +282,7 @@ def test_unwritable_output_fails_before_the_run(where, fragments, tmp_path, caps
                                                 monkeypatch):
     (tmp_path / "a_file").write_text("not a folder")
     # the corpus is not even looked at: the check comes first
-    monkeypatch.setattr(reproduce, "load_protocol_data",
+    monkeypatch.setattr(command, "load_protocol_data",
                         lambda *a, **k: pytest.fail("loaded the corpus"))
     argv = {"--output": tmp_path / "fine" / "r.md", "--figures": tmp_path / "figs"}
     args = where(tmp_path)
@@ -313,7 +314,7 @@ def test_a_warning_is_one_line_not_a_source_excerpt(tmp_path, capsys, monkeypatc
         warnings.warn("2 SGML file(s) differ from the published distribution", UserWarning)
         raise FileNotFoundError("no corpus")
 
-    monkeypatch.setattr(reproduce, "load_protocol_data", load)
+    monkeypatch.setattr(command, "load_protocol_data", load)
     code, _, err = _run(capsys, "--quick", "--data-home", tmp_path, "--output", tmp_path / "r.md")
     assert code != 0
     lines = err.splitlines()
@@ -328,7 +329,7 @@ def test_cross_validated_rows_keep_the_categories_order(reuters_data_home):
     from textwin.datasets import fetch_reuters21578
 
     categories = ("earn", "acq", "money-fx")
-    _, Y_train, _, Y_test = reproduce._tfidf_data("stems", categories, reuters_data_home)
+    _, Y_train, _, Y_test = runs.tfidf_data("stems", categories, reuters_data_home)
     for j, c in enumerate(categories):
         for Y, subset in ((Y_train, "train"), (Y_test, "test")):
             one = fetch_reuters21578(data_home=reuters_data_home, subset=subset,

@@ -1,0 +1,6 @@
+"""``python -m textwin.reproduce``."""
+import sys
+
+from .command import console
+
+sys.exit(console())
