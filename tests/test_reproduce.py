@@ -4,9 +4,12 @@ The corpus test runs ``main(["--quick", ...])`` into a temporary folder and
 recomputes some of the document's figures independently (estimators built
 here, not through the registry), then checks the PNGs.
 """
+import errno
 import os
-import warnings
 import re
+import shutil
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,25 +204,9 @@ def test_help_shows_how_to_regenerate_and_a_quick_run(capsys):
     assert "--offline" in out and "never download" in out
 
 
-def test_the_default_output_is_the_current_folder_and_quick_spares_the_committed_report(
-        tmp_path, capsys, monkeypatch):
-    from textwin import reproduce
-
+def test_the_default_output_is_the_current_folder():
     args = reproduce.build_parser().parse_args([])
-    assert args.output == "reproduction.md" and args.figures is None
-    committed = tmp_path / "repo" / "docs"
-    committed.mkdir(parents=True)
-    (committed / "reproduction.md").write_text("the committed report")
-    monkeypatch.setattr(command, "_COMMITTED", (committed / "reproduction.md",
-                                                  committed / "figures"))
-    monkeypatch.chdir(committed)
-    for argv in (["--output", "reproduction.md"], ["--output", "../docs/reproduction.md"],
-                 ["--output", tmp_path / "r.md", "--figures", "figures"]):
-        code, out, err = _run(capsys, "--quick", "--offline", *argv)
-        assert code == 2 and out == ""
-        _one_line_error(err, "--quick does not write the repository's docs/")
-    assert (committed / "reproduction.md").read_text() == "the committed report"
-    assert not (committed / "figures").exists()
+    assert args.output == "reproduction.md" and args.figures is None and not args.force
 
 
 def test_offline_without_the_data_home_names_where_to_put_the_files(tmp_path, capsys,
@@ -335,3 +322,156 @@ def test_cross_validated_rows_keep_the_categories_order(reuters_data_home):
             one = fetch_reuters21578(data_home=reuters_data_home, subset=subset,
                                      categories=[c], download_if_missing=False)
             assert Y[:, j].sum() == one.target.sum(), (c, subset)
+
+
+# --- what a run may replace: judged by what the destination holds -----------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _checkout(tmp_path):
+    """A copy of the repository's committed report and figures, away from the textwin
+    that is imported (as for an installed textwin run from a checkout)."""
+    docs = tmp_path / "checkout" / "docs"
+    (docs / "figures").mkdir(parents=True)
+    shutil.copy(REPO / "docs" / "reproduction.md", docs / "reproduction.md")
+    for name in ("regularized_winnow_lambda.png", "precision_recall.png"):
+        shutil.copy(REPO / "docs" / "figures" / name, docs / "figures" / name)
+    return docs
+
+
+def _snapshot(folder):
+    return {p: p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _never_load(monkeypatch):
+    monkeypatch.setattr(command, "load_protocol_data",
+                        lambda *a, **k: pytest.fail("loaded the corpus"))
+
+
+def _no_corpus(monkeypatch):
+    """Past the checks, the run stops at the corpus (exit 3): the checks let it through."""
+    def load(*args, **kwargs):
+        raise FileNotFoundError("no corpus here")
+
+    monkeypatch.setattr(command, "load_protocol_data", load)
+
+
+@pytest.mark.parametrize("argv", [
+    ["--output", "docs/reproduction.md"],
+    ["--output", "docs/../docs/reproduction.md", "--figures", "elsewhere"],
+    ["--output", "{tmp}/r.md", "--figures", "docs/figures"],
+])
+def test_quick_never_replaces_a_full_runs_report_or_figures(argv, tmp_path, capsys,
+                                                           monkeypatch):
+    docs = _checkout(tmp_path)
+    before = _snapshot(docs)
+    monkeypatch.chdir(docs.parent)
+    _never_load(monkeypatch)
+    code, out, err = _run(capsys, "--quick", *[a.format(tmp=tmp_path) for a in argv])
+    assert code == EXIT_USAGE and out == ""
+    _one_line_error(err, "--quick does not replace", "a full run's", "--force")
+    assert _snapshot(docs) == before
+    assert not (tmp_path / "r.md").exists() and not (docs.parent / "elsewhere").exists()
+
+
+def test_quick_with_force_and_a_full_run_may_replace_the_full_report(tmp_path, capsys,
+                                                                     monkeypatch):
+    docs = _checkout(tmp_path)
+    monkeypatch.chdir(docs.parent)
+    _no_corpus(monkeypatch)
+    for argv in (["--quick", "--force"], []):
+        code, _, err = _run(capsys, *argv, "--offline", "--output", "docs/reproduction.md")
+        assert code == EXIT_NO_DATA, err
+        _one_line_error(err, "no corpus here")
+
+
+@pytest.mark.parametrize("quick", [True, False])
+@pytest.mark.parametrize("where", ["report", "figure"])
+def test_a_file_textwin_did_not_write_is_never_replaced(where, quick, tmp_path, capsys,
+                                                        monkeypatch):
+    theirs = tmp_path / ("notes.md" if where == "report" else "figures/precision_recall.png")
+    theirs.parent.mkdir(exist_ok=True)
+    theirs.write_text("the user's own file")
+    _never_load(monkeypatch)
+    code, _, err = _run(capsys, *(["--quick"] if quick else []), "--offline",
+                        "--output", tmp_path / "notes.md", "--figures", tmp_path / "figures")
+    assert code == EXIT_USAGE
+    _one_line_error(err, f"{theirs} exists and is not a textwin {where}", "--force")
+    assert theirs.read_text() == "the user's own file"
+    # --force is the user's say-so
+    _no_corpus(monkeypatch)
+    code, _, err = _run(capsys, *(["--quick"] if quick else []), "--offline", "--force",
+                        "--output", tmp_path / "notes.md", "--figures", tmp_path / "figures")
+    assert code == EXIT_NO_DATA, err
+
+
+@pytest.mark.parametrize("output", ["docs", "out/"])
+def test_an_output_that_names_a_folder_is_refused_before_the_run(output, tmp_path, capsys,
+                                                                 monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _never_load(monkeypatch)
+    code, _, err = _run(capsys, "--offline", "--output", output)
+    assert code == EXIT_USAGE
+    _one_line_error(err, f"--output {output} has no file suffix",
+                    "pass --output a file name, such as")
+    assert list(tmp_path.iterdir()) == []  # no file named docs, no figures/
+
+
+@pytest.mark.corpus
+def test_a_quick_run_replaces_its_own_report_and_figures(quick_run, capsys, monkeypatch):
+    from textwin.reproduce.figures import figure_run
+    from textwin.reproduce.report import report_run
+
+    _, fig_dir, _ = quick_run
+    doc_path = fig_dir.parent / "reproduction.md"
+    assert report_run(doc_path) == "quick"
+    assert {figure_run(fig_dir / n) for n in ("precision_recall.png",
+                                              "regularized_winnow_lambda.png")} == {"quick"}
+    assert report_run(REPO / "docs" / "reproduction.md") == "full"
+    assert figure_run(REPO / "docs" / "figures" / "precision_recall.png") == "unmarked"
+    _no_corpus(monkeypatch)
+    for argv in (["--quick"], []):  # a full run replaces a quick one's too
+        code, _, err = _run(capsys, *argv, "--offline", "--output", doc_path,
+                            "--figures", fig_dir)
+        assert code == EXIT_NO_DATA, err
+
+
+def _tiny_plan():
+    return reproduce.Plan(
+        name="quick", categories=("earn", "acq"), epoch_cap=2, pr_category="acq",
+        pr_methods=("perceptron",), alternatives=(), dims=(50,), draws=2, n_samples=60,
+        synth_epochs=2, lams=(0.1, 0.01), methods=("perceptron",))
+
+
+@pytest.mark.corpus
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("failing_write, name, option", [
+    (1, "figures/regularized_winnow_lambda.png", "--figures"),
+    (3, "reproduction.md", "--output"),
+])
+def test_a_full_disk_names_the_file_being_written(failing_write, name, option, tmp_path,
+                                                   capsys, monkeypatch, reuters_data_home):
+    monkeypatch.setattr(command, "quick_plan", _tiny_plan)
+    measure, fsync, calls = command.measure, os.fsync, []
+
+    def full_disk_after_the_run(*args, **kwargs):
+        result = measure(*args, **kwargs)
+
+        def fsync_on_a_full_disk(fd):
+            calls.append(fd)
+            if len(calls) == failing_write:
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+            return fsync(fd)
+
+        monkeypatch.setattr(os, "fsync", fsync_on_a_full_disk)
+        return result
+
+    monkeypatch.setattr(command, "measure", full_disk_after_the_run)
+    code, _, err = _run(capsys, "--quick", "-q", "--offline", "--data-home", reuters_data_home,
+                        "--output", tmp_path / "reproduction.md")
+    assert code == EXIT_USAGE
+    _one_line_error(err, f"cannot write {tmp_path / name}: the disk is full",
+                    "No space left on device", f"pass {option} a path on another disk")
+    assert not (tmp_path / "reproduction.md").exists()
+    assert not [p for p in tmp_path.rglob(".*.tmp")]  # no temporary left behind

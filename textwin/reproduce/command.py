@@ -2,6 +2,7 @@
 figures and write the report (the options are in :mod:`.options`)."""
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
 import os
@@ -11,66 +12,14 @@ import time
 from pathlib import Path
 
 from ..experiments import load_protocol_data
-from .figures import figure_lambda, figure_pr
+from .destinations import check_destinations, write_error
+from .figures import FIGURE_NAMES, figure_lambda, figure_pr
 from .options import build_parser
 from .plan import Plan, full_plan, quick_plan
 from .report import write_document
 from .runs import measure
 
 logger = logging.getLogger("textwin")
-
-
-#: The repository's committed report and figures (in a source checkout).
-_COMMITTED = (Path(__file__).resolve().parents[2] / "docs" / "reproduction.md",
-              Path(__file__).resolve().parents[2] / "docs" / "figures")
-
-
-def _refuse_committed(output, figures):
-    """--quick's small, incomparable figures never replace the committed report."""
-    from .._cli_common import EXIT_USAGE, CLIError
-
-    for path, committed, option in ((output, _COMMITTED[0], "--output"),
-                                    (figures, _COMMITTED[1], "--figures")):
-        if path.resolve() == committed:
-            raise CLIError(f"--quick does not write the repository's {committed.parent.name}/"
-                           f"{committed.name}: its figures are not comparable with the "
-                           f"papers'; pass {option} another path", EXIT_USAGE)
-
-
-def _check_writable(path, option, folder):
-    """Raise :class:`textwin.cli.CLIError` now, not after the run, if ``path`` is unwritable.
-
-    ``folder``: whether ``path`` is a folder to write into (else a file). Nothing
-    is created here; the missing folders are created when the results are written.
-    """
-    from .._cli_common import EXIT_USAGE, CLIError
-
-    path = Path(path)
-    if folder and path.exists() and not path.is_dir():
-        raise CLIError(f"{option} {path} is a file, not a folder; pass {option} a folder "
-                       "(it is created if missing)", EXIT_USAGE)
-    if not folder and path.is_dir():
-        raise CLIError(f"{option} {path} is a folder; pass {option} a file name, such as "
-                       f"{path / 'reproduction.md'}", EXIT_USAGE)
-    if not folder:
-        from .._io import NotARegularFileError, resolve_destination
-
-        try:
-            resolve_destination(path)  # a device or a FIFO would be replaced by a file
-        except NotARegularFileError as exc:
-            raise CLIError(f"{option}: {exc}", EXIT_USAGE) from None
-    existing = path if folder else path.parent
-    existing = existing.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    if not existing.is_dir():
-        problem = f"{existing} is a file, not a folder"
-    elif not os.access(existing, os.W_OK | os.X_OK):
-        problem = f"{existing} is not writable"
-    else:
-        return
-    raise CLIError(f"cannot write {option} {path} ({problem}); pass a writable {option}",
-                   EXIT_USAGE)
 
 
 def _load_data(plan, data_home, offline):
@@ -162,38 +111,53 @@ def run(args, command):
         # the same one line as `textwin train --n-jobs 0`, not argparse's usage block
         print(f"textwin: error: {n_jobs_error(args.n_jobs)}", file=sys.stderr)
         return EXIT_USAGE
-    n_jobs = effective_n_jobs(args.n_jobs)  # -1: one thread per core
     plan = quick_plan() if args.quick else full_plan()
     if args.draws is not None:
         plan = Plan(**{**plan.__dict__, "draws": args.draws})
     _setup_logging(args.quiet)
-    progress = not args.quiet and sys.stderr.isatty()
+    try:
+        _run(args, command, plan, effective_n_jobs(args.n_jobs))  # -1: one thread per core
+    except CLIError as exc:
+        print(f"textwin: error: {exc}", file=sys.stderr)
+        return exc.code
+    return 0
+
+
+def _run(args, command, plan, n_jobs):
     started = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.perf_counter()
     output = Path(args.output)
     figures = output.parent / "figures" if args.figures is None else Path(args.figures)
-    try:
-        if args.quick:
-            _refuse_committed(output, figures)
-        # Fail before the long run, not after it, if the results cannot be written.
-        _check_writable(output, "--output", folder=False)
-        _check_writable(figures, "--figures", folder=True)
-        data = _load_data(plan, args.data_home, args.offline)
-    except CLIError as exc:
-        print(f"textwin: error: {exc}", file=sys.stderr)
-        return exc.code
+    # Fail before the long run, not after it, if the results cannot be written.
+    check_destinations(args.output, figures, quick=args.quick, force=args.force)
+    data = _load_data(plan, args.data_home, args.offline)
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
+    progress = not args.quiet and sys.stderr.isatty()
     m = measure(plan, data, data_home=args.data_home, n_jobs=n_jobs, progress=progress)
-    figure_lambda(m.synth, plan, figures / "regularized_winnow_lambda.png")
-    figure_pr(m.y_pr, m.curves, plan.pr_category, figures / "precision_recall.png")
-    write_document(output, m, command=command, plan=plan, started=started,
-                   seconds=time.perf_counter() - t0,
-                   figures_rel=_relative(figures, output.parent))
+    lambda_png, pr_png = (figures / name for name in FIGURE_NAMES)
+    with _writing(lambda_png, "--figures"):
+        figure_lambda(m.synth, plan, lambda_png)
+    with _writing(pr_png, "--figures"):
+        figure_pr(m.y_pr, m.curves, plan, pr_png)
+    with _writing(output, "--output"):
+        write_document(output, m, command=command, plan=plan, started=started,
+                       seconds=time.perf_counter() - t0,
+                       figures_rel=_relative(figures, output.parent))
     logger.info("wrote %s and 2 figures in %s (%.0f s)", output, figures,
                 time.perf_counter() - t0)
-    return 0
+
+
+@contextlib.contextmanager
+def _writing(path, option):
+    """An OSError while writing ``path`` (a full disk, ...) is one line naming it."""
+    from .._cli_common import EXIT_USAGE, CLIError
+
+    try:
+        yield
+    except OSError as exc:
+        raise CLIError(write_error(path, option, exc), EXIT_USAGE) from None
 
 
 def console():  # pragma: no cover - `python -m textwin.reproduce`

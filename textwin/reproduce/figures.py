@@ -3,20 +3,63 @@ against lambda) and the precision-recall curves of one Reuters category."""
 from __future__ import annotations
 
 import io
+import struct
 
-from .._io import atomic_write
+from .._io import atomic_write, is_matplotlib_figure
 from ..metrics import breakeven_point
 from .plan import SYNTHETIC_ONLINE, SYNTHETIC_REGULARIZED
 
+#: The figures a run draws, in the --figures folder.
+FIGURE_NAMES = ("regularized_winnow_lambda.png", "precision_recall.png")
 
-def _save_png(fig, path):
+# Each PNG says which run drew it (a tEXt chunk), so that --quick never replaces
+# a full run's figure.
+_MARK_KEY = "Description"
+_MARK = "textwin reproduce, {} run"
+
+
+def figure_run(path):
+    """Which run drew the figure at ``path``: "quick" or "full" (its mark says so),
+    "unmarked" for another matplotlib figure (such as a full run's before the mark),
+    None for any other file."""
+    mark = _png_text(path).get(_MARK_KEY)
+    for run in ("quick", "full"):
+        if mark == _MARK.format(run):
+            return run
+    return "unmarked" if is_matplotlib_figure(path) else None
+
+
+def _png_text(path, limit=65536):
+    """The tEXt chunks before a PNG's image data, as {keyword: text}; {} if not a PNG."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(limit)
+    except OSError:
+        return {}
+    if not head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return {}
+    text, i = {}, 8
+    while i + 8 <= len(head):
+        length, kind = struct.unpack(">I4s", head[i:i + 8])
+        if kind == b"IDAT":
+            break
+        if kind == b"tEXt":
+            key, _, value = head[i + 8:i + 8 + length].partition(b"\0")
+            text[key.decode("latin-1")] = value.decode("latin-1")
+        i += 12 + length
+    return text
+
+
+def _save_png(fig, path, run):
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight",
+                metadata={_MARK_KEY: _MARK.format(run)})
     with atomic_write(path) as fh:
         fh.write(buf.getvalue())
 
 
 def figure_lambda(result, plan, path):
+    """Figure 1 of *Regularized Winnow methods*: test accuracy against lambda."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -38,11 +81,12 @@ def figure_lambda(result, plan, path):
         ax.set_title(f"d = {d}, mean over {plan.draws} draws (band: +/- std)")
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=8, loc="lower left")
-    _save_png(fig, path)
+    _save_png(fig, path, plan.name)
     plt.close(fig)
 
 
-def figure_pr(y_test, curves, category, path):
+def figure_pr(y_test, curves, plan, path):
+    """Precision against recall on the plan's category, one curve per method."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -59,8 +103,8 @@ def figure_pr(y_test, curves, category, path):
     ax.set_ylabel("precision")
     ax.set_xlim(0, 1.01)
     ax.set_ylim(0, 1.01)
-    ax.set_title(f"Reuters ModApte, category {category}: precision against recall")
+    ax.set_title(f"Reuters ModApte, category {plan.pr_category}: precision against recall")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower left")
-    _save_png(fig, path)
+    _save_png(fig, path, plan.name)
     plt.close(fig)

@@ -18,8 +18,10 @@ examples:
 
 The corpus is looked for in <data home>/reuters21578/, the data home being --data-home,
 else $TEXTWIN_DATA_HOME, else ~/textwin_data; it is downloaded there if missing, unless
---offline is given. Exit codes: 0 ok, 2 bad option or unwritable --output / --figures,
-3 missing or damaged corpus.
+--offline is given. An existing file at --output or in --figures is replaced only if
+textwin reproduce wrote it, and by --quick only if a quick run did (--force replaces
+any). Exit codes: 0 ok, 2 bad option, or an --output / --figures that cannot or may not
+be written, 3 missing or damaged corpus.
 """
 
 
@@ -34,7 +36,8 @@ def build_parser(prog="python -m textwin.reproduce"):
     p.add_argument("--output", default="reproduction.md",
                    help="the Markdown document to write (default: %(default)s in the current "
                         "folder; the repository's is docs/reproduction.md, written only when "
-                        "named here, and never by --quick)")
+                        "named here); an existing file is replaced only if it is a report "
+                        "of this command, and by --quick only if it is a quick run's")
     p.add_argument("--figures", default=None,
                    help="folder for the PNG figures (default: figures/ beside --output)")
     p.add_argument("--quick", action="store_true",
@@ -53,6 +56,9 @@ def build_parser(prog="python -m textwin.reproduce"):
                    help="threads for the synthetic draws and the Reuters categories "
                         "(-1: one per core; default: %(default)s); the results do not "
                         "depend on it")
+    p.add_argument("--force", action="store_true",
+                   help="replace an existing --output or figure that this command did not "
+                        "write, or a full run's with --quick")
     p.add_argument("-q", "--quiet", action="store_true",
                    help="no progress bars or log lines on stderr")
     return p
