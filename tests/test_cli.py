@@ -95,8 +95,7 @@ print("loaded:", sorted({m.split(".")[0] for m in sys.modules} & {"sklearn", "sc
 """
 
 
-@pytest.mark.parametrize("cmd", [[], ["train"], ["eval"], ["predict"], ["data"], pytest.param(
-    ["reproduce"], marks=pytest.mark.xfail(strict=True, reason="parsed by textwin.reproduce"))])
+@pytest.mark.parametrize("cmd", [[], ["train"], ["eval"], ["predict"], ["data"], ["reproduce"]])
 def test_help_imports_neither_scikit_learn_nor_scipy(cmd):
     # a fresh process, so that what `textwin CMD --help` loads is all that is loaded
     proc = subprocess.run([sys.executable, "-c", _HELP_ONLY, *cmd, "--help"], cwd=REPO,
@@ -113,17 +112,30 @@ def test_importing_the_command_loads_no_numpy():
     assert proc.stdout.strip() == "False", proc.stderr
 
 
-def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
+def test_reproduce_is_a_command_with_its_own_options(capsys, monkeypatch):
     import textwin.reproduce
+    from textwin.cli import reproduce as reproduce_command
 
-    code, out, _ = run(capsys, "reproduce", "--help")
-    assert code == 0 and out.startswith("usage: textwin reproduce") and "--quick" in out
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--help"])
+    out = capsys.readouterr().out
+    assert exc.value.code == 0
+    assert out.startswith("usage: textwin reproduce") and "--quick" in out
     assert "reproduce" in build_parser().format_help()
     calls = []
-    monkeypatch.setattr(textwin.reproduce, "main",
-                        lambda argv, prog: calls.append((argv, prog)) or 0)
+    monkeypatch.setattr(textwin.reproduce, "run", lambda args, command: calls.append(
+        (args.quick, args.output, args.quiet, command)) or 0)
     assert run(capsys, "-q", "reproduce", "--quick", "--output", "x.md")[0] == 0
-    assert calls == [(["-q", "--quick", "--output", "x.md"], "textwin reproduce")]
+    # the report records the command as typed, without -q (the document is the same)
+    assert calls[-1] == (True, "x.md", True, "textwin reproduce --quick --output x.md")
+    assert reproduce_command.main(["--output=y.md", "-q"]) == 0
+    assert calls[-1] == (False, "y.md", True, "python -m textwin.reproduce --output=y.md")
+    # a bad option: the usage of `textwin reproduce`, not of `textwin`
+    with pytest.raises(SystemExit) as exc:
+        main(["reproduce", "--bogus"])
+    err = capsys.readouterr().err
+    assert exc.value.code == EXIT_USAGE and err.startswith("usage: textwin reproduce")
+    assert "textwin reproduce: error: unrecognized arguments: --bogus" in err
     # Without matplotlib it stops before the long run, with the command that fixes it.
     import importlib.util
 
@@ -131,7 +143,7 @@ def test_reproduce_forwards_its_arguments(capsys, monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec",
                         lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a))
     code, _, err = run(capsys, "reproduce", "--quick")
-    assert code == EXIT_NO_DATA and len(calls) == 1
+    assert code == EXIT_NO_DATA and len(calls) == 2
     assert_one_line_error(err, "matplotlib", "pip install")
 
 

@@ -18,6 +18,7 @@ from textwin import reproduce
 from textwin.reproduce import command, runs, tables
 from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
 from textwin.cli import main as cli_main
+from textwin.cli.reproduce import build_parser
 
 
 def _forbid_downloads(monkeypatch):
@@ -30,7 +31,10 @@ def _forbid_downloads(monkeypatch):
 
 def _run(capsys, *argv):
     """``textwin reproduce ARGV``: (exit code, stdout, stderr)."""
-    code = cli_main(["reproduce", *map(str, argv)])
+    try:
+        code = cli_main(["reproduce", *map(str, argv)])
+    except SystemExit as exc:  # --help, a bad option
+        code = exc.code
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -188,10 +192,9 @@ def test_synthetic_target_rule():
     (["--bogus"], "unrecognized arguments"),
 ])
 def test_bad_options(argv, message, capsys):
-    with pytest.raises(SystemExit) as exc:
-        reproduce.main(argv)
-    assert exc.value.code == 2
-    assert message in capsys.readouterr().err
+    code, _, err = _run(capsys, *argv)
+    assert code == 2
+    assert err.startswith("usage: textwin reproduce") and message in err
 
 
 def test_help_shows_how_to_regenerate_and_a_quick_run(capsys):
@@ -205,7 +208,7 @@ def test_help_shows_how_to_regenerate_and_a_quick_run(capsys):
 
 
 def test_the_default_output_is_the_current_folder():
-    args = reproduce.build_parser().parse_args([])
+    args = build_parser().parse_args([])
     assert args.output == "reproduction.md" and args.figures is None and not args.force
 
 

@@ -100,29 +100,21 @@ def main(argv=None):
 
 
 def _parse_and_run(argv):
-    # `textwin reproduce ...` hands everything after the word to textwin.reproduce,
-    # which has its own options and --help.
-    first = next((i for i, a in enumerate(argv) if not a.startswith("-")), None)
-    if first is not None and argv[first] == "reproduce" and not (
-            {"-h", "--help", "--version"} & set(argv[:first])):
-        forwarded = argv[first + 1:]
-        if {"-q", "--quiet"} & set(argv[:first]):
-            forwarded = ["-q", *forwarded]
-        return reproduce.cmd_reproduce(forwarded)
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     # argparse leaves inputs given after an option (`predict M --json - a.txt`) over.
     if extra and getattr(args, "command", None) == "predict" and all(
             e == "-" or not e.startswith("-") for e in extra):
         args.inputs = [*args.inputs, *extra]
-    elif extra:
-        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    elif extra:  # with the usage of the command that has its own (reproduce), else textwin's
+        getattr(args, "usage_error", parser.error)(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     # -q/-v may come before or after the subcommand.
     args.quiet = getattr(args, "quiet", False)
     args.verbose = getattr(args, "verbose", False)
+    args.words = argv[argv.index(args.command) + 1:]  # what followed the command's name
     setup_logging(args)
     if n_jobs_error(getattr(args, "n_jobs", None)):
         return fail(n_jobs_error(args.n_jobs), EXIT_USAGE)

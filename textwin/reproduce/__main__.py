@@ -1,6 +1,6 @@
-"""``python -m textwin.reproduce``."""
+"""``python -m textwin.reproduce``: `textwin reproduce` under that name."""
 import sys
 
-from .command import console
+from ..cli.reproduce import main
 
-sys.exit(console())
+sys.exit(main())

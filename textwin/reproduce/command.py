@@ -1,12 +1,11 @@
 """``textwin reproduce``: check the destinations and the corpus, run the plan, draw the
-figures and write the report (the options are in :mod:`.options`)."""
+figures and write the report (the options are :mod:`textwin.cli.reproduce`'s)."""
 from __future__ import annotations
 
 import contextlib
 import datetime
 import logging
 import os
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -14,7 +13,6 @@ from pathlib import Path
 from ..experiments import load_protocol_data
 from .destinations import check_destinations, write_error
 from .figures import FIGURE_NAMES, figure_lambda, figure_pr
-from .options import build_parser
 from .plan import Plan, full_plan, quick_plan
 from .report import write_document
 from .runs import measure
@@ -74,33 +72,6 @@ def _relative(target, start):
         return Path(target).resolve().as_posix()
 
 
-def main(argv=None, prog="python -m textwin.reproduce"):
-    """Run the reproduction and write the document; return the exit status.
-
-    0 on success; 2 on an unwritable ``--output`` or ``--figures`` (argparse exits
-    with 2 on a bad option); 3 on a missing or damaged corpus. A failure the user
-    can fix prints one line, ``textwin: error: ...``, naming the fix; a warning
-    (a corpus that differs from the published one, ...) one ``textwin: warning:`` line.
-    """
-    import warnings
-
-    def show(message, category, filename, lineno, file=None, line=None):
-        print(f"textwin: warning: {message}", file=sys.stderr)  # not a source excerpt
-
-    args_list = sys.argv[1:] if argv is None else list(argv)
-    parser = build_parser(prog)
-    args = parser.parse_args(args_list)
-    if args.draws is not None and args.draws < 2:
-        parser.error("--draws must be at least 2 (the spread needs two draws)")
-    # -q / --quiet only silence stderr: the document is the same, so the
-    # recorded command leaves them out
-    command = shlex.join(shlex.split(prog)
-                         + [a for a in args_list if a not in ("-q", "--quiet")])
-    with warnings.catch_warnings():
-        warnings.showwarning = show
-        return run(args, command)
-
-
 def run(args, command):
     """Run the reproduction that the parsed options ``args`` ask for; ``command`` is the
     command line the report records. Returns the exit status."""
@@ -158,19 +129,3 @@ def _writing(path, option):
         yield
     except OSError as exc:
         raise CLIError(write_error(path, option, exc), EXIT_USAGE) from None
-
-
-def console():  # pragma: no cover - `python -m textwin.reproduce`
-    """``python -m textwin.reproduce``: :func:`main` with the command line's last resorts."""
-    from .._cli_common import EXIT_NO_DATA, first_line
-
-    try:
-        return main()
-    except OSError as exc:
-        # Failures main() does not foresee, such as a full disk when the document is
-        # written: one line, as `textwin reproduce` prints it, not a traceback.
-        print(f"textwin: error: {first_line(exc)}", file=sys.stderr)
-        return EXIT_NO_DATA
-    except KeyboardInterrupt:
-        print("textwin: error: interrupted", file=sys.stderr)
-        return 130
