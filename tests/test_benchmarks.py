@@ -76,3 +76,138 @@ def test_a_missing_corpus_is_one_line():
 
     with pytest.raises(SystemExit, match="Reuters-21578 is needed: .*/nowhere .*TEXTWIN_DATA_HOME"):
         common.corpus_or_exit(load)
+
+
+# ---------------------------------------------------------------------------
+# bench_corpora: textwin and its peers on real corpora
+# ---------------------------------------------------------------------------
+
+def _write_jsonl(path, rows):
+    import json
+
+    with open(path, "w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(json.dumps(row) + "\n")
+    return str(path)
+
+
+def _noisy_texts(n, seed, multilabel=False):
+    """Texts of three topics, each with words of its own and of another topic, and
+    one label in eight wrong (single-label): learnable, not separable."""
+    import random
+
+    rng = random.Random(seed)
+    own = {c: [f"{c}{i}" for i in range(8)] for c in "abc"}
+    rows = []
+    for i in range(n):
+        c = "abc"[i % 3]
+        words = rng.sample(own[c], 2) + rng.sample(own["abc"[(i + 1) % 3]], 1)
+        words += [f"w{rng.randrange(30)}" for _ in range(6)]
+        labels = [c]
+        if multilabel and i % 4 == 0:
+            labels.append("abc"[(i + 2) % 3])
+            words += rng.sample(own[labels[-1]], 2)
+        elif not multilabel and rng.random() < 0.125:
+            labels = [rng.choice("abc")]
+        rows.append({"text": " ".join(rng.sample(words, len(words))), "labels": labels})
+    return rows
+
+
+def test_corpora_scores_single_and_multi_label():
+    bench = _load("bench_corpora")
+    Y_true = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 0], [0, 0, 0]])
+    Y_pred = np.array([[1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 1, 0]])
+    # category 0: F1 1; category 1: no true positive, F1 0; category 2 is in neither
+    # the test set nor the predictions: left out of the macro average (50, not 33.3)
+    assert bench.scores_of("multilabel", Y_true, Y_pred) == pytest.approx(
+        {"micro_f1": 75.0, "macro_f1": 50.0})
+    truth, guess = bench.one_hot([0, 0, 1, 2], 3), bench.one_hot([0, 1, 1, 1], 3)
+    # accuracy 2/4; F1 per class: 2/3, 1/2 (precision 1/3, recall 1), 0
+    assert bench.scores_of("multiclass", truth, guess) == pytest.approx(
+        {"accuracy": 50.0, "macro_f1": 100 * 7 / 18})
+
+
+def test_corpora_textwin_row_is_what_train_corpus_gives(tmp_path, capsys):
+    import json
+
+    from textwin.cli import main as textwin_main
+    from textwin.persistence import load_model
+
+    bench = _load("bench_corpora")
+    train, test = _noisy_texts(150, 0), _noisy_texts(60, 1)
+    joined = _write_jsonl(tmp_path / "c.jsonl", [dict(r, split="train") for r in train]
+                          + [dict(r, split="test") for r in test])
+    model = tmp_path / "m.npz"
+    assert textwin_main(["train", "--corpus", joined, "--output", str(model), "--json",
+                         "-q"]) in (0, None)
+    cli = json.loads(capsys.readouterr().out)
+    data = bench.Data(_write_jsonl(tmp_path / "tr.jsonl", train),
+                      _write_jsonl(tmp_path / "te.jsonl", test))
+    assert data.task == "multiclass"
+    # the same model (vectorizer, lam, order), not only the same accuracy
+    np.testing.assert_allclose(bench.textwin_scores(data),
+                               load_model(model).decision_function(data.test), atol=1e-9)
+    ours = bench.scores_of(data.task, data.Y_test, bench.run_textwin(data))
+    # the command rounds its percentages to four decimals
+    assert ours == pytest.approx({"accuracy": cli["accuracy"], "macro_f1": cli["macro_f1"]},
+                                 abs=1e-4)
+
+
+def _available(bench, method, data):
+    try:
+        return bench.RUNNERS[method](data)
+    except bench.NotAvailable:
+        return None
+
+
+@pytest.mark.parametrize("multilabel", [False, True])
+def test_corpora_every_method_maps_its_labels_back(tmp_path, multilabel):
+    # each peer numbers the classes its own way (fastText's __label__j, Vowpal
+    # Wabbit's --oaa from 1 and --multilabel_oaa from 0): a shifted mapping scores
+    # near 0, the right one well above chance on these learnable texts
+    bench = _load("bench_corpora")
+    data = bench.Data(_write_jsonl(tmp_path / "tr.jsonl", _noisy_texts(300, 0, multilabel)),
+                      _write_jsonl(tmp_path / "te.jsonl", _noisy_texts(90, 1, multilabel)))
+    assert data.task == ("multilabel" if multilabel else "multiclass")
+    ran = []
+    for method in bench.METHODS:
+        if method == "fasttext":  # its defaults (5 epochs, lr 0.1) need more texts
+            continue
+        Y = _available(bench, method, data)
+        if Y is None:
+            continue
+        figures = bench.scores_of(data.task, data.Y_test, np.asarray(Y))
+        assert figures["macro_f1"] > 60, (method, figures)
+        if multilabel:  # several labels per text are given back, not only the best one
+            assert (np.asarray(Y).sum(axis=1) > 1).any(), method
+        ran.append(method)
+    assert {"textwin", "textwin-auto", "linearsvc", "sgd"} <= set(ran)
+
+
+def test_corpora_children_report_figures_and_peak_memory(tmp_path, capsys):
+    import json
+
+    bench = _load("bench_corpora")
+    folder = tmp_path / "germeval2018"
+    folder.mkdir()
+    two = [dict(r, labels=["x" if r["labels"] == ["a"] else "y"])
+           for r in _noisy_texts(120, 0)]
+    _write_jsonl(folder / "train.jsonl", two[:90])
+    _write_jsonl(folder / "test.jsonl", two[90:])
+    out = tmp_path / "r.json"
+    bench.main(["--corpora", "germeval2018", "--corpora-dir", str(tmp_path),
+                "--methods", "textwin,complementnb", "--json", str(out)])
+    table = capsys.readouterr().out
+    rows = json.loads(out.read_text())["results"]["germeval2018"]
+    assert rows["textwin"]["task"] == "binary" and rows["textwin"]["n_train"] == 90
+    for method in ("textwin", "complementnb"):
+        r = rows[method]
+        # a child's own peak: at least what it held before fitting, and an interpreter's worth
+        assert r["peak_rss_mib"] >= r["rss_before_mib"] > 10 and r["seconds"] > 0
+        assert f"{r['accuracy']:8.2f}" in table
+
+
+def test_corpora_unknown_names_are_one_line(capsys):
+    bench = _load("bench_corpora")
+    with pytest.raises(SystemExit, match="unknown method fasttxt; choose from textwin,"):
+        bench.parse_args(["--methods", "textwin,fasttxt"])
