@@ -32,7 +32,8 @@ def _test_the_installed_textwin_unless_built_here():
         return
     sys.path[:] = [p for p in sys.path if Path(p or os.curdir).resolve() != _CHECKOUT]
     spec = importlib.util.find_spec("textwin")
-    if spec is None or Path(spec.origin).resolve().is_relative_to(_CHECKOUT):
+    # the checkout's own package, not one installed into a venv inside the checkout
+    if spec is None or Path(spec.origin).resolve().is_relative_to(_CHECKOUT / "textwin"):
         raise pytest.UsageError(
             "textwin is not installed and this checkout's kernels are not built: run "
             "`pip install .` or `python setup.py build_ext --inplace` first")
