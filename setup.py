@@ -8,12 +8,13 @@ from setuptools import Extension, setup
 HERE = Path(__file__).parent
 
 KERNELS = Path("textwin", "_kernels")
-# The hand-written C (rowops.h) compiled into the extension whose code calls it:
-# its run-time choice of SIMD path lives in one table per extension.
+# The hand-written C (src/, apart from the C that Cython generates beside the .pyx),
+# compiled into the extension whose code calls it: its run-time choice of SIMD path
+# lives in one table per extension. Every extension finds rowops.h on its include path.
+C_SRC = KERNELS / "src"
 C_SOURCES = {
     "textwin._kernels._regularizers": [
-        str(KERNELS / name)
-        for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
+        str(C_SRC / name) for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
     ],
 }
 
@@ -22,10 +23,10 @@ extensions = [
     Extension(
         name,
         [str(pyx.relative_to(HERE))] + C_SOURCES.get(name, []),
-        include_dirs=[np.get_include()],
+        include_dirs=[np.get_include(), str(C_SRC)],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
-        depends=[str(KERNELS / "rowops.h"), str(KERNELS / "rowops_inline.h")],
+        depends=[str(C_SRC / "rowops.h"), str(C_SRC / "rowops_inline.h")],
     )
     for pyx in sorted((HERE / "textwin").rglob("*.pyx"))
     for name in [".".join(pyx.relative_to(HERE).with_suffix("").parts)]

@@ -79,7 +79,9 @@ def _git(*args):
 
 def kernel_sources(rev):
     """{file name: text} of the kernels' sources (.pyx, .pxd, hand-written .c/.h)
-    at ``rev`` (``WORKTREE``: the files as they are now, committed or not)."""
+    at ``rev`` (``WORKTREE``: the files as they are now, committed or not), by base
+    name: each build is one flat folder, where the generated C finds rowops.h
+    beside it whether the revision kept the hand-written C in ``src/`` or not."""
     if rev == "WORKTREE":
         names = _git("ls-files", "--cached", "--others", "--exclude-standard", KERNELS).split()
     else:
