@@ -170,7 +170,7 @@ def test_user_guide_regenerate_command_is_the_recorded_one():
 # --- docs/mathematics.md: the code's references resolve ----------------------------------
 
 # Where the repository's text lives (build output and generated Cython C excluded).
-_TEXT_ROOTS = ("textwin", "tests", "benchmarks", "data_scripts", "docs")
+_TEXT_ROOTS = ("textwin", "tests", "benchmarks", "data_scripts", "maint_tools", "docs")
 _TEXT_FILES = ("README.md", "setup.py", "pyproject.toml")
 _TEXT_SUFFIXES = {".py", ".pyx", ".pxd", ".c", ".h", ".md", ".txt", ".toml", ".cfg"}
 # "docs/mathematics.md §3", "docs/mathematics.md §1-§8, §10", "docs/mathematics.md's
@@ -311,7 +311,7 @@ def test_benchmarks_readme_lists_every_script():
 
 # --- docs/architecture.md: the map matches the territory ---------------------------------
 
-_PATH = re.compile(r"(?<![\w./-])((?:textwin|tests|benchmarks|docs|data_scripts)/[\w./-]*|"
+_PATH = re.compile(r"(?<![\w./-])((?:textwin|tests|benchmarks|docs|data_scripts|maint_tools)/[\w./-]*|"
                    r"[\w-]+\.(?:py|pyx|pxd|c|h|md|toml))(?![\w/-])")
 
 

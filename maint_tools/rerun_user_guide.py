@@ -13,7 +13,7 @@ README gives (``pip install ".[test]"``, with PyStemmer), whose stems a reader g
 Times are the run's own; review the diff before committing.
 
     TEXTWIN_DATA_HOME=/path/holding/reuters21578 \\
-        python data_scripts/rerun_user_guide.py [--guide docs/user_guide.md] [--work DIR]
+        python maint_tools/rerun_user_guide.py [--guide docs/user_guide.md] [--work DIR]
 """
 import argparse
 import json
