@@ -1,8 +1,12 @@
 """Model files: exact round trips, and a clear refusal of anything else."""
+import io
 import json
+import os
 import pickle
 import re
+import tracemalloc
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -347,3 +351,102 @@ def test_preprocessing_that_is_not_an_object_is_refused(tmp_path, good_file):
     bad = _rewrite(good_file, tmp_path / "bad.npz", meta_update={"preprocessing": "binary"})
     with pytest.raises(ModelFormatError, match="preprocessing is not a JSON object"):
         load_model(bad)
+
+
+# -- bounded reading: the arrays' declared sizes are checked before any is read -----------
+
+def _with_coef_entry(src, dst, shape, data):
+    """``src`` with its coef.npy replaced by a header declaring ``shape`` followed by
+    ``data`` (bytes, or a number of zero bytes written in chunks, deflated)."""
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                  "shape": shape})
+    with zipfile.ZipFile(src) as old, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as new:
+        for info in old.infolist():
+            if info.filename != "coef.npy":
+                new.writestr(info.filename, old.read(info.filename))
+        with new.open("coef.npy", "w", force_zip64=True) as fh:
+            fh.write(header.getvalue())
+            if isinstance(data, bytes):
+                fh.write(data)
+            else:
+                chunk = bytes(1 << 20)
+                for start in range(0, data, len(chunk)):
+                    fh.write(chunk[: min(len(chunk), data - start)])
+    return dst
+
+
+def _peak_bytes_of(call):
+    tracemalloc.start()
+    try:
+        call()
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_a_header_declaring_more_than_its_entry_holds_is_refused_unread(tmp_path, good_file):
+    # a damaged coef.npy header declaring (3, 250,000,000): numpy allocated its 6 GB
+    # before finding the data short
+    with zipfile.ZipFile(good_file) as zf:
+        raw = zf.read("coef.npy")
+    data = raw[len(raw) - 3 * 12 * 8:]
+    bad = _with_coef_entry(good_file, tmp_path / "bad.npz", (3, 250_000_000), data)
+
+    def load():
+        with pytest.raises(ModelFormatError, match=r"coef array's header declares shape "
+                                                    r"\(3, 250000000\) \(6.0 GB\), but its "
+                                                    r"archive entry holds 288 bytes"):
+            load_model(bad)
+    assert _peak_bytes_of(load) < 16 << 20
+
+
+def test_arrays_of_another_shape_than_the_model_are_refused_before_inflating(tmp_path,
+                                                                              good_file):
+    # a consistent archive whose coef inflates to 48 MB of zeros from a 50 kB entry,
+    # where the 3 categories and the 12 selected features make (3, 12)
+    bad = _with_coef_entry(good_file, tmp_path / "bomb.npz", (3, 2_000_000), 48_000_000)
+    assert bad.stat().st_size < 200_000
+
+    def load():
+        with pytest.raises(ModelFormatError, match=r"coef array's header declares shape "
+                                                    r"\(3, 2000000\), where the categories "
+                                                    r"and the other arrays make it \(3, 12\)"):
+            load_model(bad)
+    assert _peak_bytes_of(load) < 16 << 20
+
+
+def test_a_model_larger_than_the_memory_free_is_refused(good_file, monkeypatch):
+    import textwin.persistence as persistence
+
+    monkeypatch.setattr(persistence, "_memory_free", lambda: 100)
+    with pytest.raises(ModelFormatError, match=r"its arrays declare \d.* kB, more than the "
+                                               r"100 bytes of memory free"):
+        load_model(good_file)
+
+
+def test_a_named_pipe_a_device_or_a_folder_is_said_to_be_one(tmp_path, capsys):
+    from test_cli import assert_one_line_error, run
+
+    os.mkfifo(tmp_path / "pipe.npz")
+    for path, what in ((tmp_path / "pipe.npz", "is a named pipe (FIFO), not a model file"),
+                       (Path("/dev/zero"), "is a character device, not a model file"),
+                       (tmp_path, "is a folder, not a model file")):
+        with pytest.raises(ModelFormatError, match=re.escape(what)):
+            load_model(path)
+    code, out, err = run(capsys, "predict", tmp_path / "pipe.npz", tmp_path / "doc.txt")
+    assert code != 0 and out == ""
+    assert_one_line_error(err, "pipe.npz is a named pipe (FIFO)")
+
+
+def test_only_textwins_vectorizer_can_be_saved(tmp_path):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    docs, Y = _corpus()
+    pipe = Pipeline([("vec", TfidfVectorizer()), ("clf", DualSVM(lam=1e-2))]).fit(docs, Y[:, 0])
+    with pytest.raises(ValueError, match=r"only textwin's vectorizer \(textwin.text."
+                                         r"TextVectorizer\), not sklearn.feature_extraction."
+                                         r"text.TfidfVectorizer: .*joblib.dump"):
+        save_model(tmp_path / "x.npz", pipe)
+    assert not (tmp_path / "x.npz").exists()

@@ -16,8 +16,11 @@ A model file holds everything needed to score raw text again:
   its classes, the preprocessing settings, the estimator's class and
   parameters and any training information (duality gap, epochs, test scores).
 
-The file is read with ``np.load(allow_pickle=False)``: loading never runs code
-from the file. It is written through :func:`textwin._io.atomic_write`, so a
+The file is read with ``allow_pickle=False``: loading never runs code from the
+file. Before any array is read, the shapes that the arrays' headers declare are
+checked against the archive's sizes, the category names and one another, and
+their total against the memory free, so that a damaged header cannot make a
+small file inflate gigabytes. It is written through :func:`textwin._io.atomic_write`, so a
 reader sees either the old file or the complete new one. Anything that is not a
 complete textwin model file (a truncated download, another program's ``.npz``,
 random bytes, a file written by a newer, incompatible textwin) is refused with
@@ -26,6 +29,10 @@ a :class:`ModelFormatError` that says what is wrong.
 from __future__ import annotations
 
 import json
+import math
+import os
+import stat
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +52,8 @@ FORMAT_VERSION = "1.1"
 _TASKS = ("multilabel", "binary", "multiclass")
 _META_KEY = "__metadata__"
 _ARRAYS = ("coef", "intercept", "vocabulary", "selected", "idf", "thresholds")
+#: The most metadata a model file may hold (category names, settings, scores).
+_MAX_METADATA_BYTES = 1 << 24
 
 
 class ModelFormatError(ValueError):
@@ -386,6 +395,7 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
             target_names = [f"category_{i}" for i in range(coef.shape[0])]
     vocabulary = preprocessing = idf = None
     if vectorizer is not None:
+        _check_vectorizer(vectorizer)
         if getattr(vectorizer, "n_features", None) is not None:
             raise ValueError(
                 "a model file stores the vectorizer's vocabulary, and a TextVectorizer with "
@@ -412,6 +422,18 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
     return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
                      preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta,
                      task=task, classes=classes)
+
+
+def _check_vectorizer(vectorizer):
+    """A model file stores textwin's vectorizer as its settings and vocabulary; no other
+    vectorizer's tokenizer, analyzer or options can be stored that way."""
+    from .text import TextVectorizer
+
+    if not isinstance(vectorizer, TextVectorizer):
+        raise ValueError(
+            f"a model file can hold only textwin's vectorizer (textwin.text.TextVectorizer), "
+            f"not {_qualified_name(vectorizer)}: vectorize with TextVectorizer (its "
+            f"weighting='tfidf' is tf-idf), or save this pipeline with joblib.dump")
 
 
 def save_model(path, model, *, vectorizer=None, selector=None, target_names=None,
@@ -496,19 +518,21 @@ def load_model(path):
     """Read a model file written by :func:`save_model`.
 
     Never unpickles: arrays are read with ``allow_pickle=False`` and the
-    metadata is JSON.
+    metadata is JSON. Every array's declared shape and size is checked before
+    any array is read.
 
     Raises
     ------
     FileNotFoundError
         The file does not exist.
     ModelFormatError
-        The file is corrupted, truncated, not a textwin model, or written by a
-        textwin whose major format version this one does not know.
+        The path is not a regular file (a folder, a named pipe, a device), or
+        the file is corrupted, truncated, not a textwin model, larger than the
+        memory free, or written by a textwin whose major format version this
+        one does not know.
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"model file not found: {path}")
+    _check_regular_file(path)
     # Look at the first bytes before numpy does: for anything that is not a zip
     # archive, np.load would suggest unpickling it, which a model file never needs.
     with open(path, "rb") as fh:
@@ -519,13 +543,11 @@ def load_model(path):
                 else "an empty file" if not head else "not a zip archive")
         raise _bad(path, f"{what}; a model file is an .npz archive")
     try:
-        npz = np.load(path, allow_pickle=False)
-        with npz:
-            names = set(npz.files)
-            if _META_KEY not in names:
-                raise _bad(path, "no textwin metadata: another program's .npz")
-            raw = npz[_META_KEY]
-            arrays = {k: npz[k] for k in _ARRAYS if k in names}
+        with zipfile.ZipFile(path) as archive:
+            meta, version = _read_metadata(path, archive)
+            declared = _declared_arrays(path, archive)
+            _check_declared(path, declared, meta)
+            arrays = {key: _read_array(archive, info) for key, (_, info) in declared.items()}
     except ModelFormatError:
         raise
     except Exception as exc:  # noqa: BLE001
@@ -533,7 +555,41 @@ def load_model(path):
         # a CRC mismatch, a bad .npy header, a refused object array): each one
         # means the same thing to the user.
         raise _bad(path, f"cannot be read as an .npz archive: {exc}") from None
+    _check_arrays(path, arrays)
+    return _model_from(path, arrays, meta, version)
 
+
+_FILE_KINDS = ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a named pipe (FIFO)"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular_file(path):
+    """FileNotFoundError if nothing is there; ModelFormatError, saying what it is, if
+    it is not a regular file (opening a named pipe would wait for a writer, and a
+    device such as /dev/zero never ends)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        raise FileNotFoundError(f"model file not found: {path}") from None
+    if not stat.S_ISREG(mode):
+        what = next((name for test, name in _FILE_KINDS if test(mode)), "not a regular file")
+        raise ModelFormatError(
+            f"{path} is {what}, not a model file: give the .npz file that "
+            "`textwin train --output MODEL.npz` wrote")
+
+
+def _read_metadata(path, archive):
+    """The metadata (a dict naming the format) and its format version, or ModelFormatError."""
+    try:
+        info = archive.getinfo(_META_KEY + ".npy")
+    except KeyError:
+        raise _bad(path, "no textwin metadata: another program's .npz") from None
+    if info.file_size > _MAX_METADATA_BYTES:
+        raise _bad(path, f"its metadata declares {_size(info.file_size)}, more than the "
+                         f"{_size(_MAX_METADATA_BYTES)} a model's metadata may take")
+    _declared_shape(path, archive, info, "metadata")
+    raw = _read_array(archive, info)
     if raw.dtype != np.uint8 or raw.ndim != 1:
         raise _bad(path, "metadata is not a byte string")
     try:
@@ -543,17 +599,101 @@ def load_model(path):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise _bad(path, "metadata does not name the textwin model format")
     version = str(meta.get("format_version", ""))
-    major = version.split(".")[0]
-    if major != FORMAT_VERSION.split(".")[0]:
+    if version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
         raise ModelFormatError(
             f"{path} uses model format {version!r} (written by textwin "
             f"{meta.get('textwin_version', '?')}); this textwin {__version__} reads format "
             f"{FORMAT_VERSION.split('.')[0]}.x: upgrade textwin or re-train the model")
+    return meta, version
+
+
+def _declared_arrays(path, archive):
+    """{name: (shape, zip entry)} of the model's arrays, from their .npy headers alone."""
+    declared = {}
+    for key in _ARRAYS:
+        try:
+            info = archive.getinfo(key + ".npy")
+        except KeyError:
+            continue
+        declared[key] = (_declared_shape(path, archive, info, key), info)
+    return declared
+
+
+def _declared_shape(path, archive, info, key):
+    """The shape an entry's .npy header declares, checked to fill the entry exactly
+    (the header and the archive's uncompressed size agree); no array data is read."""
+    with archive.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            raise _bad(path, f"the {key} array has .npy format version {version}")
+        read_header = (np.lib.format.read_array_header_1_0 if version == (1, 0)
+                       else np.lib.format.read_array_header_2_0)
+        shape, _, dtype = read_header(fh)
+        header = fh.tell()
+    if dtype.hasobject:
+        raise _bad(path, f"the {key} array holds Python objects, which textwin never loads")
+    data = math.prod(shape) * dtype.itemsize
+    if header + data != info.file_size:
+        raise _bad(path, f"the {key} array's header declares shape {shape} ({_size(data)}), "
+                         f"but its archive entry holds {_size(max(info.file_size - header, 0))}")
+    return shape
+
+
+def _check_declared(path, declared, meta):
+    """Refuse, before reading them, arrays whose declared shapes disagree with the
+    category names or with one another, or that would not fit in the memory free."""
+    shapes = {key: shape for key, (shape, _) in declared.items()}
     for key in ("coef", "intercept"):
-        if key not in arrays:
+        if key not in shapes:
             raise _bad(path, f"the {key!r} array is missing")
-    if arrays["coef"].ndim != 2:
-        raise _bad(path, f"coef has {arrays['coef'].ndim} dimensions, expected 2")
+    if len(shapes["coef"]) != 2:
+        raise _bad(path, f"coef has {len(shapes['coef'])} dimensions, expected 2")
+    names = meta.get("target_names")
+    n = len(names) if isinstance(names, list) else shapes["coef"][0]
+    width = shapes["vocabulary"][0] if len(shapes.get("vocabulary", ())) == 1 else None
+    d = shapes["selected"][0] if len(shapes.get("selected", ())) == 1 else width
+    expected = {"coef": (n, shapes["coef"][1] if d is None else d), "intercept": (n,),
+                "thresholds": (n,), "idf": (width,) if width is not None else shapes.get("idf")}
+    for key, shape in expected.items():
+        if key in shapes and shapes[key] != shape:
+            raise _bad(path, f"the {key} array's header declares shape {shapes[key]}, where "
+                             f"the categories and the other arrays make it {shape}")
+    total = sum(info.file_size for _, info in declared.values())
+    free = _memory_free()
+    if free is not None and total > free:
+        raise _bad(path, f"its arrays declare {_size(total)}, more than the {_size(free)} "
+                         "of memory free")
+
+
+def _memory_free():
+    """Bytes of memory available now (Linux's MemAvailable, else the free pages; None
+    where the system does not say)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _size(nbytes):
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if nbytes >= scale:
+            return f"{nbytes / scale:.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def _read_array(archive, info):
+    with archive.open(info) as fh:
+        return np.lib.format.read_array(fh, allow_pickle=False)
+
+
+def _check_arrays(path, arrays):
     for key, arr in arrays.items():
         if key == "vocabulary":
             if arr.dtype.kind != "U" or arr.ndim != 1:
@@ -563,6 +703,10 @@ def load_model(path):
                 raise _bad(path, "selected is not an array of integers")
         elif arr.dtype.kind not in "fiu":
             raise _bad(path, f"{key} is not numeric")
+
+
+def _model_from(path, arrays, meta, version):
+    """The :class:`TextModel` of a file's checked arrays and metadata."""
     classes = meta.get("classes")
     if classes is not None and not isinstance(classes, list):
         raise _bad(path, "classes is not a list")
@@ -593,8 +737,6 @@ def is_model_file(path, max_metadata_bytes=1 << 24):
     """True if ``path`` is a textwin model file (any format version): a zip archive
     whose metadata names the format. Reads the metadata only, so that a command
     may tell its own earlier output, which it may replace, from a user's file."""
-    import zipfile
-
     try:
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo(_META_KEY + ".npy")
