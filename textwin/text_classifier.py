@@ -34,6 +34,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
+from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_thresholds, f1_thresholds
@@ -329,7 +330,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         """Probabilities of the logistic loss (``loss="logistic"`` only): of each class,
         normalized over the classes (single-label), or of each category (multi-label)."""
-        if self.loss != "logistic":
+        if not loss_named(self.loss).probabilistic:
             raise AttributeError(f"predict_proba needs loss='logistic'; loss={self.loss!r} "
                                  "gives scores, not probabilities (use decision_function)")
         scores = self.decision_function(X)

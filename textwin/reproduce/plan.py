@@ -60,8 +60,9 @@ _PR_METHODS = ("winnow", "rwinnow", "rwinnow-balanced", "perceptron", "svm-alg2"
 # A "+topic_test" suffix scores only the 3,019 test documents that have a topic: the
 # paper's test-set size was lost in extraction ("9603 documents in the training set
 # and ... documents in the test set"), and many ModApte studies drop the test
-# documents without a topic (data_scripts/explore_pipeline_variants.py measured
-# this and the other pipeline readings: text fields, tokenizers, IG variants).
+# documents without a topic (an exploration measured this and the other pipeline
+# readings, text fields, tokenizers and IG variants:
+# `git show cbbb6d5:data_scripts/explore_pipeline_variants.py`).
 _ALTERNATIVES = (
     ("winnow", "per-category IG", {}, "per_category"),
     ("winnow", "eta = 0.003", {"eta": 0.003}, "global"),
