@@ -546,6 +546,26 @@ def test_gzipped_jsonl_is_read_as_json_lines(tmp_path):
         load_corpus(path)
 
 
+def test_damaged_gzipped_jsonl_is_one_error(tmp_path):
+    import gzip
+    import random
+
+    from textwin.datasets import read_inputs
+
+    rng = random.Random(0)
+    lines = "".join(json.dumps({"text": " ".join(f"w{rng.randrange(10**6)}" for _ in range(50)),
+                                "labels": ["a"]}) + "\n" for _ in range(500))
+    raw = bytearray(gzip.compress(lines.encode()))
+    for k in range(200, 400):  # damaged inside the deflate stream: zlib.error, not EOFError
+        raw[k] ^= 0x55
+    path = tmp_path / "c.jsonl.gz"
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CorpusError, match=r"c.jsonl.gz: not a complete gzip file"):
+        load_corpus(path)
+    with pytest.raises(CorpusError, match=r"c.jsonl.gz: not a complete gzip file"):
+        read_inputs([path], "text")
+
+
 def test_utf16_files_in_a_folder_are_text(tmp_path):
     for cat in ("a", "b"):
         (tmp_path / cat).mkdir()

@@ -12,6 +12,7 @@ import codecs
 import gzip
 import io
 import json
+import zlib
 from pathlib import Path
 
 from ._corpus import CorpusError, Documents, finish
@@ -102,7 +103,7 @@ def jsonl_inputs(path, *, n_features=None):
                 rec = _object(line, f"{path}:{lineno}")
                 ids.append(str(rec["id"]) if "id" in rec else f"{path}:{lineno}")
                 docs.append(rec["text"])
-    except (EOFError, gzip.BadGzipFile):
+    except (EOFError, zlib.error, gzip.BadGzipFile):  # cut short, damaged
         raise _gzip_errors(path) from None
     return ids, docs, {}
 
@@ -124,7 +125,7 @@ def jsonl_documents(path, *, allow_unlabeled=False):
             labels.append(labs)
             ids.append(str(lineno if doc_id is None else doc_id))
             splits.append(split)
-    except (EOFError, gzip.BadGzipFile):
+    except (EOFError, zlib.error, gzip.BadGzipFile):  # cut short, damaged
         raise _gzip_errors(path) from None
     if any(s is not None for s in splits) and any(s is None for s in splits):
         raise CorpusError(f"{path}: some lines have a \"split\" field and some do not; "
