@@ -60,6 +60,11 @@ def test_jsonl_bad_split_value_and_no_labels(tmp_path):
         {"text": "b", "labels": ["x"], "split": "dev"}])
     with pytest.raises(CorpusError, match='split must be "train" or "test"'):
         read_jsonl(path)
+    path = _write_jsonl(tmp_path / "l.jsonl", [  # a list is no split (and not hashable)
+        {"text": "a", "labels": ["x"], "split": ["train"]},
+        {"text": "b", "labels": ["x"], "split": {"name": "test"}}])
+    with pytest.raises(CorpusError, match=r"""split must be "train" or "test", found \[\['train'\], """):
+        read_jsonl(path)
     path = _write_jsonl(tmp_path / "n.jsonl", [{"text": "a", "labels": []}, {"text": "b"}])
     with pytest.raises(CorpusError, match=r'n.jsonl:2: no "labels" field.*--allow-unlabeled'):
         read_jsonl(path)

@@ -184,7 +184,10 @@ def warn_skipped(source, skipped):
 
 
 def _given_split(source, splits):
-    bad = sorted({s for s in splits if s not in ("train", "test")}, key=str)
+    bad = []  # by first appearance: a JSON value may be a list, which no set holds
+    for s in splits:
+        if s not in ("train", "test") and s not in bad:
+            bad.append(s)
     if bad:
         raise CorpusError(f"{source}: split must be \"train\" or \"test\", found {bad[:3]} "
                           "(give every document a split, or none to split at random)")
