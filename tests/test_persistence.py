@@ -417,6 +417,29 @@ def test_arrays_of_another_shape_than_the_model_are_refused_before_inflating(tmp
     assert _peak_bytes_of(load) < 16 << 20
 
 
+def test_a_metadata_header_declaring_gigabytes_is_refused_unread(tmp_path, good_file):
+    from textwin.persistence import is_model_file
+
+    header = io.BytesIO()
+    np.lib.format.write_array_header_1_0(header, {"descr": "|u1", "fortran_order": False,
+                                                  "shape": (6_000_000_000,)})
+    bad = tmp_path / "meta.npz"
+    with zipfile.ZipFile(good_file) as old, zipfile.ZipFile(bad, "w") as new:
+        for info in old.infolist():
+            data = old.read(info.filename)
+            if info.filename == "__metadata__.npy":
+                data = header.getvalue() + data[len(header.getvalue()):]
+            new.writestr(info.filename, data)
+
+    def look():
+        assert not is_model_file(bad)
+        with pytest.raises(ModelFormatError, match=r"metadata array's header declares shape "
+                                                    r"\(6000000000,\) \(6.0 GB\)"):
+            load_model(bad)
+    assert _peak_bytes_of(look) < 16 << 20
+    assert is_model_file(good_file)
+
+
 def test_a_model_larger_than_the_memory_free_is_refused(good_file, monkeypatch):
     import textwin.persistence as persistence
 

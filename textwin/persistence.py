@@ -742,8 +742,8 @@ def is_model_file(path, max_metadata_bytes=1 << 24):
             info = archive.getinfo(_META_KEY + ".npy")
             if info.file_size > max_metadata_bytes:
                 return False
-            with archive.open(info) as fh:
-                raw = np.lib.format.read_array(fh, allow_pickle=False)
+            _declared_shape(path, archive, info, "metadata")  # no allocation past the entry
+            raw = _read_array(archive, info)
         meta = json.loads(raw.tobytes().decode("utf-8"))
     except Exception:  # noqa: BLE001 - whatever it is, it is not a model of ours
         return False
