@@ -595,6 +595,28 @@ def test_svmlight_with_a_byte_order_mark_reads_its_first_label(tmp_path):
         read_svmlight(path)
 
 
+@pytest.mark.parametrize("suffix", [".gz", ".bz2"])
+def test_compressed_svmlight_errors_name_the_line(tmp_path, suffix):
+    import bz2
+    import gzip
+
+    from textwin.datasets import read_svmlight_file
+
+    compress = {".gz": gzip.compress, ".bz2": bz2.compress}[suffix]
+    path = tmp_path / f"x.svm{suffix}"
+    path.write_bytes(compress(b"1 1:1\n2 2:1\n1 1:1 junk\n"))
+    with pytest.raises(CorpusError, match=rf"x.svm{suffix}:3: 'junk' is not index:value"):
+        load_corpus(path)  # it named line 1, the compressed bytes, as a label
+    path.write_bytes(compress(b"1 1:1\n2 2:1\n1 1:1 9:1\n"))
+    with pytest.raises(CorpusError, match=rf"x.svm{suffix}:3: feature index 9 is beyond"):
+        read_svmlight_file(path, n_features=2)
+    raw = bytearray(compress(b"".join(b"%d 1:1 %d:2\n" % (i % 2, i + 2) for i in range(3000))))
+    raw[300:400] = bytes(b ^ 0x55 for b in raw[300:400])  # damaged inside the stream
+    path.write_bytes(bytes(raw))
+    with pytest.raises(CorpusError, match=rf"x.svm{suffix}: not a complete {suffix[1:]} file"):
+        load_corpus(path)  # a zlib.error traceback
+
+
 def test_gzipped_files_in_a_folder_are_gunzipped(tmp_path):
     import gzip
 

@@ -4,10 +4,13 @@
 comma-separated list, ``#`` comments. These corpora are numeric: there is no
 text to vectorize. Every problem is a :class:`CorpusError` naming the line.
 """
+import bz2
 import codecs
+import gzip
 import math
 import os
 import warnings
+import zlib
 from functools import partial
 from pathlib import Path
 
@@ -92,9 +95,14 @@ def _svmlight_line_error(path, lineno, line):
     return None
 
 
+# scikit-learn's reader decompresses a file by its name's suffix; so do the line readers
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open}
+
+
 def _lines(path):
-    """``(line number, bytes)`` of every line, without a UTF-8 byte order mark."""
-    with open(path, "rb") as fh:
+    """``(line number, bytes)`` of every line, without a UTF-8 byte order mark; a
+    ``.gz`` or ``.bz2`` file decompressed, so that a message names its line."""
+    with _OPENERS.get(Path(path).suffix.lower(), open)(path, "rb") as fh:
         for lineno, line in enumerate(fh, 1):
             yield lineno, line.removeprefix(codecs.BOM_UTF8) if lineno == 1 else line
 
@@ -119,10 +127,20 @@ def _line_with_index(path, index):
 
 def _load_svmlight(path):
     """(X, label tuples) of one file; every problem is a one-line error naming the line."""
+    try:
+        return _parse_svmlight(path)
+    except (EOFError, zlib.error, OSError) as exc:
+        if isinstance(exc, OSError) and exc.errno is not None:  # not a damaged stream
+            raise
+        raise CorpusError(f"{path}: not a complete {path.suffix[1:]} file ({exc}); compress "
+                          "it again or give it uncompressed") from None
+
+
+def _parse_svmlight(path):
     from sklearn.datasets import load_svmlight_file
 
     try:
-        if path.suffix.lower() in (".gz", ".bz2"):  # scikit-learn decompresses by name
+        if path.suffix.lower() in _OPENERS:  # scikit-learn decompresses by name
             X, y = load_svmlight_file(str(path), multilabel=True, dtype=np.float64,
                                       zero_based=False)
         else:
