@@ -1,5 +1,6 @@
-"""Exit codes, the user-fixable error and the help layout, now in :mod:`textwin.cli.common`;
-re-exported here for the reproduction's command line (:mod:`textwin.reproduce`)."""
+"""The command line's user-fixable error and exit codes, for the reproduction
+(:mod:`textwin.reproduce`), whose runs raise them: a re-export of :mod:`textwin.cli.common`,
+the one import of the command line from a layer below it."""
 from .cli.common import (  # noqa: F401
     EXIT_BAD_MODEL,
     EXIT_CODES,
@@ -9,9 +10,7 @@ from .cli.common import (  # noqa: F401
     EXIT_OK,
     EXIT_USAGE,
     CLIError,
-    HelpFormatter,
     damaged_corpus,
-    fail,
     first_line,
     missing_data,
     n_jobs_error,
