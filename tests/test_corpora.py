@@ -473,6 +473,28 @@ def test_a_separate_test_set_and_a_split_of_its_own_are_refused(tmp_path):
             load_corpus(train, test_path=test)
 
 
+def test_a_linked_folder_in_a_category_folder_is_read(tmp_path):
+    from textwin.datasets import read_inputs
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    for i in range(2):
+        (elsewhere / f"{i}.txt").write_text(f"linked text {i}")
+    root = tmp_path / "corpus"
+    for cat in ("a", "b"):
+        (root / cat).mkdir(parents=True)
+        for i in range(3):
+            (root / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    (root / "a" / "more").symlink_to(elsewhere)  # os.walk lists it and does not enter it
+    (root / "b" / "loop").symlink_to(root / "b")  # a link to its own folder: read once
+    c = read_folder(root)
+    docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
+    assert docs["a/more/1.txt"] == "linked text 1" and len(docs) == 8
+    ids, texts, _ = read_inputs([root / "a"], "text")
+    assert sorted(texts) == sorted([f"a text {i}" for i in range(3)]
+                                   + [f"linked text {i}" for i in range(2)])
+
+
 def _unreadable_category(tmp_path, monkeypatch):
     """A corpus whose category folder tech/ cannot be listed (chmod 000; the tests
     run as root, to whom chmod means nothing, so os.scandir refuses it here)."""

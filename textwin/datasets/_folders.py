@@ -63,13 +63,21 @@ def _walk(cat_dir, shown_dir, unreadable):
     in hidden folders are left out (the folder is reported once). A folder that cannot
     be listed goes to ``unreadable`` with the reason (``pathlib.rglob`` skips it
     silently: a category folder under ``chmod 000`` was a category with no file)."""
-    files, hidden = [], []
+    files, hidden, seen = [], [], set()
 
     def failed(exc):
         where = shown_dir / Path(exc.filename).relative_to(cat_dir)
         unreadable.append(f"{where}/: {exc.strerror or exc}")
 
-    for top, dirs, names in os.walk(cat_dir, onerror=failed):
+    # A link to a folder is followed, as a link to a file is (os.walk lists it among
+    # the folders and, by default, never enters it); a folder met twice (a link to an
+    # ancestor) is read once.
+    for top, dirs, names in os.walk(cat_dir, onerror=failed, followlinks=True):
+        st = os.stat(top)
+        if (st.st_dev, st.st_ino) in seen:
+            dirs[:] = []
+            continue
+        seen.add((st.st_dev, st.st_ino))
         rel = Path(top).relative_to(cat_dir)
         hidden += [rel / d for d in dirs if d.startswith(".")]
         dirs[:] = [d for d in dirs if not d.startswith(".")]
