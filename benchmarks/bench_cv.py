@@ -68,7 +68,9 @@ def compare_with_gridsearch(X, Y, n_lams, n_folds, repeats, timer=time.perf_coun
     scoring = micro_bep_scorer() if multilabel else "accuracy"
 
     def ours():
-        return DualGaussSeidelClassifierCV(lams=grid, cv=folds, random_state=0).fit(X, Y)
+        return DualGaussSeidelClassifierCV(lams=grid, cv=folds, random_state=0,
+                                           scoring="micro_breakeven_point" if multilabel
+                                           else None).fit(X, Y)
 
     def peer():
         svc = LinearSVC(loss="hinge", fit_intercept=False, dual=True, random_state=0)

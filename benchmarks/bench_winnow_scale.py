@@ -127,6 +127,7 @@ def cv_fit_score(params, data, lams, folds, n_jobs):
     X_train, y_train, X_test, y_test, multilabel = data
     started = time.perf_counter()
     est = DualGaussSeidelClassifierCV(lams=lams, cv=folds, random_state=0, n_jobs=n_jobs,
+                                      scoring="micro_breakeven_point" if multilabel else None,
                                       **params).fit(X_train, y_train)
     if multilabel:
         score = micro_breakeven_point(y_test, est.decision_function(X_test))

@@ -169,7 +169,7 @@ def test_multilabel_cv_chooses_a_lam_per_column_maximizing_micro_bep():
     X, Y = _text_like(n=200, n_labels=3, seed=7)
     grid = lam_grid(lam_max(X, Y), 4, 1e-2)
     clf = DualGaussSeidelClassifierCV(lams=grid, cv=4, early_stopping=False,
-                                      random_state=0).fit(X, Y)
+                                      scoring="micro_breakeven_point", random_state=0).fit(X, Y)
     assert clf.scoring_ == "micro_breakeven_point"
     assert clf.cv_scores_.shape == (3, 4, 4)
     assert clf.lam_.shape == (3,)
@@ -230,7 +230,8 @@ def test_a_fold_without_positives_is_left_out_with_a_warning_and_no_nan_score():
     Y[:, 1] = 0
     Y[[3, 50], 1] = 1  # two positives: two of the four folds hold none out
     with pytest.warns(UserWarning, match="column 1 .*folds"):
-        clf = DualGaussSeidelClassifierCV(lams=3, cv=4, random_state=0).fit(X, Y)
+        clf = DualGaussSeidelClassifierCV(lams=3, cv=4, scoring="micro_breakeven_point",
+                                          random_state=0).fit(X, Y)
     assert np.isfinite(clf.best_score_)
     assert np.isnan(clf.cv_scores_[1]).sum() == 2 * 3  # two folds x three lams
     assert np.all(np.isfinite(clf.cv_scores_[0]))
@@ -311,9 +312,12 @@ def test_early_stopping_leaves_out_only_lams_past_the_optimum():
     grid = lam_grid(lam_max(X, Y), 8, 1e-3)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        # a lam per column (the break-even point's): each column's path stops on its own
         full = DualGaussSeidelClassifierCV(lams=grid, cv=3, early_stopping=False,
+                                           scoring="micro_breakeven_point",
                                            random_state=0).fit(X, Y)
-        early = DualGaussSeidelClassifierCV(lams=grid, cv=3, random_state=0).fit(X, Y)
+        early = DualGaussSeidelClassifierCV(lams=grid, cv=3, scoring="micro_breakeven_point",
+                                            random_state=0).fit(X, Y)
     solved = ~np.isnan(early.cv_scores_).all(axis=1)             # (problems, lams)
     assert not solved.all() and solved[:, 0].all()
     assert early.path_n_iter_.sum() < full.path_n_iter_.sum()
@@ -351,7 +355,8 @@ def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
     rng = np.random.default_rng(0)
     X = sp.random(90, 30, density=0.2, format="csr", random_state=rng)
     Y = (rng.random((90, 2)) < 0.4).astype(int)
-    est = M.DualGaussSeidelClassifierCV(cv=3, lams=3, random_state=0)
+    est = M.DualGaussSeidelClassifierCV(cv=3, lams=3, scoring="micro_breakeven_point",
+                                        random_state=0)
     problems = M._Problems(est, X, Y, None)
     scoring = M._Scoring(est.scoring, est)
     folds = est._folds(problems, Y)
@@ -378,7 +383,8 @@ def test_a_label_with_few_held_out_positives_takes_the_lam_of_the_others():
     Y[:, 0] = S[:, 0] > np.quantile(S[:, 0], 0.6)
     Y[np.argsort(-S[:, 1])[:4], 1] = 1  # four positives in all
     Y[np.argsort(-S[:, 2])[:6], 2] = 1
-    est = DualGaussSeidelClassifierCV(lams=8, cv=4, random_state=0, early_stopping=False)
+    est = DualGaussSeidelClassifierCV(lams=8, cv=4, random_state=0, early_stopping=False,
+                                      scoring="micro_breakeven_point")
     with pytest.warns(UserWarning, match=r"2 label column\(s\) \(1, 2\) have fewer than 10 "
                                          r"held-out positives"):
         est.fit(X, Y)
@@ -402,3 +408,143 @@ def test_held_out_path_scores_are_the_path_models_scores():
     np.testing.assert_array_equal(held.n_iter, path.n_iter)
     with pytest.raises(ValueError, match="X_held_out has 3 features, X has 20"):
         held_out_path_scores(X[:200], y[:200], X[200:, :3], lams)
+
+
+# ---------------------------------------------------------------------------
+# The choice for the model's own decision (select_lam)
+# ---------------------------------------------------------------------------
+
+
+def _random_path_scores(n=120, K=4, L=5, F=4, seed=0):
+    """Out-of-fold path scores whose quality varies by lam, labels and folds."""
+    rng = np.random.default_rng(seed)
+    Y = (rng.random((n, K)) < np.linspace(0.1, 0.5, K)).astype(int)
+    quality = rng.random(L)
+    S = (quality[None, None, :] * (2 * Y[:, :, None] - 1) + rng.normal(size=(n, K, L))
+         - rng.random((1, K, 1)))
+    return S, Y, np.arange(n) % F
+
+
+@pytest.mark.parametrize("scoring, average", [("micro-f1", "micro"), ("macro-f1", "macro")])
+def test_select_lam_scores_each_fold_at_score_zero_as_scikit_learn(scoring, average):
+    from sklearn.metrics import f1_score
+    from textwin.model_selection import select_lam
+
+    S, Y, fold_of = _random_path_scores()
+    choice = select_lam(S, Y, fold_of, task="multilabel", scoring=scoring)
+    expected = np.array([[f1_score(Y[fold_of == f], S[fold_of == f, :, l] > 0, average=average,
+                                   zero_division=np.nan) for l in range(S.shape[2])]
+                         for f in range(4)])
+    np.testing.assert_allclose(choice.fold_scores, expected)
+    assert choice.index == np.argmax(expected.mean(axis=0))
+    np.testing.assert_array_equal(choice.thresholds, 0.0)
+
+
+def test_tuned_thresholds_are_scored_on_folds_they_did_not_see():
+    from textwin.metrics import f1_thresholds
+    from textwin.model_selection import select_lam
+
+    S, Y, fold_of = _random_path_scores(seed=1)
+    choice = select_lam(S, Y, fold_of, task="multilabel", rule="f1")
+    expected = np.empty((4, S.shape[2]))
+    for f in range(4):
+        own, others = fold_of == f, fold_of != f
+        for l in range(S.shape[2]):
+            t = f1_thresholds(Y[others], S[others, :, l])
+            P, T = S[own, :, l] > t, Y[own] > 0
+            tp, fp, fn = (P & T).sum(), (P & ~T).sum(), (~P & T).sum()
+            expected[f, l] = 2 * tp / (2 * tp + fp + fn)
+    np.testing.assert_allclose(choice.fold_scores, expected)
+    # the model's thresholds: tuned on every out-of-fold score at the chosen lam
+    np.testing.assert_allclose(choice.thresholds, f1_thresholds(Y, S[:, :, choice.index]))
+
+
+def test_a_label_with_fewer_positives_than_folds_keeps_threshold_zero():
+    from textwin.model_selection import select_lam
+
+    S, Y, fold_of = _random_path_scores(seed=2)
+    Y[:, 0] = 0
+    Y[[5, 6, 7], 0] = 1  # three positives, four folds: some fold trained on one or none
+    S[:, 0, :] -= 1.0    # its scores all below 0: a tuned threshold would fall below them
+    choice = select_lam(S, Y, fold_of, task="multilabel", rule="f1")
+    assert choice.thresholds[0] == 0.0 and np.all(choice.thresholds[1:] != 0.0)
+
+
+def test_single_label_tasks_score_the_argmax_and_both_binary_classes():
+    from sklearn.metrics import accuracy_score, f1_score
+    from textwin.model_selection import select_lam
+
+    S, Y, fold_of = _random_path_scores(K=3, seed=3)
+    y = np.argmax(S[:, :, 2] + np.random.default_rng(0).normal(size=(120, 3)), axis=1)
+    Y1 = np.eye(3, dtype=int)[y]
+    multi = select_lam(S, Y1, fold_of, task="multiclass", scoring="macro-f1")
+    binary = select_lam(S[:, :1], y == 0, fold_of, task="binary", scoring="macro-f1")
+    acc = select_lam(S, Y1, fold_of, task="multiclass")
+    for f in range(4):
+        rows = fold_of == f
+        for l in range(S.shape[2]):
+            pred = np.argmax(S[rows, :, l], axis=1)
+            assert multi.fold_scores[f, l] == pytest.approx(
+                f1_score(y[rows], pred, average="macro", labels=np.unique(
+                    np.r_[y[rows], pred])))
+            assert acc.fold_scores[f, l] == pytest.approx(accuracy_score(y[rows], pred))
+            assert binary.fold_scores[f, l] == pytest.approx(
+                f1_score(y[rows] == 0, S[rows, 0, l] > 0, average="macro"))
+    with pytest.raises(ValueError, match="multi-class model gives the class"):
+        select_lam(S, Y1, fold_of, task="multiclass", rule="f1")
+
+
+def test_one_standard_error_takes_the_largest_lam_the_folds_cannot_tell_from_the_best():
+    from textwin._lam_choice import shared_choice
+
+    whole = np.array([[.80, .85, .86], [.70, .86, .84], [.82, .86, .88], [.78, .85, .86]])
+    best, mean, se = shared_choice(whole, one_se=False)
+    assert best == 2 and se[2] == pytest.approx(np.std(whole[:, 2]) / 2)
+    # lam 1 scores .855, within one standard error (.0071) of lam 2's .86
+    assert shared_choice(whole, one_se=True)[0] == 1
+
+
+def test_the_cv_estimator_chooses_one_lam_by_micro_f1_at_its_own_decision():
+    from sklearn.metrics import f1_score
+
+    X, Y = _text_like(n=200, n_labels=3, seed=7)
+    grid = lam_grid(lam_max(X, Y), 4, 1e-2)
+    clf = DualGaussSeidelClassifierCV(lams=grid, cv=4, early_stopping=False,
+                                      random_state=0).fit(X, Y)
+    assert clf.scoring_ == "micro-f1" and clf.cv_scores_.shape == (4, 4)
+    assert np.all(clf.lam_ == clf.lam_[0]) and not hasattr(clf, "thresholds_")
+    scores = np.array([[f1_score(Y[te], DualGaussSeidelClassifier(lam=lam, random_state=0)
+                                 .fit(X[tr], Y[tr]).predict(X[te]), average="micro")
+                        for lam in grid] for tr, te in KFold(4).split(X)])
+    np.testing.assert_allclose(clf.cv_scores_, scores, atol=0.03)  # tol=1e-3 solutions
+    assert clf.lam_[0] == grid[np.argmax(clf.cv_scores_.mean(axis=0))]
+
+
+def test_the_cv_estimator_with_tuned_thresholds_predicts_above_them():
+    from textwin.metrics import f1_thresholds
+
+    X, Y = _text_like(n=200, n_labels=3, seed=8)
+    Y[:, 2] = Y[:, 2] * (np.arange(200) % 3 == 0)  # a rarer label
+    clf = DualGaussSeidelClassifierCV(lams=4, lam_min_ratio=1e-2, cv=4, thresholds="f1",
+                                      random_state=0).fit(X, Y)
+    held = np.zeros(Y.shape)
+    for tr, te in KFold(4).split(X):
+        fold = DualGaussSeidelClassifier(lam=clf.lam_[0], random_state=0).fit(X[tr], Y[tr])
+        held[te] = fold.decision_function(X[te])
+    np.testing.assert_allclose(clf.thresholds_, f1_thresholds(Y, held), atol=0.05)
+    assert np.any(clf.thresholds_ != 0)
+    np.testing.assert_array_equal(clf.predict(X), clf.decision_function(X) > clf.thresholds_)
+    with pytest.raises(ValueError, match="thresholds='f1' is scored by textwin's own"):
+        DualGaussSeidelClassifierCV(lams=3, cv=3, thresholds="f1", scoring="roc_auc").fit(X, Y)
+
+
+def test_a_grid_anchored_on_a_lam_passes_through_it_below_lam_max():
+    X, Y = _text_like(n=150, n_labels=2, seed=9)
+    top = lam_max(X, Y)
+    anchor = top / 37.0
+    clf = DualGaussSeidelClassifierCV(lams=6, lam_min_ratio=1e-3, lam_anchor=anchor, cv=3,
+                                      early_stopping=False, random_state=0).fit(X, Y)
+    plain = lam_grid(top, 6, 1e-3)
+    assert np.isclose(clf.lams_, anchor).any()
+    assert clf.lams_[0] <= top and clf.lams_[0] > plain[1]
+    np.testing.assert_allclose(clf.lams_[:-1] / clf.lams_[1:], plain[0] / plain[1])

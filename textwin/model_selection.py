@@ -26,6 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
+from textwin._lam_choice import (SCORINGS, check_choice, fold_scores, select_lam,
+                                 shared_choice, tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
@@ -36,7 +38,7 @@ from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_points
 
 __all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
-           "lam_max", "lam_grid"]
+           "lam_max", "lam_grid", "select_lam"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -233,13 +235,19 @@ def _check_lams(name, lams):
     return np.unique(arr)[::-1].copy()
 
 
-def _resolve_lams(name, lams, min_ratio, problems):
+def _resolve_lams(name, lams, min_ratio, problems, anchor=None):
     if isinstance(lams, Integral) and not isinstance(lams, bool):
         if lams < 1:
             raise ValueError(f"{name}: lams={lams} grid points; use an int >= 1 or an array.")
         if not (isinstance(min_ratio, Real) and 0 < min_ratio < 1):
             raise ValueError(f"{name}: lam_min_ratio must be in (0, 1), got {min_ratio!r}.")
-        return lam_grid(_lam_max_of(problems), lams, min_ratio)
+        grid = lam_grid(_lam_max_of(problems), lams, min_ratio)
+        if anchor is None or grid.size < 2 or not 0 < anchor < grid[0]:
+            return grid
+        # shifted down by less than a step, so that a point falls on the anchor
+        step = grid[0] / grid[1]
+        above = math.floor(math.log(grid[0] / anchor) / math.log(step) + 1e-9)
+        return anchor * step ** (above - np.arange(grid.size, dtype=np.float64))
     return _check_lams(name, lams)
 
 
@@ -449,11 +457,19 @@ class _Scoring:
 
     def __init__(self, scoring, estimator):
         self.name = scoring
-        if scoring is None:
-            self.name = MICRO_BEP if estimator._label_mode == "multilabel" else "accuracy"
+        task = estimator._label_mode
+        # textwin's own scorings, of the decision the model makes (textwin._lam_choice)
+        self.native = scoring is None or (isinstance(scoring, str) and scoring in SCORINGS)
+        self.rule = estimator.thresholds or "zero"
+        if self.native:
+            self.name = check_choice(task, scoring, self.rule, type(estimator).__name__)
+        elif self.rule != "zero":
+            raise ValueError(f"{type(estimator).__name__}: thresholds={estimator.thresholds!r} "
+                             f"is scored by textwin's own scorings; use scoring=None or one "
+                             f"of {', '.join(SCORINGS)}.")
         self.bep = self.name == MICRO_BEP
         self.scorer = None
-        if not self.bep:
+        if not self.bep and not self.native:
             self.scorer = (check_scoring(estimator, scoring=scoring) if callable(self.name)
                            else get_scorer(self.name))
         self.params = {k: v for k, v in estimator.get_params(deep=False).items()
@@ -576,7 +592,9 @@ class _FoldPaths:
 
     def __init__(self, estimator, problems, scoring, folds):
         self.estimator, self.problems, self.scoring, self.folds = estimator, problems, scoring, folds
-        self.shared = problems.mode != "multilabel"
+        # the held-out scores are kept where the choice reads them: a shared lam, or
+        # textwin's scorings of the model's decision (every problem's scores at once)
+        self.shared = problems.mode != "multilabel" or scoring.native
         F, K = len(folds), problems.n_problems
         self.n_tasks = F * K
         self.lams = np.zeros(0)
@@ -587,6 +605,10 @@ class _FoldPaths:
         self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
+        self.truth = np.column_stack([problems.labels.column(k) > 0 for k in range(K)])
+        self.fold_of = np.full(problems.n, -1, dtype=np.intp)  # -1: in no held-out part
+        for f, (_, test) in enumerate(folds):
+            self.fold_of[test] = f
         self.cluster = active_cluster()
         if self.cluster is None:
             self.data, self.matrices = None, [_fold_matrices(problems, *fold) for fold in folds]
@@ -674,16 +696,21 @@ class DualGaussSeidelClassifierCV(DualGaussSeidelClassifier):
     """:class:`DualGaussSeidelClassifier` with ``lam`` chosen by cross-validation.
 
     For every fold and binary problem, a warm-started regularization path
-    over ``lams`` (:func:`regularization_path`, docs/mathematics.md §13) is
-    scored on the held-out fold. Multi-label targets get a ``lam`` per label
-    column (the micro-averaged break-even point is a sum over columns, so
-    choosing each column's best maximizes it); binary and multi-class
-    targets get one shared ``lam`` (the classes' scores must be comparable
-    for the argmax). Ties go to the larger ``lam``. Then every problem is
-    refit on all the data at its ``lam``. Folds and problems run together in
-    ``n_jobs`` threads (inside ``joblib.parallel_config(backend="dask")``,
-    as tasks on the Dask cluster: docs/scaling.md); results do not depend
-    on ``n_jobs`` or the cluster.
+    over ``lams`` (:func:`regularization_path`, docs/mathematics.md §13) scores
+    the held-out fold. By default every document's out-of-fold scores are
+    judged at the decision the fitted model will make (:func:`select_lam`):
+    a label where its score is above 0, or above the thresholds tuned on the
+    other folds' scores (``thresholds``); a class by the argmax. The lam of
+    the best mean score over the folds (micro-F1 for multi-label targets,
+    accuracy for single-label ones; ``scoring``) is shared by every binary
+    problem; ties go to the larger ``lam``. Then every problem is refit on
+    all the data at the choice. A scikit-learn scorer, or
+    ``"micro_breakeven_point"``, instead scores each label column of a
+    multi-label target on its own and chooses a ``lam`` per column. Folds
+    and problems run together in ``n_jobs`` threads (inside
+    ``joblib.parallel_config(backend="dask")``, as tasks on the Dask
+    cluster: docs/scaling.md); results do not depend on ``n_jobs`` or the
+    cluster.
 
     Parameters
     ----------
@@ -703,18 +730,38 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         the smallest ``lam`` searched scores best.
     lam_min_ratio : float in (0, 1), default=1e-4
         Bottom of the first grid, relative to its top (four decades).
+    lam_anchor : float or None, default=None
+        A ``lam`` that a grid from the data passes through (such as the
+        default ``1/n``): the grid is shifted down by less than one of its
+        steps so that a point falls on it, and the choice is never between
+        two points around it.
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (``check_cv``): an int is ``StratifiedKFold`` for
         binary and multi-class targets, ``KFold`` for multi-label ones,
         without shuffling.
     scoring : str, callable or None, default=None
-        None: accuracy for binary and multi-class targets, the micro-averaged
-        break-even point (``"micro_breakeven_point"``) for multi-label ones.
-        Otherwise a scikit-learn scorer name or callable; for multi-label
-        targets it scores each label column as a binary problem, and folds
-        where it is undefined (a column without positives in the held-out
-        fold) are left out of that column's mean, with a warning.
-
+        textwin's scorings of the model's decision: ``"micro-f1"`` (None for
+        multi-label targets), ``"accuracy"`` (None for binary and
+        multi-class targets; exact match of a multi-label row),
+        ``"macro-f1"`` (over the labels or classes on the fold, both classes
+        of a binary target) or ``"breakeven"`` (micro-averaged break-even
+        point of the ranking). Otherwise a scikit-learn scorer name or
+        callable, or ``"micro_breakeven_point"``: for multi-label targets
+        each label column is then scored as a binary problem and gets its own
+        ``lam``, and folds where it is undefined (a column without positives
+        in the held-out fold) are left out of that column's mean, with a
+        warning.
+    thresholds : {None, "f1", "breakeven"}, default=None
+        The decision of a multi-label or binary model: None, score > 0;
+        otherwise per-label thresholds tuned for F1 or the break-even point,
+        both in the cross-validation (each fold's from the other folds'
+        scores) and in the fitted model (``thresholds_``, from every
+        out-of-fold score at the chosen ``lam``; ``predict`` applies them). A
+        label with fewer positives than folds keeps 0.
+    one_se : bool, default=False
+        Take the largest ``lam`` whose mean score is within one standard
+        error (over the folds) of the best: the most regularized model the
+        folds cannot tell from it, for noisy curves.
     early_stopping : bool, default=True
         Stop descending a problem's paths (all of them, when lam is shared)
         once its mean held-out score has been more than one standard error
@@ -735,10 +782,12 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         The held-out score of every fold and ``lam``: of the whole model when
         ``lam`` is shared, of each label column when it is per problem (NaN
         where undefined: a fold without a positive of the column).
+    thresholds_ : ndarray of shape (n_problems,)
+        With ``thresholds``: the tuned decision thresholds.
     best_score_ : float
-        The cross-validated score of the choice (multi-label micro-BEP: the
-        pooled true positives at each column's ``lam`` over the pooled
-        positives, all folds).
+        The cross-validated score of the choice: its mean over the folds
+        (``"micro_breakeven_point"``: the pooled true positives at each
+        column's ``lam`` over the pooled positives, all folds).
     scoring_ : str or callable
         The scoring used.
     path_n_iter_ : ndarray of shape (n_folds, n_problems, n_lams)
@@ -763,8 +812,11 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         regularizer="square",
         lams=_DEFAULT_N_LAMS,
         lam_min_ratio=_DEFAULT_MIN_RATIO,
+        lam_anchor=None,
         cv=5,
         scoring=None,
+        thresholds=None,
+        one_se=False,
         early_stopping=True,
         tol=1e-3,
         max_epochs=1000,
@@ -819,12 +871,18 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         before = dict(vars(self))  # the model so far, whole again if this fit fails
         try:
             problems = _Problems(self, X, y, sample_weight)
-            lams = _resolve_lams(name, self.lams, self.lam_min_ratio, problems)
+            if self.lam_anchor is not None and not (isinstance(self.lam_anchor, Real)
+                                                    and self.lam_anchor > 0):
+                raise ValueError(f"{name}: lam_anchor must be a number > 0 or None, got "
+                                 f"{self.lam_anchor!r}.")
+            lams = _resolve_lams(name, self.lams, self.lam_min_ratio, problems, self.lam_anchor)
             scoring = _Scoring(self.scoring, self)
             folds = self._folds(problems, y)
             run = _FoldPaths(self, problems, scoring, folds)
             try:
                 self._cross_validate(name, run, lams)
+                vars(self).pop("thresholds_", None)
+                self._tune_thresholds(run)
                 self._refit(problems, run)
             finally:
                 run.close()
@@ -910,7 +968,9 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
 
     def _choose(self, run):
         """lam_, best_score_ and cv_scores_ from the paths run so far."""
-        if run.shared:
+        if run.scoring.native:
+            self._native_choice(run)
+        elif run.shared:
             self.cv_scores_ = self._shared_scores(run)
             mean = self.cv_scores_.mean(axis=0)
             best = int(np.argmax(mean))  # the first maximum: the largest lam
@@ -921,6 +981,43 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             self.lam_, self.best_score_ = self._per_problem_choice(
                 run.problems, run.scoring, run.lams, run.col_scores, run.tp, run.npos,
                 run.constant, run.solved)
+
+    def _native_choice(self, run):
+        """lam_, best_score_ and cv_scores_ by textwin's scoring of the model's decision
+        (:func:`select_lam`); the folds' scores of new lams are added to ``run``'s."""
+        problems, scoring = run.problems, run.scoring
+        done, L = run.fold_scores.shape[1], run.lams.size
+        if done < L:
+            whole = fold_scores(self._out_of_fold(run, slice(done, L)), run.truth, run.fold_of,
+                                task=problems.mode, scoring=scoring.name, rule=scoring.rule)
+            run.fold_scores = np.concatenate([run.fold_scores, whole], axis=1)
+        if not np.isfinite(run.fold_scores).any(axis=0).all():
+            raise ValueError(
+                f"{type(self).__name__}: the scoring {scoring.name!r} is undefined on every "
+                f"held-out fold; choose another scoring or other folds.")
+        bad = ~np.isfinite(run.fold_scores)
+        self.cv_scores_ = (np.where(bad, np.nanmean(run.fold_scores, axis=0), run.fold_scores)
+                           if bad.any() else run.fold_scores)
+        best, mean, _ = shared_choice(self.cv_scores_, self.one_se)
+        self.best_score_ = float(mean[best])
+        self._lam_index = best
+        self.lam_ = np.full(problems.n_problems, run.lams[best])
+
+    def _out_of_fold(self, run, lams):
+        """(n, problems, lams) held-out scores: each sample's by the model of its fold."""
+        K = run.problems.n_problems
+        out = np.zeros((run.problems.n, K, len(range(*lams.indices(run.lams.size)))))
+        for (_, test), held in zip(run.folds, run.held):
+            out[test] = held[:, :, lams]
+        return out
+
+    def _tune_thresholds(self, run):
+        """thresholds_ of the rule on every out-of-fold score at the chosen lam."""
+        if run.scoring.rule == "zero":
+            return
+        S = self._out_of_fold(run, slice(0, run.lams.size))
+        self.thresholds_ = tuned_thresholds(S[:, :, self._lam_index], run.truth,
+                                            run.scoring.rule, len(run.folds))
 
     def cv_summary(self, names=None):
         """What the cross-validation chose, JSON-ready (for reports and plots).
@@ -1005,9 +1102,17 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             # said above in textwin's words
             warnings.filterwarnings("ignore", message=".*least populated class")
             folds = list(splitter.split(np.zeros((n, 1)), y_split))
-        if problems.mode == "multilabel":
+        if problems.mode == "multilabel" and not self._native_scoring():
             self._warn_missing_positives(problems, folds)
         return folds
+
+    def _native_scoring(self):
+        return self.scoring is None or (isinstance(self.scoring, str) and self.scoring in SCORINGS)
+
+    def _in_class(self, scores):
+        """Above the tuned thresholds (``thresholds=``), else above 0."""
+        t = getattr(self, "thresholds_", None)
+        return scores > (0.0 if t is None else (t[0] if self._label_mode == "binary" else t))
 
     def _warn_missing_positives(self, problems, folds):
         """Name the label columns with a held-out fold without positives (its score is left out)."""

@@ -1,0 +1,231 @@
+"""Choosing lam from out-of-fold path scores, for the decision the model will make.
+
+A cross-validated path gives every training document a score per binary
+problem and ``lam``, each by a model of a fold that did not see it. This module
+scores those out-of-fold scores at the model's own decision rule (score > 0,
+or per-category thresholds tuned on the other folds' out-of-fold scores; an
+argmax for a multi-class task) with the metric the user asked for, and picks
+``lam`` (docs/mathematics.md §13). :class:`~textwin.DualGaussSeidelClassifierCV`
+uses it, and so can any search that has the out-of-fold scores of a path.
+"""
+import math
+import warnings
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from .metrics import breakeven_points, breakeven_thresholds, f1_thresholds
+
+__all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
+           "shared_choice", "select_lam", "tuned_thresholds"]
+
+#: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
+SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
+#: The decision rule scored: score > 0, or thresholds tuned for F1 or the break-even point.
+RULES = ("zero", "f1", "breakeven")
+_TUNE = {"f1": f1_thresholds, "breakeven": breakeven_thresholds}
+
+
+def default_scoring(task):
+    """micro-F1 for multi-label targets, accuracy for single-label ones."""
+    return "micro-f1" if task == "multilabel" else "accuracy"
+
+
+def check_choice(task, scoring, rule, name="select_lam"):
+    """The scoring (None: the task's default) after one-line checks of scoring and rule."""
+    scoring = default_scoring(task) if scoring is None else scoring
+    if scoring not in SCORINGS:
+        raise ValueError(f"{name}: scoring={scoring!r} is not one of {', '.join(SCORINGS)}.")
+    if rule not in RULES:
+        raise ValueError(f"{name}: rule={rule!r} is not one of {', '.join(RULES)}.")
+    if rule != "zero" and task == "multiclass":
+        raise ValueError(f"{name}: rule={rule!r} tunes a threshold per category; a "
+                         f"multi-class model gives the class of the highest score (rule='zero').")
+    return scoring
+
+
+def tuned_thresholds(S, T, rule, min_positives):
+    """Thresholds of ``rule`` on out-of-fold scores ``S`` (n, K) against the indicator
+    ``T`` (n, K); 0 for a category with fewer than ``min_positives`` (the folds).
+
+    With fewer positives than folds, some fold trained without any or with one: its
+    scores say nothing, and the tuned threshold falls far below 0 (a category of two
+    positives in Reuters-21578 then took 585 false positives of the test set).
+    """
+    if rule == "zero":
+        return np.zeros(S.shape[1])
+    t = np.asarray(_TUNE[rule](T, S), dtype=np.float64)
+    return np.where(np.asarray(T).sum(axis=0) < min_positives, 0.0, t)
+
+
+def _predictions(S, T, fold_of, n_folds, task, rule):
+    """0/1 predictions (n, K, L) of the rule; a tuned rule's thresholds for fold f come
+    from the other folds' out-of-fold scores (never from fold f's own)."""
+    if task == "multiclass":
+        P = np.zeros(S.shape, dtype=bool)
+        best = np.argmax(S, axis=1)  # (n, L): ties to the first class, as predict
+        np.put_along_axis(P, best[:, None, :], True, axis=1)
+        return P
+    if rule == "zero":
+        return S > 0
+    P = np.empty(S.shape, dtype=bool)
+    for f in range(n_folds):
+        own, others = fold_of == f, (fold_of != f) & (fold_of >= 0)
+        for l in range(S.shape[2]):
+            t = tuned_thresholds(S[others, :, l], T[others], rule, n_folds)
+            P[own, :, l] = S[own, :, l] > t
+    return P
+
+
+def _f1(tp, fp, fn):
+    den = 2 * tp + fp + fn
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), np.nan)
+
+
+def _counts(P, T, fold_of, n_folds):
+    """tp, fp, fn of every (fold, problem, lam): arrays (F, K, L)."""
+    T3 = T[:, :, None].astype(bool)
+    shape = (n_folds,) + P.shape[1:]
+    tp, fp, fn = np.zeros(shape), np.zeros(shape), np.zeros(shape)
+    for f in range(n_folds):
+        rows = fold_of == f
+        p, t = P[rows], T3[rows]
+        tp[f], fp[f], fn[f] = (p & t).sum(0), (p & ~t).sum(0), (~p & t).sum(0)
+    return tp, fp, fn
+
+
+def _breakeven_counts(S, T, fold_of, n_folds):
+    """(tp at the break-even cutoff, positives) of every (fold, problem, lam)."""
+    F, (n, K, L) = n_folds, S.shape
+    tp, npos = np.zeros((F, K, L)), np.zeros((F, K, 1))
+    for f in range(F):
+        rows = fold_of == f
+        pos = T[rows] > 0
+        npos[f, :, 0] = pos.sum(0)
+        for l in range(L):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                bep = breakeven_points(pos, S[rows, :, l], zero_division=0.0)
+            tp[f, :, l] = bep * npos[f, :, 0]
+    return tp, np.broadcast_to(npos, tp.shape)
+
+
+def fold_scores(oof_scores, Y, fold_of, *, task, scoring=None, rule="zero"):
+    """(n_folds, n_lams): ``scoring`` of each held-out fold's predictions at ``rule``
+    (see :func:`select_lam`), NaN where undefined."""
+    scoring = check_choice(task, scoring, rule)
+    S, T = np.asarray(oof_scores, dtype=np.float64), np.asarray(Y) > 0
+    fold_of = np.asarray(fold_of)
+    F = int(fold_of.max()) + 1
+    if task == "binary":
+        T = T[:, -1:]
+    if scoring == "breakeven":
+        tp, npos = _breakeven_counts(S, T, fold_of, F)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(npos.sum(1) > 0, tp.sum(1) / npos.sum(1), np.nan)
+    P = _predictions(S, T, fold_of, F, task, rule)
+    if task == "binary":  # one score column; both classes count for macro-F1
+        P, T = np.concatenate([~P, P], axis=1), np.column_stack([~T[:, 0], T[:, 0]])
+    if scoring == "accuracy" or (scoring == "micro-f1" and task != "multilabel"):
+        exact = (P == T[:, :, None]).all(axis=1)  # (n, L)
+        return np.stack([exact[fold_of == f].mean(0) for f in range(F)])
+    tp, fp, fn = _counts(P, T, fold_of, F)
+    if scoring == "micro-f1":
+        return _f1(tp.sum(1), fp.sum(1), fn.sum(1))
+    with warnings.catch_warnings():  # macro-F1 over the labels defined on the fold
+        warnings.simplefilter("ignore", RuntimeWarning)  # a fold where none is
+        return np.nanmean(_f1(tp, fp, fn), axis=1)
+
+
+def _mean_and_se(whole):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(whole, axis=0)
+        se = np.nanstd(whole, axis=0) / math.sqrt(max(whole.shape[0], 1))
+    return np.where(np.isnan(mean), -np.inf, mean), np.nan_to_num(se)
+
+
+def shared_choice(whole, one_se):
+    """Index of the best mean score over the folds (the first: the largest lam); with
+    ``one_se``, the largest lam whose mean is within one standard error of it."""
+    mean, se = _mean_and_se(whole)
+    best = int(np.argmax(mean))
+    if one_se:
+        best = int(np.flatnonzero(mean >= mean[best] - se[best])[0])
+    return best, mean, se
+
+
+def select_lam(oof_scores, Y, fold_of, *, task="multilabel", scoring=None, rule="zero",
+               one_se=False):
+    """Choose lam from out-of-fold path scores, for the decision the model will make.
+
+    Each held-out fold is scored as the model will decide (docs/mathematics.md
+    §13): a label (or a binary problem's positive class) where its score is
+    above 0 (``rule="zero"``), or above a threshold tuned for F1 or the
+    break-even point (``rule="f1"``, ``"breakeven"``; fold f's thresholds
+    are tuned on the out-of-fold scores of the other folds, so that no fold
+    is scored by thresholds that saw it; a label with fewer positives than
+    folds keeps 0); a multi-class document gets the class of its highest
+    score. The fold's ``scoring`` is averaged over the folds, and the lam of
+    the best mean wins, the largest on ties. With ``one_se``, the largest lam
+    whose mean is within one standard error (over the folds) of the best: the
+    most regularized model the folds cannot tell from the best, for noisy
+    curves. Every problem gets the same lam: micro-F1, macro-F1 and accuracy
+    are not sums of per-label terms, and per-label choices chased each
+    label's noise on Reuters-21578 (benchmarks/bench_lam_auto.py).
+
+    Parameters
+    ----------
+    oof_scores : ndarray of shape (n_samples, n_problems, n_lams)
+        Each sample's ``decision_function`` value by the model of the fold
+        that held it out, at each lam of a descending grid.
+    Y : ndarray of shape (n_samples, n_problems)
+        0/1 indicator of each problem's positives (binary: one column, the
+        positive class; multi-class: one column per class).
+    fold_of : ndarray of shape (n_samples,)
+        The held-out fold of each sample, 0 to n_folds - 1 (-1: in none).
+    task : {"multilabel", "multiclass", "binary"}
+    scoring : {"micro-f1", "macro-f1", "breakeven", "accuracy"} or None
+        None: micro-F1 for multi-label targets, accuracy otherwise.
+        ``"macro-f1"`` averages over the labels (classes) defined on the
+        fold, both classes of a binary task; ``"breakeven"`` is the
+        micro-averaged break-even point of the ranking (no threshold changes
+        it); ``"accuracy"`` is the exact match of a multi-label row.
+    rule : {"zero", "f1", "breakeven"}
+        The decision scored ("zero" only for a multi-class task).
+    one_se : bool, default=False
+
+    Returns
+    -------
+    choice : :class:`~sklearn.utils.Bunch`
+        ``index``: the chosen lam's position in the grid; ``score``: its mean
+        CV score; ``fold_scores`` (n_folds, n_lams), ``mean`` and ``se``
+        (n_lams,): the curve; ``thresholds`` (n_problems,): the rule's
+        thresholds tuned on all the out-of-fold scores at the chosen lam (0
+        for ``rule="zero"``), which the model refitted at that lam applies;
+        ``scoring``, ``rule``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from textwin.model_selection import select_lam
+    >>> S = np.array([[[2., 1.]], [[-1., 1.]], [[1., -1.]], [[-2., -1.]]])  # (4, 1, 2)
+    >>> Y = np.array([[1], [0], [1], [0]])
+    >>> int(select_lam(S, Y, np.array([0, 0, 1, 1]), task="binary").index)
+    0
+    """
+    S = np.asarray(oof_scores, dtype=np.float64)
+    Y = np.asarray(Y)
+    Y = Y[:, None] if Y.ndim == 1 else Y
+    scoring = check_choice(task, scoring, rule)
+    whole = fold_scores(S, Y, fold_of, task=task, scoring=scoring, rule=rule)
+    if not np.isfinite(whole).any():
+        raise ValueError(f"select_lam: the scoring {scoring!r} is undefined on every "
+                         f"held-out fold; choose another scoring or other folds.")
+    best, mean, se = shared_choice(whole, one_se)
+    T = (Y[:, -1:] if task == "binary" else Y) > 0
+    thresholds = (tuned_thresholds(S[:, :, best], T, rule, int(np.max(fold_of)) + 1)
+                  if task != "multiclass" else np.zeros(S.shape[1]))
+    return Bunch(index=best, score=float(mean[best]), fold_scores=whole, mean=mean, se=se,
+                 thresholds=thresholds, scoring=scoring, rule=rule)
