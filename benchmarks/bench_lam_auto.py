@@ -88,11 +88,8 @@ def figures(task, Y_test, scores, thresholds=0.0):
     if task == "binary":
         scores = np.hstack([-(scores - thresholds), scores - thresholds])
         thresholds = 0.0
-    summary, per = score_task(task, Y_test, scores, thresholds)
-    out = {k: round(100 * v, 2) for k, v in summary.items()}
-    if task == "binary":
-        out["f1_positive"] = round(100 * float(per["f1"][1]), 2)
-    return out
+    summary, _ = score_task(task, Y_test, scores, thresholds)
+    return {k: round(100 * v, 2) for k, v in summary.items()}
 
 
 def run_corpus(name, corpora, one_se):

@@ -718,20 +718,22 @@ def test_train_lam_auto_reports_the_choice_and_plots_it(capsys, tmp_path, jsonl_
     assert code == 0, err
     result = json.loads(out)
     cv = result["lam_by_cv"]
-    assert cv["folds"] == 5 and cv["scoring"] == "micro_breakeven_point" and not cv["shared"]
+    # one lam for the model, chosen by micro-F1 at its decision (score > 0)
+    assert cv["folds"] == 5 and cv["scoring"] == "micro-f1" and cv["shared"]
     assert 0.5 < cv["cv_score"] <= 1 and result["settings"]["lam"] == "auto"
     for row in result["categories"]:
         assert row["lam"] == cv["lam"][row["category"]] and row["lam"] in cv["lams"]
-        curve = cv["curves"][row["category"]]
-        assert len(curve) == len(cv["lams"])
-    # the pooled CV score of the choice is the best one the curves allow
-    assert cv["cv_score"] >= min(max(c) for c in cv["curves"].values()) - 1e-12
+    curve = cv["curves"]["all"]
+    assert len(curve) == len(cv["lams"])
+    # the CV score of the choice is the best of the curve, at the chosen lam
+    assert cv["cv_score"] == max(c for c in curve if c is not None)
+    assert curve[cv["lams"].index(row["lam"])] == cv["cv_score"]
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and result["plot"] == str(plot)
     code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "acq",
                          "--features", 15, "--lam", "auto")
     assert code == 0, err
     assert "lambda by 5-fold cross-validation on the training set" in out
-    assert "micro_breakeven_point" in out and "acq " in out.splitlines()[-2]
+    assert "micro-f1" in out and "acq " in out.splitlines()[-2]
 
 
 def test_lam_auto_on_a_multiclass_corpus_is_one_lam_chosen_by_accuracy(capsys, tmp_path):

@@ -127,14 +127,18 @@ def test_a_grid_search_on_the_cluster_fits_each_candidate_where_it_runs(cluster)
     assert len(_task_workers(ts, "textwin-fit")) == 3
 
 
-@pytest.mark.parametrize("labels", [3, 4])  # multi-class (lam shared), multi-label (per problem)
-def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(cluster, labels):
+# multi-class and multi-label with one lam (the held-out scores come back), multi-label with
+# a lam per problem (the break-even counts come back)
+@pytest.mark.parametrize("labels, scoring", [(3, None), (4, None), (4, "micro_breakeven_point")])
+def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(cluster, labels,
+                                                                              scoring):
     from textwin import DualGaussSeidelClassifierCV
 
     cl, client = cluster
     X, Y = cluster_data(n=300, labels=labels, seed=11)
     y = np.argmax(Y + np.arange(3) * 0.1, axis=1) if labels == 3 else Y
-    params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5)
+    params = dict(lams=4, lam_min_ratio=1e-2, cv=3, early_stopping=False, random_state=5,
+                  scoring=scoring)
     local = DualGaussSeidelClassifierCV(n_jobs=2, **params).fit(X, y)
     before = {w: len(a) for w, a in client.run(arrivals).items()}
     with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:

@@ -423,7 +423,7 @@ def score_matrix(estimator, X):
 
 
 def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose=0,
-               order=None, single_label=False):
+               order=None, single_label=False, cv_params=None):
     """Build ``method`` (with ``overrides``) and fit it on the columns of ``Y_train``.
 
     One column is fitted as a binary problem, not as a one-column indicator.
@@ -439,11 +439,19 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
     training document (its column would be missing from the scores); a
     cross-validated ``lam`` is then chosen on the other classes, and the model
     refitted at it on the indicator.
+
+    ``cv_params``: settings of a ``lam`` chosen by cross-validation
+    (``scoring``, ``thresholds``, ``lam_anchor``; None values are left out).
+    Without a ``scoring``, categories are judged by their break-even points (the
+    paper's figure); multi-class targets by accuracy.
     """
     present = np.asarray(Y_train.sum(axis=0)).ravel() > 0
     competing = single_label and Y_train.shape[1] > 2 and int(present.sum()) > 2
+    cv_params = {k: v for k, v in (cv_params or {}).items() if v is not None}
     est = _configured(method, X_train.shape[0], overrides, n_jobs, verbose, order,
-                      by_breakeven=not competing)
+                      by_breakeven=not competing and "scoring" not in cv_params)
+    if hasattr(est, "cv_summary"):
+        est.set_params(**cv_params)
     y = np.asarray(Y_train.argmax(axis=1)).ravel() if competing else None
     if competing and present.all():
         return est.fit(X_train, y)

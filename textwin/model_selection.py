@@ -38,7 +38,7 @@ from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_points
 
 __all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
-           "lam_max", "lam_grid", "select_lam"]
+           "lam_max", "lam_grid", "select_lam", "LamGridWarning", "PathConvergenceWarning"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -426,16 +426,55 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, **params
                  classes=problems.classes)
 
 
+class _Worded:
+    """A warning whose problems and advice are worded by whoever shows it.
+
+    The message names label columns and the API's parameters (``API_NAMES``);
+    a front end renders it in its own words with :meth:`render` (the command
+    line names categories and its options).
+    """
+
+    API_NAMES = {"max_epochs": "max_epochs", "tol": "tol",
+                 "search_lower": "a smaller lam_min_ratio",
+                 "search_given": "smaller values in lams",
+                 "avoid_smallest": ", a larger lam_min_ratio avoids them"}
+
+    def __init__(self, template, problems=()):
+        self.template, self.problems = template, list(problems)
+        super().__init__(self.render(self.API_NAMES))
+
+    def render(self, names, describe=None):
+        """The message with the parameters called ``names[key]`` and problem k
+        called ``describe(k)`` (default: "label column k", "problem k")."""
+        if describe is None:
+            what = f"label column(s) {self.problems}"
+            one = f"problem {self.problems[0]}" if self.problems else ""
+        else:
+            shown = [str(describe(k)) for k in self.problems[:10]]
+            more = len(self.problems) - len(shown)
+            what = (f"categor{'y' if len(self.problems) == 1 else 'ies'} {', '.join(shown)}"
+                    + (f" and {more} more" if more else ""))
+            one = shown[0] if shown else ""
+        return self.template.format(problems=what, problem=one, **names)
+
+
+class LamGridWarning(_Worded, UserWarning):
+    """The cross-validation's best ``lam`` is the smallest of its grid."""
+
+
+class PathConvergenceWarning(_Worded, ConvergenceWarning):
+    """Some path points stopped before their duality gap reached ``tol``."""
+
+
 def _warn_path_failures(name, failures, total, tol, stacklevel=3):
     if not failures:
         return
     lam, k, worst = max(failures, key=lambda f: f[2])
-    warnings.warn(
+    warnings.warn(PathConvergenceWarning(
         f"{name}: {len(failures)} of {total} path points stopped before the relative "
-        f"duality gap reached tol={tol:g} (worst {worst:.3g}, problem {k} at lam={lam:.3g}). "
-        f"Raise max_epochs or loosen tol; the smallest lams are the hardest, a larger "
-        f"lam_min_ratio avoids them.",
-        ConvergenceWarning, stacklevel=stacklevel)
+        f"duality gap reached {{tol}}={tol:g} (worst {worst:.3g}, {{problem}} at "
+        f"lam={lam:.3g}). Raise {{max_epochs}} or loosen {{tol}}; the smallest lams are the "
+        f"hardest{{avoid_smallest}}.", [k]), stacklevel=stacklevel)
 
 
 # ---------------------------------------------------------------------------
@@ -1065,14 +1104,13 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
                      if self.lam_[k] == lams[-1] and k not in constant]
         if not at_bottom or lams.size < 2:
             return
-        what = ("the shared lam" if self._label_mode != "multilabel"
-                else f"the lam of label column(s) {at_bottom}")
-        fix = ("a smaller lam_min_ratio" if isinstance(self.lams, Integral)
-               else "smaller values in lams")
-        warnings.warn(
+        shared = self._label_mode != "multilabel" or np.all(self.lam_ == self.lam_[0])
+        what = "the shared lam" if shared else "the lam of {problems}"
+        fix = "{search_lower}" if isinstance(self.lams, Integral) else "{search_given}"
+        warnings.warn(LamGridWarning(
             f"{type(self).__name__}: {what} is the smallest of the grid ({lams[-1]:.3g}); "
             f"the cross-validated score may still rise below it. Search further with {fix}.",
-            UserWarning, stacklevel=4)
+            [] if shared else at_bottom), stacklevel=4)
 
     def _folds(self, problems, y):
         """The (train, test) index pairs; one-line errors and warnings about sizes."""

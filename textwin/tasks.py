@@ -13,7 +13,8 @@ The task of a labelled corpus is read from its labels (:func:`detect_task`):
 ``"binary"``
     Every document has exactly one of two labels. One problem, for the second
     class in sorted order (scikit-learn's positive class): score above the
-    threshold gives it, otherwise the first. Scored as ``"multiclass"``.
+    threshold gives it, otherwise the first. Scored as ``"multiclass"``, and
+    with the F1 of that positive class (as scikit-learn's ``f1_score``).
 ``"multilabel"``
     Anything else: a document may have no label or several. One problem per
     category; a document gets every category whose score is above its
@@ -98,7 +99,8 @@ def score_task(task, Y_true, scores, thresholds=0.0):
     Returns
     -------
     summary : dict
-        ``accuracy``, ``macro_f1``, ``micro_f1`` (single-label) or
+        ``accuracy``, ``macro_f1``, ``micro_f1`` (single-label; ``positive_f1``,
+        the second class's F1, for ``"binary"``) or
         ``micro_breakeven``, ``macro_breakeven``, ``micro_f1``, ``macro_f1``
         (multi-label), fractions; NaN where undefined.
     rows : dict
@@ -136,5 +138,7 @@ def score_task(task, Y_true, scores, thresholds=0.0):
         "macro_f1": prf.macro_f1,
         "micro_f1": prf.micro_f1,
     }
+    if task == "binary":
+        summary["positive_f1"] = float(prf.f1[1])
     return summary, {"breakeven": beps, "precision": prf.precision, "recall": prf.recall,
                      "f1": prf.f1}

@@ -208,6 +208,14 @@ _FLAGS = {
     "converged": "--method svm-alg2-converged",
 }
 
+# --lam auto's warnings: the grid comes from the data, and no option moves its bottom
+_LAM_SEARCH_FLAGS = {
+    "max_epochs": "--epochs", "tol": "--tol",
+    "search_lower": "a smaller --lam given by hand",
+    "search_given": "a smaller --lam given by hand",
+    "avoid_smallest": "",
+}
+
 
 @contextlib.contextmanager
 def warnings_as_log_lines(args):
@@ -219,10 +227,14 @@ def warnings_as_log_lines(args):
     def show(message, category, filename, lineno, file=None, line=None):
         from .._ovr import SolverConvergenceWarning
 
+        names = list(getattr(args, "problem_names", ()))
         if isinstance(message, SolverConvergenceWarning):
-            names = list(getattr(args, "problem_names", ()))
             text = message.render(_FLAGS, resume=False,
                                   describe=lambda k: names[k] if k < len(names) else None)
+        elif category.__name__ in ("LamGridWarning", "PathConvergenceWarning"):
+            # --lam auto's: the categories and this command line's options
+            text = message.render(_LAM_SEARCH_FLAGS,
+                                  describe=lambda k: names[k] if k < len(names) else k)
         else:
             text = str(message)
         logger.warning("warning: %s", text)
@@ -373,16 +385,23 @@ def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: each method's own, the paper's; the methods are listed below)")
     g.add_argument("--lam", type=_lam_option, metavar="LAM|auto",
-                   help="regularization parameter lambda > 0, or 'auto': chosen per "
-                        "category (one shared for a multi-class task) by 5-fold "
+                   help="regularization parameter lambda > 0, or 'auto': chosen by 5-fold "
                         "cross-validation on the training set over a grid from the data "
-                        "(dual Gauss-Seidel methods)")
+                        "through lam = 1/n, judged at the model's own decision (score > 0, "
+                        "the argmax of a multi-class task, or --tune-thresholds) (dual "
+                        "Gauss-Seidel methods)")
     g.add_argument("--auto", action="store_true",
                    help="a text corpus: choose stemming, word bigrams, the naive Bayes "
                         "scaling of single-label classes and lambda together by 5-fold "
                         "cross-validation on the training set (multi-label: lambda and "
                         "threshold per category), with the SVM; --no-stem, --ngrams and "
                         "--lam fix theirs")
+    g.add_argument("--scoring", choices=["micro-f1", "macro-f1", "breakeven", "accuracy"],
+                   default=None,
+                   help="with --lam auto or --auto: what the cross-validation maximises "
+                        "(default: micro-f1 for multi-label categories, accuracy for a "
+                        "single-label corpus; --lam auto on Reuters-21578's --category: "
+                        "each category's break-even point)")
     g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
                    help="with --lam auto or --auto: draw the cross-validated score against "
                         "lambda (needs matplotlib: pip install 'textwin[plot]')")

@@ -70,10 +70,11 @@ examples:
     p.add_argument("--output", "-o", metavar="MODEL.npz",
                    help="save the model (weights, vocabulary, selected features, settings)")
     p.add_argument("--tune-thresholds", choices=["f1", "breakeven"], default=None,
-                   help=f"choose each category's decision threshold by {TUNING_FOLDS}-fold "
-                        "cross-validation on the training set, for the largest F1 or at the "
-                        "break-even point (default: score > 0); the model keeps them and "
-                        "`textwin predict` applies them")
+                   help=f"choose each category's decision threshold (a two-class corpus: "
+                        f"the second class's) by {TUNING_FOLDS}-fold cross-validation on the "
+                        "training set, for the largest F1 or at the break-even point "
+                        "(default: score > 0), in --lam auto's own folds with it; the model "
+                        "keeps them and `textwin predict` applies them")
     training_options(p)
     p.set_defaults(func=cmd_train)
 
@@ -131,10 +132,11 @@ def _tune_thresholds(est, X_train, Y_train, objective, names):
 def cmd_train(args):
     method, given = _checked_method(args)
     d = training_data(args, args.category)
-    if args.tune_thresholds and d.task != "multilabel":
-        raise CLIError(f"--tune-thresholds is for multi-label categories; this corpus is "
-                       f"{d.task} (each document gets the class of its highest score); "
-                       "--task multilabel treats the classes as independent categories")
+    if args.tune_thresholds and d.task == "multiclass":
+        raise CLIError("--tune-thresholds is for multi-label categories and two-class "
+                       "corpora; this corpus is multiclass (each document gets the class of "
+                       "its highest score); --task multilabel treats the classes as "
+                       "independent categories")
     args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
     fit = _fit_auto if args.auto else _fit_method
     d, est, seconds, scores, overrides, thresholds, cv = fit(args, method, d, given)
@@ -174,14 +176,26 @@ def _fit_method(args, method, d, given):
     _log_training(method, d)
     est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
     cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
-    thresholds = None
-    if args.tune_thresholds:
-        try:
-            thresholds = _tune_thresholds(est, d.X_train, d.Y_train, args.tune_thresholds,
-                                          args.problem_names)
-        except ValueError as exc:  # e.g. a category with too few documents for the folds
-            raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    thresholds = _problem_thresholds(args, est, d)
+    if thresholds is not None and d.task == "binary":
+        # the one problem decides s > t: the classes' scores [-s, s] less [-t, t]
+        thresholds = [-thresholds[0], thresholds[0]]
     return d, est, seconds, scores, overrides, thresholds, cv
+
+
+def _problem_thresholds(args, est, d):
+    """--tune-thresholds: one threshold per binary problem (a two-class corpus has one),
+    from --lam auto's own folds or from a cross-validation of their own; None without."""
+    if not args.tune_thresholds:
+        return None
+    tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
+    if tuned is not None:
+        return [float(t) for t in tuned]
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    try:
+        return _tune_thresholds(est, d.X_train, Y, args.tune_thresholds, args.problem_names)
+    except ValueError as exc:  # e.g. a category with too few documents for the folds
+        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
 
 def _fit_auto(args, method, d, given):
@@ -247,7 +261,8 @@ def _category_rows(d, per, est, thresholds, cv):
         if thresholds is not None:
             rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
         if cv is not None:
-            rows[-1]["lam"] = cv["lam"][cat]
+            # a two-class corpus: both classes are the one problem's
+            rows[-1]["lam"] = cv["lam"][d.categories[-1] if d.task == "binary" else cat]
     return rows
 
 
@@ -261,7 +276,9 @@ def _save_model(path, est, method, d, scores, thresholds, result, summary):
     model = TextModel(
         *linear_weights(est), d.categories[1:] if d.task == "binary" else d.categories,
         vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-        idf=d.idf, thresholds=class_thresholds(d) if thresholds is None else thresholds,
+        idf=d.idf, thresholds=(class_thresholds(d) if thresholds is None  # binary: the
+                               else thresholds[-1:] if d.task == "binary"  # second class's
+                               else thresholds),
         task=d.task,
         classes=list(d.categories) if single else None,
         metadata={**estimator_metadata(est), "method": method.key,
@@ -305,8 +322,9 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
     if args.tune_thresholds:
+        folds = result["lam_by_cv"]["folds"] if "lam_by_cv" in result else TUNING_FOLDS
         out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
-            f"{TUNING_FOLDS}-fold cross-validation on the training set: "
+            f"{folds}-fold cross-validation on the training set: "
             + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
                           shown=SHOWN_ROWS))
     if "lam_by_cv" in result:

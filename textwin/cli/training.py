@@ -66,9 +66,12 @@ def protocol_data(categories, args):
 def given_settings(args):
     """The method settings given on the command line, their values checked."""
     given = {k: getattr(args, k) for k in SETTING_OPTIONS if getattr(args, k, None) is not None}
-    if (getattr(args, "plot", None) is not None and given.get("lam") != "auto"
-            and not getattr(args, "auto", False)):
+    searched = given.get("lam") == "auto" or getattr(args, "auto", False)
+    if getattr(args, "plot", None) is not None and not searched:
         raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto "
+                       "or --auto")
+    if getattr(args, "scoring", None) is not None and not searched:
+        raise CLIError("--scoring is what the cross-validation maximises: add --lam auto "
                        "or --auto")
     numbers = {k: v for k, v in given.items() if not (k == "lam" and v == "auto")}
     for key in ("lam", "eta", "tol", "theta", "gamma"):
@@ -91,7 +94,7 @@ def given_settings(args):
 
 
 def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None,
-                   single_label=False):
+                   single_label=False, cv_params=None):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
     from .._ovr import ConstantModelWarning
     from ..experiments import fit_method
@@ -103,7 +106,8 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, 
             # only give column numbers.
             warnings.filterwarnings("ignore", category=ConstantModelWarning)
             est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
-                             verbose=verbose, order=order, single_label=single_label)
+                             verbose=verbose, order=order, single_label=single_label,
+                             cv_params=cv_params)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
@@ -402,6 +406,22 @@ def order_text(args, method):
     return "examples in data order"
 
 
+def cv_settings(args, d, settings):
+    """--lam auto's cross-validation: the scoring (on a user's corpus, or with
+    --tune-thresholds, the task's default; else each category's break-even point,
+    the paper's figure), the thresholds the model will apply, and a grid through
+    the default lam."""
+    from .._lam_choice import default_scoring
+
+    if settings.get("lam") != "auto":
+        return None
+    user, tune = args.corpus is not None, getattr(args, "tune_thresholds", None)
+    scoring = getattr(args, "scoring", None) or (
+        default_scoring(d.task) if user or tune else None)
+    return {"scoring": scoring, "thresholds": tune,
+            "lam_anchor": default_lam(d.X_train.shape[0]) if d.as_corpus else None}
+
+
 def fit_task(method, d, settings, order, args):
     """Fit ``method`` for ``d.task``; return (estimator, seconds, test scores with one
     column per category: a binary problem's ``s`` becomes ``[-s, s]``)."""
@@ -412,7 +432,8 @@ def fit_task(method, d, settings, order, args):
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
                                   verbose=estimator_verbosity(args), order=order,
-                                  single_label=d.task == "multiclass")
+                                  single_label=d.task == "multiclass",
+                                  cv_params=cv_settings(args, d, settings))
     scores = score_matrix(est, d.X_test)
     if d.task == "binary":
         scores = np.hstack([-scores, scores])
@@ -444,14 +465,14 @@ def summarize(d, scores, thresholds=None):
 
 SUMMARY_NAMES = {"accuracy": "accuracy", "micro_breakeven": "micro-BEP",
                  "macro_breakeven": "macro-BEP", "micro_f1": "micro-F1",
-                 "macro_f1": "macro-F1"}
+                 "macro_f1": "macro-F1", "positive_f1": "pos-F1"}
 
 
 TASK_TEXT = {
     "multiclass": "multi-class: one label per document, the class of the highest score "
                   "(ties: the first class in sorted order)",
-    "binary": "binary: one of two labels per document, the second class where its score "
-              "is above 0",
+    "binary": "binary: one of two labels per document, the second class (the positive "
+              "one of pos-F1) where its score is above its threshold, 0 unless tuned",
     "multilabel": "multi-label: every category whose score is above its threshold",
 }
 

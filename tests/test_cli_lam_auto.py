@@ -1,0 +1,177 @@
+"""--lam auto, --tune-thresholds and eval --corpus on every task and corpus layout.
+
+Small corpora written here: two classes, three classes, and three categories of
+which a document may have one or two; each as JSON Lines, folders and svmlight.
+"""
+import json
+import warnings
+
+import numpy as np
+import pytest
+
+from textwin.cli import EXIT_USAGE
+
+from test_cli import assert_one_line_error as one_line_error  # noqa: E402 (tests/ on sys.path)
+from test_cli import run
+
+VOCABULARY = {"red": "apple cherry tomato brick blood ruby",
+              "green": "leaf grass lime frog moss jade",
+              "blue": "sky sea ocean cobalt denim lake"}
+NOISE = "the a of and to in is it that was".split()
+TASKS = {"binary": ["red", "green"], "multiclass": ["red", "green", "blue"],
+         "multilabel": ["red", "green", "blue"]}
+
+
+def _documents(task, n, seed):
+    """(words, labels) pairs: each label's words and some noise; multi-label
+    documents have one or two labels (a label word list per label)."""
+    rng = np.random.default_rng(seed)
+    cats = TASKS[task]
+    docs = []
+    for i in range(n):
+        labels = [cats[i % len(cats)]]
+        if task == "multilabel" and i % 3 == 0:
+            labels.append(cats[(i + 1) % len(cats)])
+        words = [w for c in labels for w in rng.choice(VOCABULARY[c].split(), 3)]
+        words += list(rng.choice(NOISE, 4)) + list(rng.choice(" ".join(
+            VOCABULARY.values()).split(), 1))  # a word of any class: not separable by one word
+        docs.append((words, labels))
+    return docs
+
+
+def _write_jsonl(root, task):
+    path = root / "corpus.jsonl"
+    with open(path, "w") as fh:
+        for split, n, seed in (("train", 60, 0), ("test", 30, 1)):
+            for words, labels in _documents(task, n, seed):
+                fh.write(json.dumps({"text": " ".join(words), "labels": labels,
+                                     "split": split}) + "\n")
+    return ["--corpus", path]
+
+
+def _write_folders(root, task):
+    for split, n, seed in (("train", 60, 0), ("test", 30, 1)):
+        for cat in TASKS[task]:
+            (root / split / cat).mkdir(parents=True)
+        for i, (words, labels) in enumerate(_documents(task, n, seed)):
+            for cat in labels:  # a multi-label document: the same file in each folder
+                (root / split / cat / f"{i}.txt").write_text(" ".join(words))
+    return ["--corpus", root / "train", "--test-corpus", root / "test"]
+
+
+def _write_svmlight(root, task):
+    terms = sorted({w for v in VOCABULARY.values() for w in v.split()} | set(NOISE))
+    index = {t: j + 1 for j, t in enumerate(terms)}
+    cats = TASKS[task]
+    for split, n, seed in (("train", 60, 0), ("test", 30, 1)):
+        with open(root / f"{split}.svm", "w") as fh:
+            for words, labels in _documents(task, n, seed):
+                counts = {}
+                for w in words:
+                    counts[index[w]] = counts.get(index[w], 0) + 1
+                features = " ".join(f"{j}:{c}" for j, c in sorted(counts.items()))
+                fh.write(",".join(str(cats.index(c) + 1) for c in labels) + f" {features}\n")
+    return ["--corpus", root / "train.svm", "--test-corpus", root / "test.svm"]
+
+
+LAYOUTS = {"jsonl": _write_jsonl, "folders": _write_folders, "svmlight": _write_svmlight}
+
+
+def _train(capsys, tmp_path, task, layout, *extra):
+    corpus = LAYOUTS[layout](tmp_path, task)
+    code, out, err = run(capsys, "train", *corpus, *extra, "--json")
+    assert code == 0, err
+    assert "Traceback" not in err
+    return json.loads(out), err
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_lam_auto_on_every_task_and_layout(capsys, tmp_path, task, layout):
+    result, _ = _train(capsys, tmp_path, task, layout, "--lam", "auto")
+    assert result["task"] == task
+    cv = result["lam_by_cv"]
+    assert cv["scoring"] == ("micro-f1" if task == "multilabel" else "accuracy")
+    # one lam for the model, named for every category (both classes of a two-class corpus)
+    lams = {row["category"]: row["lam"] for row in result["categories"]}
+    assert len(lams) == len(TASKS[task]) and len(set(lams.values())) == 1
+    # the grid passes through the default lam, 1/n (when the search went that far down)
+    n = result["n_train"]
+    if min(cv["lams"]) * n < 1:
+        assert min(abs(lam * n - 1) for lam in cv["lams"]) < 1e-9
+    if task == "binary":  # one problem, reported with the F1 of the positive class
+        positive = result["categories"][1]
+        assert result["positive_f1"] == positive["f1"]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("task", ["binary", "multilabel"])
+@pytest.mark.parametrize("lam", [None, "auto"])
+def test_tune_thresholds_on_two_class_and_multi_label_corpora(capsys, tmp_path, task, layout,
+                                                              lam):
+    extra = ["--tune-thresholds", "f1"] + ([] if lam is None else ["--lam", lam])
+    result, _ = _train(capsys, tmp_path, task, layout, *extra, "-o", tmp_path / "m.npz")
+    thresholds = [float(row["threshold"]) for row in result["categories"]]  # "-inf": all
+    if task == "binary":  # the second class's threshold t; the first's is -t
+        assert thresholds[0] == -thresholds[1]
+    assert any(t != 0 for t in thresholds)
+    from textwin.persistence import load_model
+
+    model = load_model(tmp_path / "m.npz")
+    assert model.thresholds.size == (1 if task == "binary" else 3)
+    np.testing.assert_allclose(model.thresholds, thresholds[-model.thresholds.size:])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_eval_corpus_with_lam_auto_on_every_task_and_layout(capsys, tmp_path, task, layout):
+    corpus = LAYOUTS[layout](tmp_path, task)
+    code, out, err = run(capsys, "eval", *corpus, "--methods", "svm,mls", "--lam", "auto",
+                         "--json")
+    assert code == 0, err
+    rows = json.loads(out)["methods"]
+    assert [r["method"] for r in rows] == ["svm", "mls"]
+    assert all("lam_by_cv" in r for r in rows)
+
+
+def test_scoring_chooses_what_the_cross_validation_maximises(capsys, tmp_path):
+    result, _ = _train(capsys, tmp_path, "multilabel", "jsonl", "--lam", "auto", "--scoring",
+                       "macro-f1")
+    assert result["lam_by_cv"]["scoring"] == "macro-f1"
+    code, _, err = run(capsys, "train", "--corpus", tmp_path / "corpus.jsonl", "--scoring",
+                       "accuracy")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--scoring", "add --lam auto or --auto")
+
+
+def test_tune_thresholds_on_a_multi_class_corpus_is_refused_in_one_line(capsys, tmp_path):
+    corpus = _write_jsonl(tmp_path, "multiclass")
+    code, _, err = run(capsys, "train", *corpus, "--tune-thresholds", "f1")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--tune-thresholds", "multiclass", "--task multilabel")
+
+
+def test_lam_auto_warnings_name_the_categories_and_the_options(capsys, tmp_path, monkeypatch):
+    import textwin.experiments as experiments
+    from textwin.model_selection import LamGridWarning, PathConvergenceWarning
+
+    fit_method = experiments.fit_method
+
+    def warning_fit(*args, **kwargs):
+        est = fit_method(*args, **kwargs)
+        warnings.warn(LamGridWarning("X: the lam of {problems} is the smallest of the grid "
+                                     "(1e-05). Search further with {search_lower}.", [0, 2]))
+        warnings.warn(PathConvergenceWarning("X: 3 path points missed {tol} ({problem} at "
+                                             "lam=1e-05). Raise {max_epochs}; the smallest lams "
+                                             "are the hardest{avoid_smallest}.", [1]))
+        return est
+
+    monkeypatch.setattr(experiments, "fit_method", warning_fit)
+    corpus = _write_jsonl(tmp_path, "multilabel")
+    code, _, err = run(capsys, "train", *corpus, "--lam", "auto")
+    assert code == 0, err
+    lines = [ln for ln in err.splitlines() if "smallest" in ln]
+    assert len(lines) == 2, err
+    assert "categories blue, red" in lines[0] and "a smaller --lam given by hand" in lines[0]
+    assert "green at lam" in lines[1] and "--epochs" in lines[1] and "--tol" in lines[1]
+    assert "column" not in err and "lam_min_ratio" not in err and "max_epochs" not in err
