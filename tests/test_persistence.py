@@ -440,6 +440,24 @@ def test_a_metadata_header_declaring_gigabytes_is_refused_unread(tmp_path, good_
     assert is_model_file(good_file)
 
 
+def test_is_model_file_needs_the_format_name(tmp_path, good_file):
+    # -o replaces a file only if it is a model: an .npz of ours in all but the name of
+    # its format (a user's numpy archive holding JSON metadata) is not one
+    from textwin.persistence import is_model_file
+
+    with zipfile.ZipFile(good_file) as zf:
+        meta = json.loads(np.load(zf.open("__metadata__.npy")).tobytes().decode("utf-8"))
+    for name, value in (("other.npz", {**meta, "format": "other-tool"}),
+                        ("none.npz", {k: v for k, v in meta.items() if k != "format"}),
+                        ("list.npz", [meta])):
+        path = tmp_path / name
+        np.savez(path, __metadata__=np.frombuffer(json.dumps(value).encode(), dtype=np.uint8))
+        assert not is_model_file(path), name
+    np.savez(tmp_path / "ours.npz",
+             __metadata__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+    assert is_model_file(tmp_path / "ours.npz") and is_model_file(good_file)
+
+
 def test_a_model_larger_than_the_memory_free_is_refused(good_file, monkeypatch):
     import textwin.persistence as persistence
 
