@@ -92,6 +92,17 @@ def test_a_plot_is_never_written_over_a_user_file(capsys, tmp_path, corpus):
     assert picture.read_bytes() == before
 
 
+def test_the_plot_never_replaces_the_model_of_the_same_command(capsys, tmp_path, corpus):
+    pytest.importorskip("matplotlib")
+    # -o and --plot to one path: the model was written, then the figure over it
+    same = tmp_path / "run.png"
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "-o", same,
+                       "--plot", tmp_path / "." / "run.png", "-q")
+    assert code == EXIT_USAGE
+    assert_one_line_error(err, "--plot", "the same file")
+    assert not same.exists()
+
+
 def test_a_failed_plot_is_a_warning_after_the_model_is_written(capsys, tmp_path, corpus,
                                                                monkeypatch):
     pytest.importorskip("matplotlib")

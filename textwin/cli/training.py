@@ -497,6 +497,11 @@ def check_plot(args):
                        "pip install 'textwin[plot]' (or pip install matplotlib)")
     if args.plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CLIError(f"--plot {args.plot}: give a .png, .pdf or .svg file")
+    output = getattr(args, "output", None)
+    if output is not None and Path(output).resolve() == Path(args.plot).resolve():
+        # the model is written first: the figure would replace it
+        raise CLIError(f"--plot {args.plot} and --output name the same file: the plot "
+                       "would replace the model; give them different paths")
     check_destination(args.plot, "plot", is_matplotlib_figure, args)
 
 
