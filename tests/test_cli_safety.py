@@ -6,6 +6,7 @@ cost the model, a threshold that broke the one-class-per-document promise, a
 traceback for a negative seed, joblib's chatter between the progress bars.
 """
 import json
+import os
 import random
 import zipfile
 
@@ -243,3 +244,16 @@ def test_a_corpus_option_on_reuters_says_why_it_does_not_apply(capsys, option, r
     assert code == EXIT_USAGE
     assert_one_line_error(err, f"{option[0]} is for --corpus: {reason}")
     assert "multi-label" not in err or "--task" in option
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+def test_a_device_is_no_corpus_and_no_input(capsys, tmp_path, corpus):
+    # /dev/zero never ends: reading it as a corpus or a document took all the memory
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == EXIT_OK
+    for command in (["train", "--corpus", "/dev/zero"],
+                    ["train", "--corpus", corpus, "--test-corpus", "/dev/zero"],
+                    ["predict", model, "/dev/zero"]):
+        code, _, err = run(capsys, *command, "-q")
+        assert code == EXIT_USAGE
+        assert_one_line_error(err, "/dev/zero is a character device")

@@ -12,6 +12,7 @@ SciPy. ``textwin predict`` reads the documents to score by the same table
 from __future__ import annotations
 
 import importlib
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,6 +97,7 @@ def read_inputs(paths, kind, *, n_features=None):
     for path in map(Path, paths):
         if not path.exists():
             raise FileNotFoundError(2, "no such file or folder", str(path))
+        _check_not_device(path, " (stdin is '-')")
         layout = next((row for row in LAYOUTS if row.kind == kind and row.matches(path)), None)
         if layout is None:  # a folder for a model of svmlight vectors
             raise CorpusError(f"{path} is a folder: this model scores svmlight files, give "
@@ -110,6 +112,23 @@ def read_inputs(paths, kind, *, n_features=None):
     import scipy.sparse as sp  # here: --help and text models need no SciPy
 
     return ids, sp.vstack(parts).tocsr(), skipped
+
+
+#: Paths that are no files of documents, by what they are: a device such as
+#: /dev/zero never ends (reading it took all the memory). A named pipe is
+#: read, as a shell's <(...) gives one.
+_DEVICES = ((stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+            (stat.S_ISSOCK, "a socket"))
+
+
+def _check_not_device(path, hint=""):
+    """CorpusError if ``path`` (which exists) is a device or a socket."""
+    from ._corpus import CorpusError
+
+    mode = path.stat().st_mode
+    what = next((name for test, name in _DEVICES if test(mode)), None)
+    if what is not None:
+        raise CorpusError(f"{path} is {what}, not a file or folder of documents{hint}")
 
 
 def _text_layouts_hint(path, layout):
@@ -161,6 +180,9 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
         raise CorpusError(f"corpus not found: {path}")
     if test_path is not None and not Path(test_path).exists():
         raise CorpusError(f"test corpus not found: {test_path}")
+    for part in (path, test_path):
+        if part is not None:
+            _check_not_device(Path(part))
     layout = layout_of(path)
     found = _documents(path, layout, allow_unlabeled)
     if test_path is not None:
