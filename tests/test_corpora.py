@@ -221,6 +221,15 @@ def test_looks_binary(raw, binary):
     assert looks_binary(raw) is binary
 
 
+def test_a_long_utf8_text_cut_inside_a_character_is_text():
+    # Cyrillic: two bytes a letter, every one >= 0x80; the 8 KiB sample ends inside one
+    from textwin.corpora import looks_binary
+
+    raw = ("a" + "\u0436" * 5000).encode("utf-8")  # the sample's last byte starts a letter
+    assert raw[8191] >= 0xC0 and not looks_binary(raw)
+    assert looks_binary(b"\xd0" * 9000)  # lead bytes alone: not UTF-8, not text
+
+
 def test_folder_with_train_and_test(tmp_path):
     for split, n in (("train", 3), ("test", 2)):
         for cat in ("a", "b"):
@@ -338,6 +347,9 @@ def test_svmlight_feature_space_mostly_unused_gets_a_warning(tmp_path, recwarn):
     (tmp_path / "near.svm").write_text("\n".join(lines) + "\n")
     load_corpus(tmp_path / "near.svm")
     assert not recwarn.list  # 50 features, all used: nothing to say
+    (tmp_path / "test.svm").write_text("1 1:1\n2 2:1\n0 3:1 100000000:1\n")
+    with pytest.warns(UserWarning, match=r"test.svm:3: feature index 100000000 makes"):
+        load_corpus(tmp_path / "near.svm", test_path=tmp_path / "test.svm")  # the test file's
 
 
 def test_missing_test_corpus_is_named(tmp_path):
