@@ -1,5 +1,6 @@
 """Readers of users' own corpora: JSON Lines, a folder per category, svmlight."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -505,6 +506,24 @@ def test_a_linked_folder_in_a_category_folder_is_read(tmp_path):
     ids, texts, _ = read_inputs([root / "a"], "text")
     assert sorted(texts) == sorted([f"a text {i}" for i in range(3)]
                                    + [f"linked text {i}" for i in range(2)])
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_in_a_folder_is_not_read(tmp_path):
+    # reading it waited for a writer forever: training and predict hung
+    from textwin.datasets import read_inputs
+
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    os.mkfifo(tmp_path / "a" / "pipe")
+    with pytest.warns(UserWarning, match=r"skipped 1 file: 1 not a regular file .*a/pipe"):
+        c = read_folder(tmp_path)
+    assert len(c.train) + len(c.test) == 6 and c.report["skipped"] == {"special": ["a/pipe"]}
+    with pytest.raises(CorpusError, match=r"a/pipe is a named pipe \(FIFO\), not a file of "
+                                          r"text: move it out of"):
+        read_inputs([tmp_path / "a"], "text")
 
 
 def _unreadable_category(tmp_path, monkeypatch):

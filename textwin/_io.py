@@ -16,6 +16,14 @@ _TMP_FLAGS = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0
               | getattr(os, "O_BINARY", 0))
 
 
+def file_kind(mode):
+    """What a file of ``st_mode`` ``mode`` that is not a regular file is, for a message
+    ("a named pipe (FIFO)"); ``None`` for a regular file."""
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "a special file")
+
+
 class NotARegularFileError(OSError):
     """The destination of a write exists and is not a regular file (a device, a FIFO,
     a socket, a directory): replacing it with a file is never what was meant."""
@@ -36,7 +44,7 @@ def resolve_destination(path):
     except (FileNotFoundError, NotADirectoryError):  # the write itself will say why
         return target, None
     if not stat.S_ISREG(st.st_mode):
-        kind = next((name for test, name in _KINDS if test(st.st_mode)), "a special file")
+        kind = file_kind(st.st_mode)
         linked = str(target) != os.path.abspath(path)
         where = f"{path} (a link to {target})" if linked else str(path)
         raise NotARegularFileError(

@@ -23,6 +23,7 @@ SKIP_REASONS = {
     "empty": "empty (nothing but white space)",
     "binary": "binary (NUL bytes, or mostly non-text bytes)",
     "unreadable": "unreadable (permission or I/O error)",
+    "special": "not a regular file (a named pipe, a socket, a device)",
     "unreadable_folder": "unreadable folder (its files not read)",
     "outside": "not inside a category folder",
 }

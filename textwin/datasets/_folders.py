@@ -11,14 +11,16 @@ this way and gives the split. A file whose name ends in ``.gz`` is gunzipped.
 
 Nothing is dropped silently. Hidden files (a name starting with ``.``, or in
 such a folder), empty files (no character other than white space), binary
-files (see :func:`looks_binary`), unreadable files and files outside a
-category folder are skipped, counted in the report and, except hidden ones,
+files (see :func:`looks_binary`), unreadable files, what is not a regular file
+(a named pipe, which would wait for a writer forever; a device) and files
+outside a category folder are skipped, counted in the report and, except hidden ones,
 named in one ``UserWarning``.
 """
 import hashlib
 import os
 from pathlib import Path
 
+from .._io import file_kind
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
 from ._encoding import decode_text, looks_binary, read_document
 
@@ -44,6 +46,9 @@ def _read_category_folders(root, prefix, skipped):
                 skipped["hidden"].append(shown)
                 continue
             try:
+                if _special(cat_dir / rel):  # a pipe waits for a writer, a device never ends
+                    skipped["special"].append(shown)
+                    continue
                 raw = read_document(cat_dir / rel)
             except OSError:
                 skipped["unreadable"].append(shown)
@@ -85,6 +90,11 @@ def _walk(cat_dir, shown_dir, unreadable):
     return sorted(files), sorted(hidden)
 
 
+def _special(path):
+    """What ``path`` is if it is not a regular file (a link followed), else None."""
+    return file_kind(os.stat(path).st_mode)
+
+
 def folder_inputs(root, *, n_features=None):
     """Documents to score: ``(ids, texts, skipped)``, every file under ``root`` but
     hidden ones (a ``.git/``), binary ones skipped; an id is the file's path."""
@@ -95,6 +105,10 @@ def folder_inputs(root, *, n_features=None):
     for rel in files:
         if rel.name.startswith("."):
             continue
+        kind = _special(root / rel)
+        if kind:  # reading it would wait for a writer, or never end
+            raise CorpusError(f"{root / rel} is {kind}, not a file of text: move it out of "
+                              f"{root}, or give the files to score one by one")
         raw = read_document(root / rel)
         if looks_binary(raw):  # an image, an archive: no text to score
             skipped["binary"].append(str(root / rel))
