@@ -169,18 +169,41 @@ def load_baseline(path):
     return module
 
 
-def measurements(texts, baseline=None):
-    """``[(key, name, callable)]``: what is timed, the peer of each group first.
+def cold(fn, *modules):
+    """``fn`` after emptying the stem memos (of textwin.text and ``modules``): every
+    distinct word is stemmed again."""
+    def run():
+        clear_stem_cache()
+        for module in modules:
+            module.clear_stem_cache()
+        return fn()
+    return run
 
-    Every textwin run but the refit starts with the stem memos emptied (this
-    module's and the baseline's), so that it stems from scratch."""
-    def cold(fn):
-        def run():
-            clear_stem_cache()
-            if baseline is not None:
-                baseline.clear_stem_cache()
-            return fn()
-        return run
+
+def before_after(texts, baseline, repeats, timer):
+    """This text.py's time over the baseline's for the words-only default, median of
+    2 x ``repeats`` pairs run in alternating order (neither side always runs first)."""
+    ours = cold(lambda: TextVectorizer(weighting="tfidf").fit_transform(texts), baseline)
+    theirs = cold(lambda: baseline.TextVectorizer(weighting="tfidf").fit_transform(texts),
+                  baseline)
+    pairs = []
+    for i in range(2 * repeats):
+        seconds, matrices = {}, {}
+        for side, fn in (("ours", ours), ("theirs", theirs))[::1 if i % 2 == 0 else -1]:
+            start = timer()
+            matrices[side] = fn()
+            seconds[side] = timer() - start
+        assert (matrices["ours"] != matrices["theirs"]).nnz == 0, "the baseline's matrix differs"
+        pairs.append((seconds["ours"], seconds["theirs"]))
+    ratio = statistics.median(a / b for a, b in pairs)
+    print(f"words only, this text.py / --baseline's: {ratio:.2f}x (median of {len(pairs)} "
+          f"pairs in alternating order; the same matrix)")
+    return {"ratio": ratio, "pairs_s": pairs}
+
+
+def measurements(texts):
+    """``[(key, name, callable)]``: what is timed, the peer of each group first. Every
+    textwin run but the refit starts with the stem memo emptied."""
 
     def tfidf(**params):
         return lambda: TextVectorizer(weighting="tfidf", **params).fit_transform(texts)
@@ -192,9 +215,6 @@ def measurements(texts, baseline=None):
              lambda: TfidfVectorizer(sublinear_tf=True).fit_transform(texts))]
     rows += [(f"words_{s}", f"textwin TextVectorizer('tfidf', stemmer='{s}')",
               cold(tfidf(stemmer=s))) for s in stemmers]
-    if baseline is not None:
-        rows.append(("baseline", f"  {default}: the same with --baseline's text.py",
-                     cold(lambda: baseline.TextVectorizer(weighting="tfidf").fit_transform(texts))))
     rows += [
         ("refit", f"  the same, {default}, stem memo full (a refit)", tfidf()),
         ("hashed", f"  {default}: hashed columns, n_features=2**20", cold(tfidf(n_features=2**20))),
@@ -279,10 +299,6 @@ def print_summary(timed, default, target=TARGET):
     for what, ratio in (("words", words), ("words and bigrams", bigrams)):
         print(f"ratio textwin / scikit-learn, {what}, {default}: {ratio:.2f}x "
               f"(target <= {target}: {'met' if ratio <= target else 'MISSED'})")
-    if "baseline" in timed:
-        now = statistics.median(a / b for a, b in zip(timed[f"words_{default}"]["times"],
-                                                      timed["baseline"]["times"]))
-        print(f"words only, this text.py / --baseline's: {now:.2f}x")
     checks = {
         "chunked_equals_one_shot": (timed["chunked"]["result"] != timed[f"words_{default}"]
                                     ["result"]).nnz == 0,
@@ -345,12 +361,14 @@ def main(argv=None):
     default = resolve_stemmer("auto")
     print(f"corpus: {corpus}, {len(texts):,} documents, {sum(map(len, texts)) / 1e6:.1f} "
           f"million characters; default stemmer here: {default}")
-    baseline = load_baseline(args.baseline) if args.baseline else None
     timer = time.process_time if args.cpu else time.perf_counter
-    timed = time_rows(measurements(texts, baseline), args.repeats, timer)
+    timed = time_rows(measurements(texts), args.repeats, timer)
     clock = "CPU s" if args.cpu else "wall s"
     table = print_times(timed, clock)
     summary = print_summary(timed, default)
+    if args.baseline:
+        summary["before_after"] = before_after(texts, load_baseline(args.baseline),
+                                               args.repeats, timer)
     rss = peak_rss(corpus_argv)
     memory = fit_memory(texts)
     print(f"fit over a generator: peak {memory['peak_bytes'] / 1e6:.0f} MB traced "

@@ -369,9 +369,11 @@ def test_chunked_and_partial_fits_equal_the_one_shot_fit(monkeypatch, weighting,
 def test_partial_fit_continues_a_fit_and_refuses_changed_settings():
     docs = _random_corpus(200)
     vec = TextVectorizer(weighting="tfidf", stemmer="nltk").fit(docs[:100])
+    first, first_items = vec.vocabulary_, list(vec.vocabulary_.items())
     vec.partial_fit(docs[100:])
     whole = TextVectorizer(weighting="tfidf", stemmer="nltk").fit(docs)
-    assert vec.vocabulary_ == whole.vocabulary_
+    assert vec.vocabulary_ == whole.vocabulary_ and len(whole.vocabulary_) > len(first_items)
+    assert list(first.items()) == first_items  # the first fit's vocabulary left as it was
     np.testing.assert_array_equal(vec.idf_, whole.idf_)
     vec.fit(docs[:100])  # fit starts again
     assert vec.n_documents_ == 100
@@ -594,7 +596,7 @@ def test_the_default_is_words_only_bit_for_bit_as_before_ngrams(weighting, diges
 @pytest.mark.parametrize("ngram_range", [(1, 2), (1, 3), (2, 2), (2, 4)])
 def test_ngrams_are_scikit_learns_over_the_stems(ngram_range, monkeypatch):
     # words with one stem make one n-gram ("rates rising", "Rate rises": "rate rise");
-    # the fast latin-1 path, the regex path (Greek) and chunks of ~2,000 characters (4,000 over max_n = 2)
+    # the fast latin-1 path, the regex path (Greek) and chunks of 4,000 / (4 max_n) characters
     docs = DOCS + _random_corpus(200) + ["Ελληνικά λόγια, Ελληνικά", "rates rising. Rate rises"]
     X_ref, names = _sklearn_ngrams(docs, ngram_range)
     monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 4000)
