@@ -433,3 +433,70 @@ def test_predict_reads_its_inputs_by_the_table_of_layouts(capsys, tmp_path):
     code, out, err = run(capsys, "predict", model, tmp_path / "bad.jsonl")
     assert code == EXIT_USAGE and out == ""
     one_line_error(err, 'bad.jsonl:2: each line needs a "text" string')
+
+
+def _word_order_corpus(path):
+    """Two classes with the same words in every document, in pairs whose order tells
+    the class ("alpha beta" or "beta alpha"): words alone are at chance, bigrams exact."""
+    import random
+
+    rng = random.Random(0)
+    pairs = [("alpha", "beta"), ("gamma", "delta"), ("epsilon", "zeta")]
+    with open(path, "w") as fh:
+        for split, n in (("train", 30), ("test", 10)):
+            for label in ("forward", "backward"):
+                for _ in range(n):
+                    text = ". ".join(f"{a} {b}" if label == "forward" else f"{b} {a}"
+                                     for a, b in rng.sample(pairs, 3))
+                    fh.write(json.dumps({"text": text, "labels": [label], "split": split}) + "\n")
+    return path
+
+
+def test_ngrams_on_train_eval_and_in_the_model_predict_reads(capsys, tmp_path):
+    corpus = _word_order_corpus(tmp_path / "c.jsonl")
+    accuracy = {}
+    for n in ("1", "2"):
+        code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm",
+                             "--ngrams", n, "--json", "-q")
+        assert code == 0, err
+        accuracy[n] = json.loads(out)["methods"][0]["accuracy"]
+    assert accuracy == {"1": 50.0, "2": 100.0}
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--ngrams", "2", "-o", model, "-q")
+    assert code == 0, err
+    loaded = load_model(model)
+    assert loaded.preprocessing["ngram_range"] == [1, 2]
+    assert {"alpha beta", "beta alpha", "alpha"} <= set(loaded.vocabulary.tolist())
+    (tmp_path / "doc.txt").write_text("zeta epsilon. beta alpha. delta gamma\n")
+    code, out, err = run(capsys, "predict", model, tmp_path / "doc.txt", "--json")
+    assert code == 0, err
+    assert json.loads(out)[0]["labels"] == ["backward"]
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["train", "--corpus", "c.jsonl", "--ngrams", "0"], ["--ngrams", "from 1 (words only) to 5"]),
+    (["eval", "--corpus", "c.jsonl", "--ngrams", "9"], ["--ngrams", "got 9"]),
+    (["train", "--corpus", "c.jsonl", "--ngrams", "2.5"], ["--ngrams", "'2.5'"]),
+    (["train", "--corpus", "c.svm", "--ngrams", "2"], ["--ngrams is for text corpora"]),
+    (["train", "--category", "acq", "--ngrams", "2"], ["--ngrams is for --corpus", "words"]),
+    (["eval", "--micro-breakeven", "--ngrams", "2"], ["--ngrams", "for --corpus"]),
+])
+def test_bad_ngrams_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments):
+    monkeypatch.chdir(tmp_path)
+    _word_order_corpus(tmp_path / "c.jsonl")
+    (tmp_path / "c.svm").write_text("1 1:1\n2 2:1\n1 1:1 3:1\n2 2:1 3:1\n" * 3)
+    try:
+        code, out, err = run(capsys, *argv)
+    except SystemExit as exc:  # argparse's usage line and error
+        code, (out, err) = exc.code, capsys.readouterr()
+    assert code == EXIT_USAGE and out == "" and "Traceback" not in err
+    error = [line for line in err.splitlines() if "error:" in line]
+    assert len(error) == 1, err
+    assert all(f in error[0] for f in fragments), error[0]
+
+
+def test_the_command_lines_ngram_cap_is_the_vectorizers():
+    from textwin.cli.common import MAX_NGRAM
+    from textwin.text import MAX_NGRAM as VECTORIZER_MAX_NGRAM
+
+    assert MAX_NGRAM == VECTORIZER_MAX_NGRAM

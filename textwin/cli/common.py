@@ -308,6 +308,23 @@ def _feature_count(text):
     return k
 
 
+#: The longest n-gram of --ngrams: textwin.text.MAX_NGRAM (not imported, so that --help
+#: loads no scikit-learn; a test holds them equal).
+MAX_NGRAM = 5
+
+
+def _ngram_count(text):
+    """--ngrams: word n-grams up to N words, 1 <= N <= MAX_NGRAM."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of words, got {text!r}") from None
+    if not 1 <= n <= MAX_NGRAM:
+        raise argparse.ArgumentTypeError(f"must be from 1 (words only) to {MAX_NGRAM}, got {n}; "
+                                         "2 adds pairs of consecutive words")
+    return n
+
+
 def _seed(text):
     """--seed: an integer in [0, 2**32 - 1], as numpy's generators take."""
     try:
@@ -355,6 +372,10 @@ def training_options(p):
                         + ", ".join(LANGUAGES))
     g.add_argument("--no-stem", action="store_true",
                    help="keep the words of a text corpus as they are (no stemming)")
+    g.add_argument("--ngrams", type=_ngram_count, default=None, metavar="N",
+                   help="the features of a text corpus are its word n-grams up to N words, "
+                        "stemmed as words are (default: 1, words only; 2 adds pairs of "
+                        f"consecutive words; at most {MAX_NGRAM})")
     g.add_argument("--task", choices=("multiclass", "multilabel"), default=None,
                    help="single- or multi-label (default: read from the labels: exactly one "
                         "per document is multi-class, two classes binary)")

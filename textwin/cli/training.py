@@ -182,7 +182,8 @@ def _prepare_user_corpus(args, corpus):
         from ..text import TextVectorizer
 
         vectorizer = TextVectorizer(weighting=args.weighting or "tfidf",
-                                    stem=not args.no_stem, language=args.language or "english")
+                                    stem=not args.no_stem, language=args.language or "english",
+                                    ngram_range=(1, args.ngrams or 1))
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -191,7 +192,8 @@ def _prepare_user_corpus(args, corpus):
     else:
         text_only = [opt for opt, given in (("--weighting", args.weighting),
                                             ("--language", args.language),
-                                            ("--no-stem", args.no_stem)) if given]
+                                            ("--no-stem", args.no_stem),
+                                            ("--ngrams", args.ngrams)) if given]
         if text_only:
             raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
                            f"for text corpora; {corpus.source} holds feature values "
@@ -242,7 +244,8 @@ CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_s
                ("--task", "task", "Reuters-21578 is multi-label"),
                ("--allow-unlabeled", "allow_unlabeled",
                 "every Reuters-21578 document of the split is read, with or without topics"),
-               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH))
+               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH),
+               ("--ngrams", "ngrams", "the paper's features on Reuters-21578 are words"))
 
 
 @dataclass
