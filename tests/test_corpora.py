@@ -370,12 +370,17 @@ def test_jsonl_with_a_byte_order_mark_is_read(tmp_path):
 
 
 def test_json_array_gets_a_hint_to_convert_it(tmp_path):
+    from textwin.datasets import read_inputs
+
     path = tmp_path / "corpus.json"
     path.write_text(json.dumps([{"text": "a", "labels": ["x"]}, {"text": "b", "labels": []}],
                                indent=2))
     with pytest.raises(CorpusError, match=r"corpus.json holds a JSON array; textwin reads "
                                           r"JSON Lines.*jq -c"):
         load_corpus(path)
+    path.write_text(json.dumps([{"text": "a"}, {"text": "b"}]))  # on one line, to score
+    with pytest.raises(CorpusError, match=r"corpus.json holds a JSON array; .*jq -c"):
+        read_inputs([path], "text")  # it said the line needs a "text" string
 
 
 @pytest.mark.parametrize("name, first", [

@@ -87,6 +87,14 @@ def _record(line, where, allow_unlabeled):
     return rec["text"], sorted({str(x) for x in labs}), rec.get("id"), rec.get("split")
 
 
+def _refuse_array(path, first_line):
+    """A file whose first line opens a JSON array is no JSON Lines: say how to convert it."""
+    if first_line.lstrip().startswith("["):
+        raise CorpusError(
+            f"{path} holds a JSON array; textwin reads JSON Lines, one object per "
+            f"line: convert it with `jq -c '.[]' {path} > {path.with_suffix('.jsonl')}`")
+
+
 def _gzip_errors(path):
     return CorpusError(f"{path}: not a complete gzip file; compress it again "
                        "(`gzip -k FILE.jsonl`) or give it uncompressed")
@@ -100,6 +108,8 @@ def jsonl_inputs(path, *, n_features=None):
     try:
         for lineno, line in _lines(path):
             if line.strip():
+                if not docs:
+                    _refuse_array(path, line)
                 rec = _object(line, f"{path}:{lineno}")
                 ids.append(str(rec["id"]) if "id" in rec else f"{path}:{lineno}")
                 docs.append(rec["text"])
@@ -116,10 +126,8 @@ def jsonl_documents(path, *, allow_unlabeled=False):
         for lineno, line in _lines(path):
             if not line.strip():
                 continue
-            if not docs and line.lstrip().startswith("["):
-                raise CorpusError(
-                    f"{path} holds a JSON array; textwin reads JSON Lines, one object per "
-                    f"line: convert it with `jq -c '.[]' {path} > {path.with_suffix('.jsonl')}`")
+            if not docs:
+                _refuse_array(path, line)
             text, labs, doc_id, split = _record(line, f"{path}:{lineno}", allow_unlabeled)
             docs.append(text)
             labels.append(labs)
