@@ -84,15 +84,16 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
     assert code == 0, err
     result = json.loads(out)
     auto = result["auto"]
-    assert auto["folds"] == 5 and auto["scoring"] == "micro_f1" and 0 < auto["cv_score"] <= 1
-    assert set(auto["chosen"]["lam"]) == set(WORDS) == set(auto["thresholds"])
+    assert auto["folds"] == 5 and auto["scoring"] == "micro-f1" and 0 < auto["cv_score"] <= 1
+    assert set(auto["lam"]) == set(WORDS) == set(auto["thresholds"])
     # the library's search on the same texts chooses the same
     texts, labels = _texts(multilabel_corpus, "train")
     names = sorted(WORDS)
     Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
     search = TextClassifierCV(cv=5, task="multilabel").fit(texts, Y)
     assert search.best_score_ == pytest.approx(auto["cv_score"])
-    assert list(auto["chosen"]["lam"].values()) == pytest.approx(search.best_params_["lam"])
+    assert auto["chosen"]["lam"] == pytest.approx(search.best_params_["lam"])
+    assert auto["chosen"]["C"] == pytest.approx(1 / (search.best_params_["lam"] * len(texts)))
     # the model file scores the raw test texts as the table says, at the tuned thresholds
     model = load_model(model_path)
     test_texts, test_labels = _texts(multilabel_corpus, "test")
@@ -126,6 +127,10 @@ def test_auto_fixes_what_the_command_line_gives(capsys, binary_corpus):
     auto = json.loads(out)["auto"]
     assert auto["chosen"]["lam"] == 0.01 and auto["lam_n"] == [pytest.approx(0.01 * 120)]
     assert {c["params"]["stem"] for c in auto["curves"]} == {False}
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--scoring",
+                         "macro-f1", "--json")
+    assert code == 0, err
+    assert json.loads(out)["auto"]["scoring"] == "macro-f1"
 
 
 @pytest.mark.parametrize("argv, fragments", [

@@ -221,50 +221,38 @@ def test_cv_on_two_classes_searches_the_nb_scaling():
     assert search.best_estimator_.nb_scaling == search.best_params_["nb_scaling"]
 
 
-def test_cv_multilabel_gives_each_category_its_lam_and_threshold():
+def test_cv_multilabel_takes_select_lams_choice_and_thresholds():
+    from textwin.model_selection import select_lam
+
     texts, labels = multilabel_corpus(n=150)
-    search = TextClassifierCV(stem=False, lam_grid=[30.0, 1.0, 0.03], cv=3).fit(texts, labels)
-    lam = search.best_params_["lam"]
-    assert isinstance(lam, list) and len(lam) == 3
+    grid = [30.0, 1.0, 0.03]
+    search = TextClassifierCV(stem=False, ngrams=1, lam_grid=grid, cv=3,
+                              tol=1e-6).fit(texts, labels)
+    names = sorted(TOPICS)
+    Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
+    # the out-of-fold scores, each fold vectorized on its own training texts
+    folds = search._folds(Y, "multilabel")
+    S, fold_of = np.empty((150, 3, 3)), np.empty(150, dtype=int)
+    for f, (train, test) in enumerate(folds):
+        vec = TextVectorizer(weighting="tfidf", stem=False)
+        A = vec.fit_transform([texts[i] for i in train])
+        B = vec.transform([texts[i] for i in test])
+        for l, lam_n in enumerate(grid):
+            model = DualGaussSeidelClassifier(lam=lam_n / train.size, fit_intercept=True,
+                                              intercept_solver="constant_feature", tol=1e-6,
+                                              random_state=0).fit(A, Y[train])
+            S[test, :, l] = model.decision_function(B)
+        fold_of[test] = f
+    choice = select_lam(S, Y, fold_of, task="multilabel", rule="f1")
+    assert search.best_score_ == pytest.approx(choice.score, abs=1e-6)
+    assert search.best_params_["lam"] == pytest.approx(grid[choice.index] / 150)
     est = search.best_estimator_
-    np.testing.assert_allclose(est.lam_, lam)
-    assert np.isfinite(est.thresholds_).all() and np.any(est.thresholds_ != 0)
-    assert search.predict(texts).shape == (150, 3)
+    np.testing.assert_allclose(est.thresholds_, choice.thresholds, atol=1e-4)
+    assert np.any(est.thresholds_ != 0)  # tuned for F1, and applied by predict
+    np.testing.assert_array_equal(search.predict(texts),
+                                  (est.decision_function(texts) > est.thresholds_).astype(int))
     summary = search.search_summary()
-    assert summary["scoring"] == "micro_f1" and set(summary["chosen"]["lam"]) == set(TOPICS)
-    assert summary["lam_n"] == [30.0, 1.0, 0.03]
-    assert [len(c["scores"]) for c in summary["curves"]] == [3, 3]  # words, and bigrams
-
-
-def test_cv_multilabel_threshold_is_the_best_f1_cutoff_of_the_out_of_fold_scores():
-    from textwin.text_classifier import judge_multilabel
-
-    T = np.array([[1], [1], [0], [1], [0], [0]] * 2)
-    # lam 0: perfectly ranked, scores below 0; lam 1: one positive ranked last
-    S = np.array([[[-1.0], [-1.1], [-3.0], [-1.2], [-3.1], [-3.2]] * 2,
-                  [[2.0], [1.9], [1.0], [0.5], [0.4], [0.3]] * 2])
-    choice, thresholds, score, curve = judge_multilabel(T, S, "micro_f1", tune=True)
-    assert choice.tolist() == [0] and -3.0 < thresholds[0] < -1.2 and score == 1.0
-    choice, thresholds, score, curve = judge_multilabel(T, S, "micro_f1", tune=False)
-    # at threshold 0 lam 0 predicts nothing (F1 0); lam 1 predicts everything
-    assert choice.tolist() == [1] and thresholds.tolist() == [0.0]
-    assert score == pytest.approx(2 * 6 / (2 * 6 + 6))
-
-
-def test_cv_multilabel_each_column_with_enough_positives_chooses_its_own_lam():
-    from textwin.text_classifier import judge_multilabel
-
-    rng = np.random.default_rng(0)
-    T = (rng.random((60, 3)) < 0.4).astype(int)
-    T[:3, 2], T[3:, 2] = 1, 0  # column 2: 3 positives, too few to choose by
-    good, bad = T + 0.1 * rng.random(T.shape), rng.random(T.shape)
-    # column 0 ranks well at lam 0, column 1 at lam 1; column 2 nowhere
-    S = np.stack([np.column_stack([good[:, 0], bad[:, 1], bad[:, 2]]),
-                  np.column_stack([bad[:, 0], good[:, 1], bad[:, 2]])])
-    choice, _, score, curve = judge_multilabel(T, S, "micro_f1", tune=True)
-    assert choice[:2].tolist() == [0, 1]
-    assert choice[2] == int(np.argmax(curve))  # the lam best for the whole model
-    assert score > curve.max()
+    assert summary["scoring"] == "micro-f1" and summary["lam_n"] == grid
 
 
 def test_cv_fixed_settings_are_not_searched():
@@ -283,7 +271,7 @@ def test_cv_bad_input_says_what_to_do():
     y[7:10] = "rare"
     with pytest.raises(ValueError, match="fewer than the 5 folds; lower cv to at most 3"):
         TextClassifierCV().fit(texts, y)
-    with pytest.raises(ValueError, match="scoring='micro_f1' is not one of accuracy"):
+    with pytest.raises(ValueError, match="scoring='micro_f1' is not one of micro-f1"):
         TextClassifierCV(scoring="micro_f1").fit(*corpus())
     with pytest.raises(ValueError, match="lam_grid"):
         TextClassifierCV(lam_grid=[1.0, -1.0]).fit(*corpus())

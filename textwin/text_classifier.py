@@ -37,26 +37,16 @@ from tqdm import tqdm
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
-from textwin.metrics import breakeven_thresholds, f1_thresholds
-from textwin.model_selection import held_out_path_scores
+from textwin.model_selection import check_choice, held_out_path_scores, select_lam
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import TextVectorizer
 
-__all__ = ["TextClassifier", "TextClassifierCV", "SCORINGS"]
-
-#: What :class:`TextClassifierCV` can maximise, by task.
-SCORINGS = {"single": ("accuracy", "macro_f1"),
-            "multilabel": ("micro_f1", "macro_f1", "micro_breakeven", "accuracy")}
+__all__ = ["TextClassifier", "TextClassifierCV"]
 
 #: The default grid of ``lam * n`` (lam in units of 1/n, the default lam; scikit-learn's
 #: ``C = 1 / (lam n)`` from 0.1 to 100).
 DEFAULT_LAM_N = np.logspace(1, -2, 7)
-
-# A label column with fewer held-out positives than this (all folds together) cannot
-# choose its own lam: its F1 or break-even point moves in steps of a tenth or more.
-_FEW_POSITIVES = 10
-
 
 # ---------------------------------------------------------------------------
 # Labels
@@ -403,95 +393,6 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
 
 # ---------------------------------------------------------------------------
-# Judging out-of-fold path scores at the model's decision rule
-# ---------------------------------------------------------------------------
-
-def _single_label_scores(S, index, folds, task, scoring):
-    """(n_folds, n_lams) accuracy or macro-F1 of one class per text, from the
-    out-of-fold scores ``S`` (n_lams, n_texts, n_problems) and the true class ``index``."""
-    K = int(index.max()) + 1
-    out = np.empty((len(folds), S.shape[0]))
-    for f, (_, test) in enumerate(folds):
-        for l in range(S.shape[0]):
-            s = S[l, test]
-            predicted = (s[:, 0] > 0).astype(np.intp) if task == "binary" else np.argmax(s, 1)
-            truth = index[test]
-            if scoring == "accuracy":
-                out[f, l] = np.mean(predicted == truth)
-            else:
-                tp = np.bincount(truth[predicted == truth], minlength=K)
-                pred, true = np.bincount(predicted, minlength=K), np.bincount(truth, minlength=K)
-                present = (pred + true) > 0
-                out[f, l] = np.mean(2.0 * tp[present] / (pred + true)[present])
-    return out
-
-
-def _column_counts(T, S, scoring, tune):
-    """Per lam and label column: ``tp``, ``fp``, ``fn`` at the decision rule (score above
-    0, or above the threshold tuned on these scores) and the thresholds; ``S`` is
-    (n_lams, n_texts, n_columns). The micro break-even point counts ``tp`` at the
-    break-even cutoff (``fp = fn``)."""
-    L, _, K = S.shape
-    tp, fp, fn = (np.zeros((L, K)) for _ in range(3))
-    thresholds = np.zeros((L, K))
-    positives = T.sum(axis=0).astype(np.float64)
-    for l in range(L):
-        if scoring == "micro_breakeven":
-            thresholds[l] = breakeven_thresholds(T, S[l])
-        elif tune:
-            thresholds[l] = f1_thresholds(T, S[l])
-        predicted = S[l] > thresholds[l]
-        tp[l] = (predicted & (T > 0)).sum(axis=0)
-        fp[l] = predicted.sum(axis=0) - tp[l]
-        fn[l] = positives - tp[l]
-    return tp, fp, fn, thresholds
-
-
-def _multilabel_value(scoring, tp, fp, fn, subset=None):
-    """The score of counts over columns (1-d arrays), or subset accuracy."""
-    if scoring == "accuracy":
-        return subset
-    if scoring == "macro_f1":
-        den = 2 * tp + fp + fn
-        return float(np.mean(2 * tp[den > 0] / den[den > 0])) if (den > 0).any() else np.nan
-    den = 2 * tp.sum() + fp.sum() + fn.sum()
-    if scoring == "micro_breakeven":
-        return float(tp.sum() / (tp + fn).sum()) if (tp + fn).sum() else np.nan
-    return float(2 * tp.sum() / den) if den else np.nan
-
-
-def judge_multilabel(T, S, scoring, tune):
-    """Per column, the lam of best F1 (or break-even point) on the out-of-fold scores;
-    a column with fewer than 10 positives takes the lam best for the whole model.
-
-    Returns ``(choice, thresholds, score, curve)``: the lam index and threshold of
-    each column, the score of that choice and the score of each lam shared by all.
-    """
-    tp, fp, fn, thresholds = _column_counts(T, S, scoring, tune)
-    L, K = tp.shape
-
-    def subset(choice):
-        cols = np.arange(K)
-        predicted = S[choice, :, cols].T > thresholds[choice, cols]
-        return float(np.mean((predicted == (T > 0)).all(axis=1)))
-
-    curve = np.array([_multilabel_value(scoring, tp[l], fp[l], fn[l],
-                                        subset(np.full(K, l)) if scoring == "accuracy" else None)
-                      for l in range(L)])
-    with np.errstate(invalid="ignore", divide="ignore"):
-        own = (tp / (tp + fn) if scoring == "micro_breakeven"
-               else 2 * tp / (2 * tp + fp + fn))
-    fallback = int(np.nanargmax(curve)) if np.isfinite(curve).any() else 0
-    own = np.where(np.isfinite(own), own, -np.inf)
-    chooses = T.sum(axis=0) >= _FEW_POSITIVES
-    choice = np.where(chooses, np.argmax(own, axis=0), fallback)
-    cols = np.arange(K)
-    score = _multilabel_value(scoring, tp[choice, cols], fp[choice, cols], fn[choice, cols],
-                              subset(choice) if scoring == "accuracy" else None)
-    return choice, thresholds[choice, cols], score, curve
-
-
-# ---------------------------------------------------------------------------
 # The cross-validated search
 # ---------------------------------------------------------------------------
 
@@ -514,19 +415,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     (:func:`textwin.model_selection.held_out_path_scores`) over ``lam_grid``
     then scores the held-out texts at every ``lam``, so that every text gets an
     out-of-fold score at every ``lam``. These are judged at the decision rule of
-    the model that will be fitted:
-
-    - single-label (one class per text): the class of the highest score (two
-      classes: the sign), by ``scoring`` per fold, averaged; one ``lam`` shared
-      by the classes;
-    - multi-label: each category its own ``lam``, the one of best F1 at its
-      threshold (``tune_thresholds``: the cutoff of best F1 on the out-of-fold
-      scores; else 0), or of best break-even point with ``scoring=
-      "micro_breakeven"``; a category with fewer than 10 positives takes the
-      ``lam`` best for the whole model.
-
-    Ties go to the larger ``lam``. The best combination is refitted on all the
-    texts (``best_estimator_``), at ``lam = lam_grid[i] / n``.
+    the model that will be fitted, by :func:`textwin.model_selection.select_lam`
+    (docs/mathematics.md §13): the class of the highest score for one class per
+    text (two classes: the sign), and for multi-label categories a score above
+    each category's threshold (``tune_thresholds``: tuned for F1, for each fold on
+    the other folds' scores; else 0); ``scoring`` per fold, averaged. One ``lam``
+    for every category or class, the best mean (the largest on ties; with
+    ``one_se``, the largest within one standard error of it). The best
+    combination is refitted on all the texts (``best_estimator_``), at
+    ``lam = lam_grid[i] / n``, with the thresholds tuned on all the out-of-fold
+    scores.
 
     Parameters
     ----------
@@ -540,6 +438,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         multi-label categories.
     loss : str or list of str, default="hinge"
     fit_intercept : bool or list of bool, default=True
+        A bias, as a constant feature.
     lam : float or None, default=None
         A fixed ``lam`` (only the other settings are searched); None searches
         ``lam_grid``.
@@ -547,13 +446,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         The values of ``lam * n`` searched (``n`` the training texts of the fit, a
         fold's in the folds; scikit-learn's ``C = 1 / (lam n)``). None:
         ``logspace(1, -2, 7)``, ``C`` from 0.1 to 100.
-    scoring : str or None, default=None
-        Single-label: "accuracy" (None) or "macro_f1". Multi-label: "micro_f1"
-        (None), "macro_f1", "micro_breakeven" or "accuracy" (every category
-        right).
+    scoring : {"accuracy", "macro-f1", "micro-f1", "breakeven"} or None, default=None
+        As :func:`~textwin.model_selection.select_lam`'s: None is accuracy for one
+        class per text, micro-F1 for multi-label categories.
     tune_thresholds : bool, default=True
-        Multi-label: each category's threshold tuned for F1 on the out-of-fold
-        scores at its ``lam`` (False: 0).
+        Multi-label: thresholds tuned for F1 on the out-of-fold scores (False: 0).
+    one_se : bool, default=False
+        The one-standard-error rule for ``lam`` (see ``select_lam``).
     cv : int or list of (train, test) index arrays, default=5
         An int: as many folds, stratified for one class per text, plain
         otherwise, shuffled with ``random_state``. Pairs (a splitter's
@@ -568,17 +467,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     best_estimator_ : TextClassifier
         Refitted on all the texts with the best settings.
     best_params_ : dict
-        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss`` and ``lam`` (a
-        float, or one per category for multi-label).
+        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss``, ``fit_intercept``
+        and ``lam``.
     best_score_ : float
         The cross-validated score of the choice, a fraction.
     scoring_ : str
     n_splits_ : int
         The number of folds.
     cv_results_ : dict of lists
-        One entry per combination and ``lam`` (shared by the categories):
-        ``params``, ``lam_n``, ``mean_test_score``, ``std_test_score`` (over the
-        folds; NaN for multi-label, scored on the pooled folds), and
+        One entry per combination and ``lam``: ``params``, ``lam_n``,
+        ``mean_test_score`` and ``std_test_score`` (over the folds),
         ``rank_test_score``; ``fit_seconds`` per combination.
     classes_, task_
         As in :class:`TextClassifier`.
@@ -587,7 +485,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="english",
                  min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
-                 scoring=None, tune_thresholds=True, cv=5, task=None, tol=1e-3,
+                 scoring=None, tune_thresholds=True, one_se=False, cv=5, task=None, tol=1e-3,
                  max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
@@ -604,13 +502,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name}: lam_grid must hold numbers > 0, got {self.lam_grid!r}")
         return np.unique(grid)[::-1]
 
-    def _scoring(self, task):
-        kind = "multilabel" if task == "multilabel" else "single"
-        scoring = self.scoring or SCORINGS[kind][0]
-        if scoring not in SCORINGS[kind]:
-            raise ValueError(f"{type(self).__name__}: scoring={scoring!r} is not one of "
-                             f"{', '.join(SCORINGS[kind])} for a {task} task")
-        return scoring
+    def _rule(self, task):
+        """The decision scored: thresholds tuned for F1 (multi-label, ``tune_thresholds``)
+        or score > 0 (the argmax for one class per text)."""
+        return "f1" if task == "multilabel" and self.tune_thresholds else "zero"
 
     def _settings(self, task):
         """The feature settings (stem, ngrams) and model variants (loss, nb_scaling,
@@ -665,7 +560,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self : TextClassifierCV
         """
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
-        scoring = self._scoring(task)
+        scoring = check_choice(task, self.scoring, self._rule(task), type(self).__name__)
         features, variants = self._settings(task)
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
@@ -738,30 +633,31 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return path.scores
 
     def _choose(self, Y, task, folds, grid, oof, seconds, scoring):
-        """cv_results_, best_params_, best_score_ and the choice's lam and thresholds."""
+        """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
+        :func:`textwin.model_selection.select_lam` on each combination's out-of-fold scores."""
+        fold_of = np.full(Y.shape[0], -1)
+        for f, (_, test) in enumerate(folds):
+            fold_of[test] = f
+        T = Y[:, 1:] if task == "binary" else Y
         rows, best = [], None
         for key, S in oof.items():
             params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"), key))
-            if task == "multilabel":
-                choice, thresholds, score, curve = judge_multilabel(
-                    Y, S, scoring, self.tune_thresholds)
-                std = np.full(grid.size, np.nan)
-                lam_n = grid[choice]
-            else:
-                per_fold = _single_label_scores(S, np.argmax(Y, axis=1), folds, task, scoring)
-                curve, std = per_fold.mean(axis=0), per_fold.std(axis=0)
-                l = int(np.argmax(curve))
-                score, thresholds, lam_n = float(curve[l]), None, grid[l]
+            choice = select_lam(np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
+                                scoring=scoring, rule=self._rule(task), one_se=self.one_se)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all folds
+                std = np.nanstd(choice.fold_scores, axis=0)
             for l in range(grid.size):
                 rows.append(dict(params=params, lam_n=float(grid[l]),
-                                 mean_test_score=float(curve[l]), std_test_score=float(std[l]),
-                                 fit_seconds=seconds[key]))
-            if best is None or score > best[0]:
-                best = (score, params, lam_n, thresholds)
+                                 mean_test_score=float(choice.mean[l]),
+                                 std_test_score=float(std[l]), fit_seconds=seconds[key]))
+            if best is None or choice.score > best[0]:
+                thresholds = choice.thresholds if task == "multilabel" else None
+                best = (choice.score, params, grid[choice.index], thresholds)
         score, params, lam_n, thresholds = best
         means = np.array([r["mean_test_score"] for r in rows])
-        ranks = 1 + np.argsort(np.argsort(-np.nan_to_num(means, nan=-np.inf), kind="stable"),
-                               kind="stable")
+        ranks = 1 + np.argsort(np.argsort(-np.where(np.isfinite(means), means, -np.inf),
+                                          kind="stable"), kind="stable")
         self.cv_results_ = {key: [r[key] for r in rows] for key in rows[0]}
         self.cv_results_["rank_test_score"] = ranks.tolist()
         self.best_score_ = float(score)
@@ -772,12 +668,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
-        lam = np.asarray(lam_n, dtype=np.float64) / n if self.lam is None else self.lam
-        lam = lam.tolist() if np.ndim(lam) else float(lam)
+        lam = float(lam_n / n if self.lam is None else self.lam)
         self.best_params_ = {**p, "lam": lam}
         clf = TextClassifier(
-            weighting=self.weighting, language=self.language, min_df=self.min_df,
-            lam=np.asarray(lam) if isinstance(lam, list) else lam,
+            weighting=self.weighting, language=self.language, min_df=self.min_df, lam=lam,
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
@@ -811,18 +705,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
         ``cv_score``, ``chosen`` (``best_params_``), ``lam_n`` (the grid of ``lam * n``,
         descending) and ``curves``: per combination, its ``params`` and its mean
-        ``scores`` at each ``lam_n`` (one lam shared by the categories)."""
+        ``scores`` at each ``lam_n``."""
         check_is_fitted(self, "best_estimator_")
         res = self.cv_results_
         curves = {}
         for params, score in zip(res["params"], res["mean_test_score"]):
             key = tuple(params.items())
-            curves.setdefault(key, []).append(None if math.isnan(score) else score)
-        lam = self.best_params_["lam"]
-        if isinstance(lam, list):
-            lam = {str(c): v for c, v in zip(self.classes_, lam)}
+            curves.setdefault(key, []).append(None if not math.isfinite(score) else score)
         return {"scoring": self.scoring_, "folds": self.n_splits_, "cv_score": self.best_score_,
-                "chosen": {**self.best_params_, "lam": lam},
+                "chosen": dict(self.best_params_),
                 "lam_n": sorted(set(res["lam_n"]), reverse=True),
                 "curves": [{"params": dict(key), "scores": scores}
                            for key, scores in curves.items()]}

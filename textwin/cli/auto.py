@@ -18,10 +18,6 @@ from .common import CLIError, first_line, logger
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5
 
-#: --scoring's names, as TextClassifierCV's.
-SCORINGS = {"accuracy": "accuracy", "macro-f1": "macro_f1", "micro-f1": "micro_f1",
-            "breakeven": "micro_breakeven"}
-
 
 def check_auto(args, d, method_key="svm"):
     """Refuse what --auto cannot do, in one line each, before any training."""
@@ -57,7 +53,7 @@ def auto_search(args, d, progress):
         weighting=args.weighting or "tfidf", stem=False if args.no_stem else [True, False],
         ngrams=ngrams if ngrams else [1, 2],
         language=args.language or "english", lam=None if lam in (None, "auto") else lam,
-        scoring=SCORINGS.get(scoring, scoring), cv=AUTO_FOLDS,
+        scoring=scoring, cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else "multiclass",
         tol=args.tol if args.tol is not None else 1e-3,
         max_epochs=args.epochs if args.epochs is not None else 1000,
@@ -111,19 +107,14 @@ def setting_text(params):
 
 
 def auto_summary(search, d):
-    """What --auto chose, JSON-ready: ``chosen`` (the settings, lambda and, for one
-    lambda, C = 1/(lam n)), ``lam`` per category, ``thresholds`` (multi-label), the CV
-    score (a fraction) and the curves of every combination against lambda."""
+    """What --auto chose, JSON-ready: ``chosen`` (the settings, lambda and C = 1/(lam n)),
+    ``lam`` per category (all the same), ``thresholds`` (multi-label), the CV score (a
+    fraction) and the curves of every combination against lambda."""
     summary = search.search_summary()
-    chosen = dict(summary["chosen"])
-    lam = chosen["lam"]
-    if isinstance(lam, dict):
-        lams = dict(zip(d.categories, lam.values()))
-        chosen["lam"] = lams
-    else:
-        lams = dict.fromkeys(d.categories, lam)
-        chosen["C"] = 1.0 / (lam * len(d.texts_train))
-    summary = {**summary, "chosen": chosen, "lam": lams, "n_train": len(d.texts_train)}
+    lam = summary["chosen"]["lam"]
+    chosen = {**summary["chosen"], "C": 1.0 / (lam * len(d.texts_train))}
+    summary = {**summary, "chosen": chosen, "lam": dict.fromkeys(d.categories, lam),
+               "n_train": len(d.texts_train)}
     if d.task == "multilabel":
         summary["thresholds"] = dict(zip(d.categories,
                                          map(float, search.best_estimator_.thresholds_)))
@@ -147,13 +138,8 @@ def auto_curves(summary):
 def auto_line(summary):
     """One line: what --auto chose and its cross-validated score."""
     c = summary["chosen"]
-    if isinstance(c["lam"], dict):
-        lams = sorted(c["lam"].values())
-        lam = (f"lambda per category from {lams[0]:.3g} to {lams[-1]:.3g}"
-               if lams[0] != lams[-1] else f"lambda {lams[0]:.3g} for every category")
-    else:
-        lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
+    lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
     tuned = ", thresholds tuned for F1" if "thresholds" in summary else ""
     return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
-            f"({summary['scoring'].replace('_', '-')} {100 * summary['cv_score']:.2f}): "
+            f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
             f"{setting_text(c)}, {lam}{tuned}")

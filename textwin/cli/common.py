@@ -414,9 +414,9 @@ def _settings_options(p):
     g.add_argument("--auto", action="store_true",
                    help="a text corpus: choose stemming, word bigrams, the naive Bayes "
                         "scaling of single-label classes and lambda together by 5-fold "
-                        "cross-validation on the training set (multi-label: lambda and "
+                        "cross-validation on the training set (multi-label: and a "
                         "threshold per category), with the SVM; --no-stem, --ngrams and "
-                        "--lam fix theirs")
+                        "--lam fix theirs, --scoring names what it maximises")
     g.add_argument("--scoring", choices=["micro-f1", "macro-f1", "breakeven", "accuracy"],
                    default=None,
                    help="with --lam auto or --auto: what the cross-validation maximises "
