@@ -119,8 +119,19 @@ def _cross_validated_section(plan, data, cv_results, cv_features):
     for r in cv_results:
         chosen = ", ".join(f"{c} {lam:.2g}" for c, lam in r.extra["lam"].items())
         lines.append(f"* `{r.method}`: {chosen}")
-    lines.append("")
+    lines += ["", AUTO_COMMAND_NOTE, ""]
     return "\n".join(lines)
+
+
+# The user's command that chooses the features too (not run by the reproduction: its
+# figure comes from running the command itself, as quoted).
+AUTO_COMMAND_NOTE = (
+    "A user's command makes such choices too, features included: `textwin train --category "
+    "top10 --auto` reads the stories as a corpus and chooses stems or words, with bigrams or "
+    "without, and one lam for the SVM with a bias, by 5-fold cross-validation on the training stories alone "
+    "(micro-F1 at thresholds tuned for F1 on the held-out scores, `textwin.TextClassifierCV`). "
+    "It chose stems and stem bigrams, C = 1/(lam n) = 3.16, and reaches a micro-averaged "
+    "break-even point of 93.2 on the test set (micro-F1 92.8 at its tuned thresholds).")
 
 
 # How a report of ours begins, and the line a quick run's has: --quick never
