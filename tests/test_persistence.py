@@ -297,6 +297,16 @@ def test_save_refuses_unfitted_or_unknown_steps(tmp_path):
     assert not (tmp_path / "x.npz").exists()
 
 
+def test_save_with_the_arguments_swapped_says_the_path_comes_first(tmp_path):
+    # joblib.dump's order (value, filename): the error said "str has no coef_"
+    docs, Y = _corpus()
+    pipe = Pipeline([("vec", TextVectorizer()), ("clf", DualSVM(lam=1e-2))]).fit(docs, Y[:, 0])
+    for path in (str(tmp_path / "x.npz"), tmp_path / "x.npz"):
+        with pytest.raises(TypeError, match=r"save_model\(path, model\): the path comes first"):
+            save_model(pipe, path)
+    assert not (tmp_path / "x.npz").exists()
+
+
 def test_zip_member_checksum_error_is_clear(tmp_path, good_file):
     """A flipped byte inside a compressed member fails the zip CRC: still our error."""
     with zipfile.ZipFile(good_file) as zf:

@@ -458,6 +458,10 @@ def save_model(path, model, *, vectorizer=None, selector=None, target_names=None
     metadata : dict, optional
         Extra JSON-serialisable information (training scores, corpus, ...).
     """
+    if isinstance(model, (str, os.PathLike)) and not isinstance(path, (str, os.PathLike)):
+        # joblib.dump(value, filename) has the other order
+        raise TypeError("save_model(path, model): the path comes first, got "
+                        f"save_model({type(path).__name__}, {type(model).__name__})")
     if not isinstance(model, TextModel):
         steps = getattr(model, "steps", None)
         if steps is not None:
