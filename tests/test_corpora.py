@@ -531,6 +531,39 @@ def test_a_named_pipe_in_a_folder_is_not_read(tmp_path):
         read_inputs([tmp_path / "a"], "text")
 
 
+def _peak_bytes(read):
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        found = read()
+        return found, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_large_binary_file_in_a_folder_is_not_read_whole(tmp_path):
+    # a 200 MB video in a category folder was read whole before it was skipped as binary
+    from textwin.datasets import read_inputs
+
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    with open(tmp_path / "a" / "video.mp4", "wb") as fh:
+        fh.write(b"\x00\x00\x00\x18ftypmp42")
+        fh.truncate(200 << 20)  # sparse: no disk used
+    # a long text whose first 8 KiB end inside a letter is still text
+    (tmp_path / "b" / "long.txt").write_text("a" + "\u0436" * 5000, encoding="utf-8")
+    with pytest.warns(UserWarning, match=r"1 binary .*a/video.mp4"):
+        c, peak = _peak_bytes(lambda: read_folder(tmp_path))
+    assert peak < 16 << 20 and c.report["skipped"] == {"binary": ["a/video.mp4"]}
+    assert "b/long.txt" in c.ids_train + c.ids_test
+    (ids, _, skipped), peak = _peak_bytes(lambda: read_inputs([tmp_path / "a"], "text"))
+    assert peak < 16 << 20 and len(ids) == 3
+    assert skipped["binary"] == [str(tmp_path / "a" / "video.mp4")]
+
+
 def _unreadable_category(tmp_path, monkeypatch):
     """A corpus whose category folder tech/ cannot be listed (chmod 000; the tests
     run as root, to whom chmod means nothing, so os.scandir refuses it here)."""

@@ -4,7 +4,8 @@ import gzip
 import zlib
 from pathlib import Path
 
-__all__ = ["decode_text", "looks_binary", "read_document", "text_file_inputs", "utf16"]
+__all__ = ["binary_at_start", "decode_text", "looks_binary", "read_document",
+           "text_file_inputs", "utf16"]
 
 
 def read_document(path):
@@ -71,6 +72,19 @@ def looks_binary(raw):
     if not _is_utf8(sample, cut=len(raw) > _SAMPLE):
         bad += sum(sample.count(bytes([b])) for b in range(128, 256))
     return bad > _NON_TEXT_SHARE * len(sample)
+
+
+def binary_at_start(path):
+    """Whether :func:`looks_binary` would call the file at ``path`` binary, told by its
+    first bytes alone, so that a large image or archive in a folder is never read whole.
+    ``False`` when only the whole file can tell: gzip'd, UTF-16, or text at the start."""
+    if Path(path).name.lower().endswith(".gz"):
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(_SAMPLE + 1)  # one byte more: looks_binary knows the sample is cut
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    return looks_binary(head)
 
 
 def _is_utf8(sample, cut):

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .._io import file_kind
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
-from ._encoding import decode_text, looks_binary, read_document
+from ._encoding import binary_at_start, decode_text, looks_binary, read_document
 
 __all__ = ["folder_documents", "folder_inputs", "read_folder"]
 
@@ -48,6 +48,9 @@ def _read_category_folders(root, prefix, skipped):
             try:
                 if _special(cat_dir / rel):  # a pipe waits for a writer, a device never ends
                     skipped["special"].append(shown)
+                    continue
+                if binary_at_start(cat_dir / rel):  # a video is not read whole
+                    skipped["binary"].append(shown)
                     continue
                 raw = read_document(cat_dir / rel)
             except OSError:
@@ -109,8 +112,8 @@ def folder_inputs(root, *, n_features=None):
         if kind:  # reading it would wait for a writer, or never end
             raise CorpusError(f"{root / rel} is {kind}, not a file of text: move it out of "
                               f"{root}, or give the files to score one by one")
-        raw = read_document(root / rel)
-        if looks_binary(raw):  # an image, an archive: no text to score
+        if binary_at_start(root / rel) or looks_binary(raw := read_document(root / rel)):
+            # an image, an archive: no text to score (a large one not read whole)
             skipped["binary"].append(str(root / rel))
         else:
             ids.append(str(root / rel))
