@@ -133,7 +133,7 @@ def _check_not_device(path, hint=""):
 
 def _text_layouts_hint(path, layout):
     """For a text file read by the catch-all layout: which layouts hold text."""
-    named = [f"{s}" for row in LAYOUTS for s in row.suffixes]
+    named = [s for row in LAYOUTS for s in row.suffixes]
     text = [row.help for row in LAYOUTS if row.kind == "text" and row.reader]
     return (f" ({path} was read as {layout.name}, the layout of a file not named "
             f"{', '.join(named[:-1])} or {named[-1]}; text documents go in "
@@ -159,8 +159,9 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
     Parameters
     ----------
     path : str or Path
-        A ``.jsonl``/``.json`` file, a folder per category, or an svmlight file
-        (any other file name).
+        A JSON Lines file (``.jsonl``, ``.json``, ``.ndjson``, each maybe
+        gzip'd: ``.gz``), a folder per category, or an svmlight file (any
+        other file name); the first row of :data:`LAYOUTS` that matches.
     test_path : str or Path, optional
         The test set, read apart, in any layout of the same kind (text or
         feature vectors); ``path`` is then the training set. Neither may carry a
