@@ -246,6 +246,16 @@ def test_a_corpus_option_on_reuters_says_why_it_does_not_apply(capsys, option, r
     assert "multi-label" not in err or "--task" in option
 
 
+@pytest.mark.parametrize("size", ["1.5", "0", "nan", "a"])
+def test_a_test_size_outside_0_1_names_the_option(capsys, corpus, size):
+    # it was the reader's 'test_size must be ...', a Python name, after the corpus was read
+    with pytest.raises(SystemExit) as exc:
+        run(capsys, "train", "--corpus", corpus, "--test-size", size, "-q")
+    err = capsys.readouterr().err
+    assert exc.value.code == EXIT_USAGE and "Traceback" not in err
+    assert "argument --test-size: " in err and "test_size" not in err
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_a_device_is_no_corpus_and_no_input(capsys, tmp_path, corpus):
     # /dev/zero never ends: reading it as a corpus or a document took all the memory

@@ -295,6 +295,17 @@ def common_options(p, data=True):
                        help="never download the corpus; fail (exit 3) if it is missing")
 
 
+def _fraction(text):
+    """--test-size: a fraction strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"give a fraction, not {text!r}") from None
+    if not 0 < value < 1:  # also nan
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1 (exclusive), got {text}")
+    return value
+
+
 def _feature_count(text):
     """--features: a number of information-gain features, or all."""
     if text == "all":
@@ -358,7 +369,7 @@ def training_options(p):
     g.add_argument("--test-corpus", metavar="PATH",
                    help="the test set, read apart (--corpus is then the training set): a "
                         "file or folder in any of those layouts, text if --corpus is text")
-    g.add_argument("--test-size", type=float, default=None,
+    g.add_argument("--test-size", type=_fraction, default=None,
                    help="fraction held out for testing when the corpus has no split "
                         "(default: 0.25)")
     g.add_argument("--seed", type=_seed, default=None,
