@@ -267,3 +267,13 @@ def test_a_device_is_no_corpus_and_no_input(capsys, tmp_path, corpus):
         code, _, err = run(capsys, *command, "-q")
         assert code == EXIT_USAGE
         assert_one_line_error(err, "/dev/zero is a character device")
+
+
+def test_predict_help_says_a_binary_model_decides_at_its_threshold(capsys):
+    # a binary model keeps --tune-thresholds' threshold and predict applies it; the
+    # help said the class came from the score against 0
+    with pytest.raises(SystemExit):
+        run(capsys, "predict", "--help")
+    text = " ".join(capsys.readouterr().out.split())
+    assert "score against 0" not in text
+    assert "above the model's threshold (0 unless tuned)" in text

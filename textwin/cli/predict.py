@@ -30,7 +30,9 @@ def add_parser(sub):
                     "several categories: the labels, one score per category, the document. "
                     "A single-label model (multi-class or binary) gives each document "
                     "exactly one label: the class of the highest score (ties: the first "
-                    "class in sorted order), or of a binary model's score against 0.",
+                    "class in sorted order), or for a binary model the second class where "
+                    "the score is above the model's threshold (0 unless tuned), else the "
+                    "first.",
         epilog="""examples:
   textwin predict acq.npz letter.txt memo.txt
   textwin predict acq.npz inbox/                 every file in the folder
