@@ -101,7 +101,7 @@ def run_corpus(name, n_jobs):
         test=test_scores(search, X_test, y_test, multilabel))
 
     matched = TextClassifierCV(stem=False, ngrams=ngrams, nb_scaling=False, cv=folds,
-                               tune_thresholds=False, scoring="micro_f1" if multilabel else None,
+                               tune_thresholds=False, scoring="micro-f1" if multilabel else None,
                                n_jobs=n_jobs)
     _, seconds = timed(lambda: matched.fit(X, y))
     rows["TextClassifierCV, same grid"] = dict(

@@ -211,3 +211,29 @@ def test_corpora_unknown_names_are_one_line(capsys):
     bench = _load("bench_corpora")
     with pytest.raises(SystemExit, match="unknown method fasttxt; choose from textwin,"):
         bench.parse_args(["--methods", "textwin,fasttxt"])
+
+
+def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its _common
+    bench = _load("bench_auto")
+    rng = np.random.default_rng(0)
+    topics = {"a": "wheat corn grain harvest", "b": "bank rate loan dollar"}
+    folder = tmp_path / "agnews-small"
+    folder.mkdir()
+    for split, n in (("train", 60), ("test", 20)):
+        with open(folder / f"{split}.jsonl", "w") as fh:
+            for i in range(n):
+                label = "ab"[i % 2]
+                words = list(rng.choice(topics[label].split(), 3)) + ["the", "news"]
+                fh.write(json.dumps({"text": " ".join(words), "labels": [label]}) + "\n")
+    monkeypatch.setattr(bench, "CORPORA", str(tmp_path))
+    result = bench.run_corpus("agnews", 1)
+    rows = result["rows"]
+    assert set(rows) == {"sklearn GridSearchCV", "TextClassifierCV, same grid",
+                         "TextClassifierCV (--auto)", "TextClassifier (defaults)"}
+    assert result["time_ratio_same_grid"] == pytest.approx(
+        rows["TextClassifierCV, same grid"]["seconds"] / rows["sklearn GridSearchCV"]["seconds"])
+    assert rows["TextClassifierCV, same grid"]["chosen"]["stem"] is False
+    assert all(r["test"]["accuracy"] > 0.9 for r in rows.values())
