@@ -71,6 +71,11 @@ def test_jsonl_bad_split_value_and_no_labels(tmp_path):
         read_jsonl(path)
     with pytest.raises(CorpusError, match="no document has a label"):
         read_jsonl(path, allow_unlabeled=True)
+    for key in ("labels", "label"):  # present but null: it said there was no field
+        path = _write_jsonl(tmp_path / "z.jsonl", [{"text": "a", "labels": ["x"]},
+                                                   {"text": "b", key: None}])
+        with pytest.raises(CorpusError, match=f'z.jsonl:2: "{key}" is null.*--allow-unl'):
+            read_jsonl(path)
 
 
 def test_jsonl_single_label_field_is_a_single_label_corpus(tmp_path):

@@ -74,8 +74,9 @@ def _record(line, where, allow_unlabeled):
     key = "labels" if "labels" in rec else "label"  # "label": Hugging Face, pandas
     labs = rec.get(key)
     if labs is None and not allow_unlabeled:
+        what = f'"{key}" is null' if key in rec else 'no "labels" field'
         raise CorpusError(
-            f'{where}: no "labels" field; give each line its categories '
+            f'{where}: {what}; give each line its categories '
             '("labels": ["a", "b"], or [] for a document in none), or allow '
             "unlabelled documents explicitly (--allow-unlabeled, "
             "allow_unlabeled=True)")
