@@ -59,7 +59,7 @@ def get_data_home(data_home=None):
     NotADirectoryError
         If the path exists and is not a folder.
     """
-    path = _data_home_path(data_home)
+    path = data_home_path(data_home)
     if path.exists() and not path.is_dir():
         raise NotADirectoryError(
             f"the data home {path} is a file, not a folder; give a folder (--data-home, "
@@ -67,7 +67,7 @@ def get_data_home(data_home=None):
     return path
 
 
-def _data_home_path(data_home):
+def data_home_path(data_home):
     """The data home's path; an empty one (``--data-home ""``) is no choice, as an
     empty ``TEXTWIN_DATA_HOME`` is not (it was the current folder)."""
     if data_home is None or (isinstance(data_home, str) and not data_home):
@@ -80,7 +80,7 @@ def _cache_candidates(data_home):
     candidates = []
     if os.environ.get(CACHE_DIR_ENV):
         candidates.append(Path(os.environ[CACHE_DIR_ENV]).expanduser())
-    candidates.append(_data_home_path(data_home) / "cache")
+    candidates.append(data_home_path(data_home) / "cache")
     xdg = os.environ.get("XDG_CACHE_HOME") or Path("~") / ".cache"
     candidates.append(Path(xdg).expanduser() / "textwin")
     return candidates
@@ -209,7 +209,7 @@ def clear_data_home(data_home=None, *, keep_corpus=False):
     caches outside it (``$TEXTWIN_CACHE_DIR``, ``~/.cache/textwin``) that may
     sit in folders shared with other programs, stay.
     """
-    home = _data_home_path(data_home)
+    home = data_home_path(data_home)
     removed = []
     if not keep_corpus and home.is_dir():
         if _read_only(home):

@@ -24,10 +24,10 @@ def _load_data(plan, data_home, offline):
     """The protocol's data; a missing or damaged corpus is a :class:`textwin.cli.CLIError`."""
     from .._cli_common import EXIT_NO_DATA, CLIError, damaged_corpus, first_line
     from ..datasets import ReutersFormatError
-    from ..datasets._base import DATA_HOME_ENV, _data_home_path
+    from ..datasets._base import DATA_HOME_ENV, data_home_path
     from ..datasets._reuters import ARCHIVES, CORPUS_DIR, SGML_FILES
 
-    home = _data_home_path(data_home)  # as the loader resolves it
+    home = data_home_path(data_home)  # as the loader resolves it
     corpus = home / CORPUS_DIR
     option = "--data-home" if data_home else f"--data-home (or {DATA_HOME_ENV})"
     where = (f"put {ARCHIVES[0].filename}, unopened, in {home} or extract its 22 reut2-*.sgm "
