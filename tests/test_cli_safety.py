@@ -141,6 +141,7 @@ def test_a_one_class_corpus_says_a_classifier_needs_other_documents(capsys, tmp_
     assert code != EXIT_OK
     assert_one_line_error(err, "'a'", "negative examples")
     assert "np.uint8" not in err
+    assert "folder" not in err  # the hint about folder corpora is for folders only
 
 
 # -- what is printed -----------------------------------------------------------------------

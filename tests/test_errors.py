@@ -200,7 +200,8 @@ def test_category_in_every_training_document(capsys, tmp_path):
             (tmp_path / cat / f"{i}.txt").write_text(f"words {i}")
     code, _, err = run(capsys, "train", "--corpus", tmp_path, "--category", "sport")
     assert code == EXIT_USAGE
-    one_line_error(err, "every training document", "'sport'", "negative examples")
+    one_line_error(err, "every training document", "'sport'", "negative examples",
+                   "files of the same name")
 
 
 def test_category_without_training_documents(capsys, tmp_path, corpus):

@@ -230,11 +230,13 @@ def check_trainable(categories, Y_train, source, everything):
         raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
                        "classifier needs positive examples")
     if no_neg:
+        folder = Path(str(source)).is_dir()  # where same-named files become one document
         raise CLIError(
             f"every training document of {source} is in category {no_neg[0]!r}; a "
-            "classifier needs negative examples too (in a folder corpus, files of the same name "
-            "and identical bytes in several category folders are one document with all "
-            "their labels)")
+            "classifier needs negative examples too" + (
+                " (in a folder corpus, files of the same name and identical bytes in "
+                "several category folders are one document with all their labels)"
+                if folder else ""))
 
 
 # Options of a user's corpus, each with why Reuters-21578 has no use for it.
