@@ -412,6 +412,14 @@ def test_a_header_declaring_more_than_its_entry_holds_is_refused_unread(tmp_path
     assert _peak_bytes_of(load) < 16 << 20
 
 
+def test_a_header_declaring_a_near_size_names_both_in_bytes(tmp_path, good_file):
+    # "declares (6.0 GB), but its archive entry holds 6.0 GB" named no mismatch at all
+    bad = _with_coef_entry(good_file, tmp_path / "near2.npz", (3, 4000), 3 * 4000 * 8 + 8)
+    with pytest.raises(ModelFormatError, match=r"\(96,000 bytes\), but its archive entry "
+                                               r"holds 96,008 bytes"):
+        load_model(bad)
+
+
 def test_arrays_of_another_shape_than_the_model_are_refused_before_inflating(tmp_path,
                                                                               good_file):
     # a consistent archive whose coef inflates to 48 MB of zeros from a 50 kB entry,

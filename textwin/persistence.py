@@ -638,8 +638,12 @@ def _declared_shape(path, archive, info, key):
         raise _bad(path, f"the {key} array holds Python objects, which textwin never loads")
     data = math.prod(shape) * dtype.itemsize
     if header + data != info.file_size:
-        raise _bad(path, f"the {key} array's header declares shape {shape} ({_size(data)}), "
-                         f"but its archive entry holds {_size(max(info.file_size - header, 0))}")
+        held = max(info.file_size - header, 0)
+        declared, found = _size(data), _size(held)
+        if declared == found:  # near sizes: the bytes tell them apart
+            declared, found = f"{data:,} bytes", f"{held:,} bytes"
+        raise _bad(path, f"the {key} array's header declares shape {shape} ({declared}), "
+                         f"but its archive entry holds {found}")
     return shape
 
 
