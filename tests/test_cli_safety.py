@@ -278,3 +278,14 @@ def test_predict_help_says_a_binary_model_decides_at_its_threshold(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "score against 0" not in text
     assert "above the model's threshold (0 unless tuned)" in text
+
+
+def test_auto_takes_every_ngrams_the_option_takes(capsys, corpus):
+    # --ngrams accepts up to the vectorizer's cap; --auto refused 4 and 5 after reading
+    # the corpus and starting the search
+    from textwin.text import MAX_NGRAM
+
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--auto", "--ngrams",
+                         MAX_NGRAM, "--json", "-q")
+    assert code == EXIT_OK, err
+    assert json.loads(out)["auto"]

@@ -40,7 +40,7 @@ from textwin.linear import DualGaussSeidelClassifier
 from textwin.model_selection import check_choice, held_out_path_scores, select_lam
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
-from textwin.text import TextVectorizer
+from textwin.text import MAX_NGRAM, TextVectorizer
 
 __all__ = ["TextClassifier", "TextClassifierCV"]
 
@@ -144,19 +144,13 @@ def intercept_params(fit_intercept):
             else {"fit_intercept": False})
 
 
-def _ngram_support():
-    return "ngram_range" in TextVectorizer().get_params()
-
-
 def make_vectorizer(weighting, stem, ngrams, language, min_df):
     """The :class:`TextVectorizer` of these settings (word n-grams up to ``ngrams``)."""
     params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df)
-    if not (isinstance(ngrams, Integral) and 1 <= ngrams <= 3):
-        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to 1, 2 or 3")
+    if not (isinstance(ngrams, Integral) and 1 <= ngrams <= MAX_NGRAM):
+        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to an integer from 1 to "
+                         f"{MAX_NGRAM}")
     if ngrams > 1:
-        if not _ngram_support():
-            raise ValueError(f"ngrams={ngrams} needs TextVectorizer(ngram_range=...), which "
-                             "this textwin does not have; use ngrams=1")
         params["ngram_range"] = (1, ngrams)
     return TextVectorizer(**params)
 
