@@ -479,7 +479,7 @@ def test_is_model_file_needs_the_format_name(tmp_path, good_file):
 def test_a_model_larger_than_the_memory_free_is_refused(good_file, monkeypatch):
     import textwin.persistence as persistence
 
-    monkeypatch.setattr(persistence, "_memory_free", lambda: 100)
+    monkeypatch.setattr(persistence, "available_memory", lambda: 100)
     with pytest.raises(ModelFormatError, match=r"its arrays declare \d.* kB, more than the "
                                                r"100 bytes of memory free"):
         load_model(good_file)

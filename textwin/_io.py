@@ -208,3 +208,19 @@ def is_matplotlib_figure(path, head_bytes=65536):
         return False
     mark = _FIGURE_MARKS.get(head[:4])
     return mark is not None and mark in head
+
+
+def available_memory():
+    """Bytes of memory available to this process (MemAvailable on Linux, else the
+    physical memory; ``None`` if unknown)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None

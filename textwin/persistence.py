@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ._io import atomic_write
+from ._io import atomic_write, available_memory
 from ._version import __version__
 
 __all__ = ["ModelFormatError", "TextModel", "save_model", "load_model", "FORMAT_VERSION"]
@@ -667,26 +667,10 @@ def _check_declared(path, declared, meta):
             raise _bad(path, f"the {key} array's header declares shape {shapes[key]}, where "
                              f"the categories and the other arrays make it {shape}")
     total = sum(info.file_size for _, info in declared.values())
-    free = _memory_free()
+    free = available_memory()
     if free is not None and total > free:
         raise _bad(path, f"its arrays declare {_size(total)}, more than the {_size(free)} "
                          "of memory free")
-
-
-def _memory_free():
-    """Bytes of memory available now (Linux's MemAvailable, else the free pages; None
-    where the system does not say)."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def _size(nbytes):

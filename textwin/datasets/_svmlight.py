@@ -8,7 +8,6 @@ import bz2
 import codecs
 import gzip
 import math
-import os
 import warnings
 import zlib
 from functools import partial
@@ -17,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from .._io import available_memory
 from ._corpus import CorpusError, Documents, finish, join_split
 
 __all__ = ["MAX_FEATURE_INDEX", "available_memory", "read_svmlight", "read_svmlight_file",
@@ -25,22 +25,6 @@ __all__ = ["MAX_FEATURE_INDEX", "available_memory", "read_svmlight", "read_svmli
 #: The largest feature index an svmlight file may use: the kernels index
 #: features with a C int.
 MAX_FEATURE_INDEX = 2**31 - 1
-
-
-def available_memory():
-    """Bytes of memory available to this process (MemAvailable on Linux, else the
-    physical memory; ``None`` if unknown)."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (ValueError, OSError, AttributeError):
-        return None
 
 
 def _svmlight_line_error(path, lineno, line):
