@@ -69,14 +69,10 @@ def _read_stdin():
 
 
 #: How the warning names the files not scored, by reason.
-_SKIPPED = {"binary": ("binary file", "NUL bytes, or mostly non-text bytes"),
-            "unreadable_folder": ("unreadable folder", "its files not read")}
-
-
 def _read_inputs(inputs, model):
     """(ids, documents) to score: stdin's lines, or files and folders in any layout
     of the model's kind (the table of layouts in textwin.datasets)."""
-    from ..datasets import CorpusError, read_inputs
+    from ..datasets import SKIP_REASONS, CorpusError, read_inputs
 
     text = model.vocabulary is not None
     if not inputs or inputs == ["-"]:
@@ -95,7 +91,9 @@ def _read_inputs(inputs, model):
         raise CLIError(str(exc)) from None
     for reason, paths in skipped.items():  # as training says it, even with -q
         if paths:
-            what, why = _SKIPPED[reason]
+            # the readers' own reasons: "binary (NUL bytes, ...)" -> "binary file", "NUL ..."
+            what, _, why = SKIP_REASONS[reason].rstrip(")").partition(" (")
+            what = what if what.endswith("folder") else f"{what} file"
             more = f", ... ({len(paths) - 3} more)" if len(paths) > 3 else ""
             logger.warning("warning: skipped %d %s%s (%s): %s%s", len(paths), what,
                            "s" if len(paths) > 1 else "", why, ", ".join(paths[:3]), more)

@@ -26,6 +26,7 @@ _LAZY = {
     "load_corpus": "_layouts",
     "read_inputs": "_layouts",
     "CorpusError": "_corpus",
+    "SKIP_REASONS": "_corpus",
     "CustomCorpus": "_corpus",
     "corpus_from_labels": "_corpus",
     "read_jsonl": "_jsonl",
