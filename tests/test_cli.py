@@ -536,6 +536,25 @@ def test_reuters_texts_as_a_corpus_with_tfidf_and_every_feature(capsys, tmp_path
 
 
 @pytest.mark.corpus
+def test_reuters_texts_with_word_bigrams(capsys, tmp_path, reuters_data_home):
+    from textwin.datasets import fetch_reuters21578
+
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--category", "grain,ship", "--ngrams", "2",
+                         "--json", "-o", model_path)
+    assert code == 0, err
+    result = json.loads(out)
+    model = load_model(model_path)
+    assert model.preprocessing["ngram_range"] == [1, 2]
+    assert "wheat export" in set(model.vocabulary.tolist())  # a stem bigram of the stories
+    te = fetch_reuters21578(data_home=reuters_data_home, subset="test")
+    cols = [te.target_names.index(c) for c in ("grain", "ship")]
+    beps = breakeven_points(np.asarray(te.target)[:, cols], model.decision_function(te.data))
+    assert [r["breakeven"] for r in result["categories"]] == pytest.approx(100 * beps, abs=1e-3)
+    assert result["categories"][0]["breakeven"] > 85
+
+
+@pytest.mark.corpus
 def test_reuters_eval_json_matches_library(capsys, reuters_data_home):
     from textwin.experiments import METHODS, load_protocol_data, score_matrix
 

@@ -478,7 +478,6 @@ def test_ngrams_on_train_eval_and_in_the_model_predict_reads(capsys, tmp_path):
     (["eval", "--corpus", "c.jsonl", "--ngrams", "9"], ["--ngrams", "got 9"]),
     (["train", "--corpus", "c.jsonl", "--ngrams", "2.5"], ["--ngrams", "'2.5'"]),
     (["train", "--corpus", "c.svm", "--ngrams", "2"], ["--ngrams is for text corpora"]),
-    (["train", "--category", "acq", "--ngrams", "2"], ["--ngrams is for --corpus", "words"]),
     (["eval", "--micro-breakeven", "--ngrams", "2"], ["--ngrams", "for --corpus"]),
 ])
 def test_bad_ngrams_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments):

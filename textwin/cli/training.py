@@ -246,8 +246,7 @@ CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_s
                ("--task", "task", "Reuters-21578 is multi-label"),
                ("--allow-unlabeled", "allow_unlabeled",
                 "every Reuters-21578 document of the split is read, with or without topics"),
-               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH),
-               ("--ngrams", "ngrams", "the paper's features on Reuters-21578 are words"))
+               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH))
 
 
 @dataclass
