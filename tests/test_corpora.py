@@ -531,9 +531,8 @@ def test_a_named_pipe_in_a_folder_is_not_read(tmp_path):
     with pytest.warns(UserWarning, match=r"skipped 1 file: 1 not a regular file .*a/pipe"):
         c = read_folder(tmp_path)
     assert len(c.train) + len(c.test) == 6 and c.report["skipped"] == {"special": ["a/pipe"]}
-    with pytest.raises(CorpusError, match=r"a/pipe is a named pipe \(FIFO\), not a file of "
-                                          r"text: move it out of"):
-        read_inputs([tmp_path / "a"], "text")
+    ids, texts, skipped = read_inputs([tmp_path / "a"], "text")  # skipped, as in training
+    assert len(ids) == 3 and skipped["special"] == [str(tmp_path / "a" / "pipe")]
 
 
 def _peak_bytes(read):
@@ -725,3 +724,61 @@ def test_gzipped_files_in_a_folder_are_gunzipped(tmp_path):
         c = read_folder(tmp_path)  # they were skipped as binary
     docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
     assert docs == {f"{cat}/{i}.txt.gz": f"{cat} text {i}" for cat in "ab" for i in range(3)}
+
+
+@pytest.fixture
+def one_mib_documents(monkeypatch):
+    """The readers' cap on one document lowered from 1 GiB to 1 MiB."""
+    from textwin.datasets import _encoding, _jsonl
+
+    for module in (_encoding, _jsonl):
+        monkeypatch.setattr(module, "MAX_DOCUMENT_BYTES", 1 << 20)
+
+
+def test_a_gzip_bomb_in_a_folder_is_skipped_unread(tmp_path, one_mib_documents):
+    # a small .gz was gunzipped whole into memory, however large it inflates
+    import gzip
+
+    from textwin.datasets import read_inputs
+
+    for cat in ("a", "b"):
+        (tmp_path / cat).mkdir()
+        for i in range(3):
+            (tmp_path / cat / f"{i}.txt").write_text(f"{cat} text {i}")
+    (tmp_path / "a" / "bomb.txt.gz").write_bytes(gzip.compress(b"word " * (4 << 20)))  # 20 MiB
+    (tmp_path / "b" / "fine.txt.gz").write_bytes(gzip.compress(b"word " * 1000))
+    with pytest.warns(UserWarning, match=r"1 too large \(more than 1 GiB.*a/bomb.txt.gz"):
+        c, peak = _peak_bytes(lambda: read_folder(tmp_path))
+    assert peak < 8 << 20 and c.report["skipped"] == {"too_large": ["a/bomb.txt.gz"]}
+    assert len(c.train) + len(c.test) == 7
+    (ids, _, skipped), peak = _peak_bytes(lambda: read_inputs([tmp_path / "a"], "text"))
+    assert peak < 8 << 20 and len(ids) == 3
+    assert skipped["too_large"] == [str(tmp_path / "a" / "bomb.txt.gz")]
+
+
+def test_predict_skips_an_unreadable_file_of_a_folder_and_scores_the_rest(tmp_path):
+    # training skipped it; predict stopped at it, scoring nothing
+    from textwin.datasets import read_inputs
+
+    (tmp_path / "a").mkdir()
+    for i in range(3):
+        (tmp_path / "a" / f"{i}.txt").write_text(f"text {i}")
+    (tmp_path / "a" / "cut.txt.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6)  # cut short
+    ids, texts, skipped = read_inputs([tmp_path / "a"], "text")
+    assert len(ids) == 3 and skipped["unreadable"] == [str(tmp_path / "a" / "cut.txt.gz")]
+
+
+def test_a_json_lines_file_without_line_breaks_is_not_read_whole(tmp_path, one_mib_documents):
+    from textwin.datasets import read_inputs
+
+    path = tmp_path / "c.jsonl"
+    path.write_text('{"text": "short", "labels": ["a"]}\n'
+                    + '{"text": "' + "word " * (1 << 20) + '", "labels": ["b"]}\n')
+    def refused(read):
+        with pytest.raises(CorpusError, match=r"c.jsonl:2: a line of more than 1 MiB; JSON "
+                                              r"Lines holds one document per line"):
+            read()
+
+    for read in (lambda: read_jsonl(path), lambda: read_inputs([path], "text")):
+        _, peak = _peak_bytes(lambda: refused(read))
+        assert peak < 4 << 20  # the 5 MiB line is never held

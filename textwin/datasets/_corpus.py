@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ._encoding import MAX_DOCUMENT_BYTES, in_units
+
 __all__ = ["CorpusError", "CustomCorpus", "Documents", "corpus_from_labels", "finish",
            "join_split", "SKIP_REASONS"]
 
@@ -24,6 +26,7 @@ SKIP_REASONS = {
     "binary": "binary (NUL bytes, or mostly non-text bytes)",
     "unreadable": "unreadable (permission or I/O error)",
     "special": "not a regular file (a named pipe, a socket, a device)",
+    "too_large": f"too large (more than {in_units(MAX_DOCUMENT_BYTES)} of text, gunzipped)",
     "unreadable_folder": "unreadable folder (its files not read)",
     "outside": "not inside a category folder",
 }

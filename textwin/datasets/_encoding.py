@@ -4,20 +4,52 @@ import gzip
 import zlib
 from pathlib import Path
 
-__all__ = ["binary_at_start", "decode_text", "looks_binary", "read_document",
-           "text_file_inputs", "utf16"]
+__all__ = ["DocumentTooLarge", "MAX_DOCUMENT_BYTES", "binary_at_start", "decode_text",
+           "in_units", "looks_binary", "read_document", "text_file_inputs", "utf16"]
+
+
+#: The most bytes of one document (a file, gunzipped, or a JSON Lines line): no text is
+#: this long, and a small gzip file can inflate to more than the machine's memory.
+MAX_DOCUMENT_BYTES = 1 << 30
+
+
+def in_units(n_bytes):
+    """``n_bytes`` as people read it: "1 GiB", "64 MiB"."""
+    return f"{n_bytes / (1 << 30):g} GiB" if n_bytes >= 1 << 30 else f"{n_bytes / (1 << 20):g} MiB"
+
+
+class DocumentTooLarge(OSError):
+    """A document of more than :data:`MAX_DOCUMENT_BYTES`, read no further."""
 
 
 def read_document(path):
     """The bytes of a document file, gunzipped if its name ends in ``.gz``; a damaged
-    gzip file is an ``OSError`` (unreadable), as a file without permission is."""
-    raw = Path(path).read_bytes()
-    if not Path(path).name.lower().endswith(".gz"):
-        return raw
+    gzip file is an ``OSError`` (unreadable), as a file without permission is, and one
+    of more than :data:`MAX_DOCUMENT_BYTES` a :class:`DocumentTooLarge`."""
+    path = Path(path)
+    gzipped = path.name.lower().endswith(".gz")
     try:
-        return gzip.decompress(raw)
+        with (gzip.open if gzipped else open)(path, "rb") as fh:
+            raw = _read_at_most(fh, MAX_DOCUMENT_BYTES)  # a gzip bomb stops there
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
         raise OSError(f"{path}: not a complete gzip file ({exc})") from None
+    if raw is None:
+        raise DocumentTooLarge(f"{path}: more than {in_units(MAX_DOCUMENT_BYTES)} of text"
+                               + (" once gunzipped" if gzipped else "")
+                               + "; split it into documents, one per file")
+    return raw
+
+
+def _read_at_most(fh, limit):
+    """All of ``fh`` if it holds at most ``limit`` bytes, else None; read in pieces, so
+    that neither a long stream nor the limit is ever held (or allocated) whole."""
+    pieces, size = [], 0
+    while piece := fh.read(1 << 20):
+        size += len(piece)
+        if size > limit:
+            return None
+        pieces.append(piece)
+    return b"".join(pieces)
 
 
 def utf16(raw):

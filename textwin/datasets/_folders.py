@@ -22,7 +22,8 @@ from pathlib import Path
 
 from .._io import file_kind
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
-from ._encoding import binary_at_start, decode_text, looks_binary, read_document
+from ._encoding import (DocumentTooLarge, binary_at_start, decode_text, looks_binary,
+                        read_document)
 
 __all__ = ["folder_documents", "folder_inputs", "read_folder"]
 
@@ -53,6 +54,9 @@ def _read_category_folders(root, prefix, skipped):
                     skipped["binary"].append(shown)
                     continue
                 raw = read_document(cat_dir / rel)
+            except DocumentTooLarge:
+                skipped["too_large"].append(shown)
+                continue
             except OSError:
                 skipped["unreadable"].append(shown)
                 continue
@@ -108,19 +112,31 @@ def folder_inputs(root, *, n_features=None):
     for rel in files:
         if rel.name.startswith("."):
             continue
-        kind = _special(root / rel)
-        if kind:  # reading it would wait for a writer, or never end
-            raise CorpusError(f"{root / rel} is {kind}, not a file of text: move it out of "
-                              f"{root}, or give the files to score one by one")
-        if binary_at_start(root / rel) or looks_binary(raw := read_document(root / rel)):
-            # an image, an archive: no text to score (a large one not read whole)
-            skipped["binary"].append(str(root / rel))
+        raw, reason = _read_to_score(root / rel)
+        if reason:  # reported as training reports it; the other files are scored
+            skipped[reason].append(str(root / rel))
         else:
             ids.append(str(root / rel))
             docs.append(decode_text(raw))
     if not ids and not any(skipped.values()):
         raise CorpusError(f"folder {root} holds no files to score")
     return ids, docs, skipped
+
+
+def _read_to_score(path):
+    """``(bytes, None)`` of a file of a folder to score, or ``(None, why not)``, why
+    a key of :data:`SKIP_REASONS`."""
+    try:
+        if _special(path):  # reading it would wait for a writer, or never end
+            return None, "special"
+        if binary_at_start(path):  # an image, an archive: a large one is not read whole
+            return None, "binary"
+        raw = read_document(path)
+    except DocumentTooLarge:
+        return None, "too_large"
+    except OSError:
+        return None, "unreadable"
+    return (None, "binary") if looks_binary(raw) else (raw, None)
 
 
 def _documents_of(found, split):

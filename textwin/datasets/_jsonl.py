@@ -16,6 +16,7 @@ import zlib
 from pathlib import Path
 
 from ._corpus import CorpusError, Documents, finish
+from ._encoding import MAX_DOCUMENT_BYTES, in_units
 
 __all__ = ["jsonl_documents", "jsonl_inputs", "read_jsonl"]
 
@@ -45,13 +46,27 @@ def _lines(path):
         if fh.peek(2)[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
             lines = io.TextIOWrapper(fh, encoding="utf-16")
             try:
-                yield from enumerate(lines, 1)
+                yield from _bounded(lines, path)
             except UnicodeDecodeError as exc:
                 raise CorpusError(f"{path}: not valid UTF-16 ({exc.reason}); re-save the file "
                                   "as UTF-8") from None
             return
-        for lineno, raw in enumerate(fh, 1):
+        for lineno, raw in _bounded(fh, path):
             yield lineno, _decode(raw, f"{path}:{lineno}", lineno)
+
+
+def _bounded(fh, path):
+    """``(line number, line)`` of ``fh``, each line read only up to
+    :data:`MAX_DOCUMENT_BYTES` (a file without line breaks is not held whole)."""
+    lineno = 0
+    while line := fh.readline(MAX_DOCUMENT_BYTES + 1):
+        lineno += 1
+        if len(line) > MAX_DOCUMENT_BYTES:
+            raise CorpusError(
+                f"{path}:{lineno}: a line of more than {in_units(MAX_DOCUMENT_BYTES)}; JSON "
+                "Lines holds one document per line (a JSON array, or JSON without line "
+                "breaks, is not JSON Lines): write one object per line")
+        yield lineno, line
 
 
 def _object(line, where):
