@@ -113,8 +113,16 @@ def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
     line = next(ln for ln in out.splitlines() if ln.startswith("--auto chose"))
     assert "5-fold cross-validation on the training set (accuracy" in line and "C = " in line
     assert plot.stat().st_size > 1000
-    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--json")
-    curves = json.loads(out)["auto"]["curves"]
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--json",
+                         "-o", model_path)
+    result = json.loads(out)
+    curves = result["auto"]["curves"]
+    # two classes are one binary problem, reported as without --auto
+    assert result["task"] == "binary" and "positive_f1" in result and "accuracy" in result
+    model = load_model(model_path)
+    assert model.task == "binary" and model.coef.shape[0] == 1
+    assert model.target_names == ["crude"] and model.classes == ["acq", "crude"]
     # one class per document: the naive Bayes scaling is one of the settings searched
     assert {c["params"]["nb_scaling"] for c in curves} == {False, True}
     assert len(curves) == 2 * 2 * 2  # stem x n-grams x NB scaling
@@ -144,16 +152,40 @@ def test_train_auto_refuses_what_it_cannot_do(capsys, multilabel_corpus, argv, f
     one_line_error(err, *fragments)
 
 
-def test_auto_on_a_class_too_small_for_the_folds(capsys, tmp_path):
+def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(capsys, tmp_path):
+    # R52's shape: copper has 2 training documents, platinum 1
     docs = [("train", *d) for d in _corpus(60, 0, ["acq", "crude"], False)]
-    docs += [("train", "wheat corn grain", ["grain"])] * 3
-    docs += [("test", *d) for d in _corpus(20, 1, ["acq", "crude", "grain"], False)]
+    docs += [("train", "copper mine smelter tonnes said", ["copper"]),
+             ("train", "copper price smelter output week", ["copper"]),
+             ("train", "platinum ounce mine report", ["platinum"])]
+    docs += [("test", *d) for d in _corpus(20, 1, ["acq", "crude"], False)]
+    docs += [("test", "copper smelter output", ["copper"]),
+             ("test", "platinum ounce price", ["platinum"])]
     path = _write(tmp_path / "small.jsonl", docs)
+    for command in ("train", "eval"):
+        code, out, err = run(capsys, command, "--corpus", path, "--auto", "--json")
+        assert code == 0 and "Traceback" not in err, err
+        said = [ln for ln in err.splitlines() if "folds" in ln or "least populated" in ln]
+        assert said == ["textwin: warning: --auto: class 'platinum' has 1 training document, "
+                        "fewer than the 5 folds (the smallest of 2 such classes); the folds "
+                        "are stratified as far as they go, and a fold that trains without a "
+                        "class never predicts it"], err
+        result = json.loads(out)
+        row = result if command == "train" else result["methods"][-1]
+        assert 0 < row["auto"]["cv_score"] <= 1 and 0 < row["accuracy"] <= 100
+        assert all(v is not None for c in row["auto"]["curves"] for v in c["scores"])
+
+
+def test_auto_refuses_when_no_class_fills_the_folds(capsys, tmp_path):
+    docs = [("train", f"{w} {w} report", [w]) for w in ("grain", "crude", "acq") * 3]
+    docs += [("test", "grain crude", ["grain"])]
+    path = _write(tmp_path / "tiny.jsonl", docs)
     for command in ("train", "eval"):
         code, _, err = run(capsys, command, "--corpus", path, "--auto")
         assert code == EXIT_USAGE
-        one_line_error(err, "--auto: class 'grain' has 3 training documents, fewer than the "
-                            "5 folds")
+        one_line_error(err, "--auto: every class has fewer training documents than the 5 "
+                            "folds (the largest, 'acq', has 3); add documents, or train "
+                            "without --auto")
 
 
 def test_auto_needs_texts_and_a_corpus(capsys, tmp_path):

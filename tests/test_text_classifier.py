@@ -1,10 +1,13 @@
 """TextClassifier and TextClassifierCV: raw texts in, the task from the labels, model files,
 and the cross-validated search over the features and lam."""
+import warnings
+
 import numpy as np
 import pytest
 from sklearn.base import clone
 
-from textwin import DualGaussSeidelClassifier, TextClassifier, TextClassifierCV
+from textwin import (DegenerateSolutionWarning, DualGaussSeidelClassifier, TextClassifier,
+                     TextClassifierCV)
 from textwin.persistence import load_model
 from textwin.text import TextVectorizer
 
@@ -264,12 +267,80 @@ def test_cv_fixed_settings_are_not_searched():
                                    "nb_scaling": True, "fit_intercept": True, "lam": 0.02}
 
 
+def _with_small_classes(texts, y):
+    """R52's shape: besides the large classes, one of two texts and one of a single text."""
+    small = [("copper", "copper mine tonnes smelter the said"),
+             ("copper", "copper price smelter output a year"),
+             ("platinum", "platinum ounce mine the report")]
+    return texts + [t for _, t in small], np.concatenate([y, [c for c, _ in small]])
+
+
+def _fold_accuracy(texts, y, folds, params, lam_n):
+    """Accuracy per fold of a TextClassifier fitted on the fold's training texts alone:
+    a class they lack is not one of its classes, so it never predicts it."""
+    out = []
+    for train, test in folds:
+        clf = TextClassifier(lam=lam_n / train.size, tol=1e-6, **params)
+        clf.fit([texts[i] for i in train], y[train])
+        out.append(np.mean(clf.predict([texts[i] for i in test]) == y[test]))
+    return np.array(out)
+
+
+@pytest.mark.parametrize("nb_scaling", [False, True])
+def test_cv_with_classes_smaller_than_the_folds_warns_once_and_scores_every_fold(nb_scaling):
+    texts, y = _with_small_classes(*corpus(n_per_class=15, noise=0.6))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search = TextClassifierCV(stem=False, ngrams=1, nb_scaling=nb_scaling,
+                                  fit_intercept=False, lam_grid=[3.0, 0.3], cv=5,
+                                  tol=1e-6).fit(texts, y)
+    folds = [str(w.message) for w in caught if "folds" in str(w.message)]
+    assert folds == ["TextClassifierCV: class 'platinum' has 1 training text, fewer than the "
+                     "5 folds (the smallest of 2 such classes); the folds are stratified as "
+                     "far as they go, and a fold that trains without a class never predicts "
+                     "it"]  # scikit-learn's StratifiedKFold warning is not shown besides
+    assert issubclass(next(w for w in caught if "folds" in str(w.message)).category,
+                      UserWarning)
+    assert not [w for w in caught if "least populated" in str(w.message)
+                or issubclass(w.category, DegenerateSolutionWarning)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        folds = search._folds(np.asarray(y[:, None] == search.classes_, dtype=int),
+                              "multiclass", search.classes_)
+    lacking = [f for f, (train, _) in enumerate(folds) if "platinum" not in y[train]]
+    assert len(lacking) == 1
+    res = search.cv_results_
+    assert np.all(np.isfinite(res["mean_test_score"]))
+    params = dict(stem=False, ngrams=1, nb_scaling=nb_scaling, fit_intercept=False)
+    for lam_n, mean, std in zip(res["lam_n"], res["mean_test_score"], res["std_test_score"]):
+        expected = _fold_accuracy(texts, y, folds, params, lam_n)
+        assert mean == pytest.approx(expected.mean()) and std == pytest.approx(expected.std())
+    assert "platinum" in search.classes_ and "platinum" in search.predict(texts[-1:])
+    # in the fold that trains without it, platinum scores below anything a class can score
+    train, test = folds[lacking[0]]
+    vec = TextVectorizer(stem=False).fit([texts[i] for i in train])
+    Y = np.asarray(y[:, None] == search.classes_, dtype=int)
+    S = search._fold_path(vec.transform([texts[i] for i in train]),
+                          vec.transform([texts[i] for i in test]), Y[train], "multiclass",
+                          np.array([3.0, 0.3]) / train.size, "hinge", nb_scaling, False)
+    absent = list(search.classes_).index("platinum")
+    assert np.all(np.isneginf(S[:, :, absent])) and np.all(np.isfinite(np.delete(S, absent, 2)))
+
+
+def test_cv_on_two_classes_one_of_a_single_text_goes_on():
+    texts, y = corpus(n_per_class=15, classes=("grain", "money"))
+    texts, y = texts[:16], y[:16]  # 15 grain, 1 money
+    with pytest.warns(UserWarning, match="class 'money' has 1 training text, fewer than the "
+                                         "5 folds;"):
+        search = TextClassifierCV(stem=False, ngrams=1, lam_grid=[1.0], cv=5).fit(texts, y)
+    assert search.task_ == "binary" and np.all(np.isfinite(search.cv_results_["mean_test_score"]))
+
+
 def test_cv_bad_input_says_what_to_do():
-    texts, y = corpus(n_per_class=10)
-    y = y.copy()
-    y[:7] = "grain"
-    y[7:10] = "rare"
-    with pytest.raises(ValueError, match="fewer than the 5 folds; lower cv to at most 3"):
+    texts, y = corpus(n_per_class=3)
+    with pytest.raises(ValueError, match=r"every class has fewer training texts than the 5 "
+                                         r"folds \(the largest, 'grain', has 3\); lower cv to "
+                                         r"at most 3"):
         TextClassifierCV().fit(texts, y)
     with pytest.raises(ValueError, match="scoring='micro_f1' is not one of micro-f1"):
         TextClassifierCV(scoring="micro_f1").fit(*corpus())

@@ -42,7 +42,7 @@ from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import MAX_NGRAM, TextVectorizer
 
-__all__ = ["TextClassifier", "TextClassifierCV"]
+__all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
 #: The default grid of ``lam * n`` (lam in units of 1/n, the default lam; scikit-learn's
 #: ``C = 1 / (lam n)`` from 0.1 to 100).
@@ -390,6 +390,35 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 # The cross-validated search
 # ---------------------------------------------------------------------------
 
+class SmallClassWarning(UserWarning):
+    """A class has fewer training texts than the folds: the search goes on, the folds
+    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
+    does)."""
+
+
+#: What the search does with a class smaller than the folds.
+SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold that trains "
+                        "without a class never predicts it")
+
+
+def fold_shortfall(counts, names, folds, noun):
+    """The classes smaller than ``folds``, in words: the smallest (or, when every class is,
+    the largest) with its count of training ``noun`` ("texts", "documents")."""
+    counts = np.asarray(counts)
+    if counts.max() < folds:
+        k = int(np.argmax(counts))
+        return (f"every class has fewer training {noun} than the {folds} folds (the "
+                f"largest, {_label(names[k])!r}, has {int(counts[k])})")
+    k, short = int(np.argmin(counts)), int((counts < folds).sum())
+    many = f" (the smallest of {short} such classes)" if short > 1 else ""
+    return (f"class {_label(names[k])!r} has {int(counts[k])} training "
+            f"{noun if counts[k] != 1 else noun[:-1]}, fewer than the {folds} folds{many}")
+
+
+def _label(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
 def _candidates(value, name):
     """A searched parameter's candidates: a list or tuple of values, or one value."""
     values = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -451,7 +480,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         An int: as many folds, stratified for one class per text, plain
         otherwise, shuffled with ``random_state``. Pairs (a splitter's
         ``split``, to share folds with another search): held-out parts that
-        cover every text once.
+        cover every text once. A class with fewer texts than the folds gets a
+        :class:`SmallClassWarning` and the search goes on, as
+        :class:`~sklearn.model_selection.StratifiedKFold` does: a fold whose
+        training part lacks a class never predicts it (a ValueError only when
+        every class is smaller than the folds).
     verbose : int, default=0
         1: a progress bar over the feature settings and folds on stderr, when it
         is a terminal.
@@ -530,15 +563,19 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             splitter = KFold(self.cv, shuffle=True, random_state=self.random_state)
             return list(splitter.split(np.zeros((n, 1))))
         counts = Y.sum(axis=0)
-        small = int(np.argmin(counts))
-        if counts[small] < self.cv:
-            raise ValueError(
-                f"{name}: class {small if classes is None else classes[small]!r} has "
-                f"{int(counts[small])} training texts, fewer than "
-                f"the {self.cv} folds; lower cv to at most {max(int(counts[small]), 2)} or "
-                "add texts")
+        names = np.arange(counts.size) if classes is None else classes
+        if counts.max() < self.cv:  # StratifiedKFold refuses: no fold could hold each class
+            raise ValueError(f"{name}: {fold_shortfall(counts, names, self.cv, 'texts')}; "
+                             f"lower cv to at most {max(int(counts.max()), 2)} or add texts")
+        if counts.min() < self.cv:
+            warnings.warn(SmallClassWarning(
+                f"{name}: {fold_shortfall(counts, names, self.cv, 'texts')}; "
+                f"{SMALL_CLASS_FALLBACK}"), stacklevel=3)
         splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-        return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
+        with warnings.catch_warnings():  # scikit-learn's own, said above in our words
+            warnings.filterwarnings("ignore", message="The least populated class",
+                                    category=UserWarning)
+            return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
 
     # -- fit ----------------------------------------------------------------------
     def fit(self, X, y):
@@ -606,17 +643,36 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                       max_epochs=self.max_epochs, random_state=self.random_state,
                       n_jobs=self.n_jobs)
         if not nb:
-            target = np.argmax(Y, axis=1) if task != "multilabel" else Y
-            return self._path(A, target, B, lams, params)
+            if task == "multilabel":
+                return self._path(A, Y, B, lams, params)
+            return self._classes_path(A, B, Y, task, lams, params)
         positives = problem_positives(Y, task)
         scores = np.empty((lams.size, B.shape[0], positives.shape[1]))
         for k, y in enumerate(positives.T):
             if y.all() or not y.any():  # no problem to solve in this fold: a constant
-                scores[:, :, k] = 1.0 if y.all() else -1.0
+                absent = -np.inf if task == "multiclass" else -1.0  # never the argmax
+                scores[:, :, k] = 1.0 if y.all() else absent
                 continue
             r = nb_ratios(A, y)
             scores[:, :, k] = self._path(_scale_columns(A, r), y.astype(int),
                                          _scale_columns(B, r), lams, params)[:, :, 0]
+        return scores
+
+    def _classes_path(self, A, B, Y, task, lams, params):
+        """One class per text. A class the fold's training part lacks (one smaller than the
+        folds) never wins in the fold: its score is -inf (two classes: the other one always
+        wins); the others are one-vs-rest, as on all the texts."""
+        present = Y.any(axis=0)
+        if present.all():
+            return self._path(A, np.argmax(Y, axis=1), B, lams, params)
+        shape = (lams.size, B.shape[0])
+        if task == "binary":
+            return np.full(shape + (1,), 1.0 if present[1] else -1.0)
+        scores = np.full(shape + (Y.shape[1],), -np.inf)
+        if present.sum() == 1:
+            scores[:, :, present] = 1.0
+        else:
+            scores[:, :, present] = self._path(A, Y[:, present], B, lams, params)
         return scores
 
     def _path(self, A, y, B, lams, params):

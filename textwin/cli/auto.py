@@ -21,6 +21,8 @@ AUTO_FOLDS = 5
 
 def check_auto(args, d, method_key="svm"):
     """Refuse what --auto cannot do, in one line each, before any training."""
+    from ..text_classifier import fold_shortfall
+
     if d.texts_train is None:
         raise CLIError(f"--auto chooses the text features; {d.source} holds feature values "
                        "(svmlight): use --lam auto to choose lambda alone")
@@ -32,14 +34,31 @@ def check_auto(args, d, method_key="svm"):
     if getattr(args, "tune_thresholds", None):
         raise CLIError("--auto tunes the thresholds of multi-label categories itself; drop "
                        "--tune-thresholds")
-    if d.task != "multilabel":
-        counts = d.Y_train.sum(axis=0)
-        small = int(counts.argmin())
-        if counts[small] < AUTO_FOLDS:
-            raise CLIError(
-                f"--auto: class {d.categories[small]!r} has {int(counts[small])} training "
-                f"documents, fewer than the {AUTO_FOLDS} folds of the cross-validation; add "
-                "documents, or train without --auto")
+    if len(d.texts_train) < AUTO_FOLDS:
+        raise CLIError(f"--auto: the {len(d.texts_train)} training documents are fewer than "
+                       f"the {AUTO_FOLDS} folds of the cross-validation; add documents, or "
+                       "train without --auto")
+    counts = _class_sizes(d)
+    if counts is not None and counts.max() < AUTO_FOLDS:
+        raise CLIError(f"--auto: {fold_shortfall(counts, d.categories, AUTO_FOLDS, 'documents')}"
+                       "; add documents, or train without --auto")
+
+
+def _class_sizes(d):
+    """The training documents of each class (None for multi-label categories)."""
+    import numpy as np
+
+    return None if d.task == "multilabel" else np.asarray(d.Y_train.sum(axis=0)).ravel()
+
+
+def _warn_small_classes(d):
+    """--auto's words for TextClassifierCV's warning of a class smaller than the folds."""
+    from ..text_classifier import SMALL_CLASS_FALLBACK, fold_shortfall
+
+    counts = _class_sizes(d)
+    if counts is not None and counts.min() < AUTO_FOLDS:
+        warnings.warn(f"--auto: {fold_shortfall(counts, d.categories, AUTO_FOLDS, 'documents')}"
+                      f"; {SMALL_CLASS_FALLBACK}", stacklevel=3)
 
 
 def auto_search(args, d, progress):
@@ -54,7 +73,7 @@ def auto_search(args, d, progress):
         ngrams=ngrams if ngrams else [1, 2],
         language=args.language or "english", lam=None if lam in (None, "auto") else lam,
         scoring=scoring, cv=AUTO_FOLDS,
-        task="multilabel" if d.task == "multilabel" else "multiclass",
+        task="multilabel" if d.task == "multilabel" else None,  # None: binary or multiclass
         tol=args.tol if args.tol is not None else 1e-3,
         max_epochs=args.epochs if args.epochs is not None else 1000,
         random_state=0 if args.seed is None else args.seed, n_jobs=args.n_jobs,
@@ -72,11 +91,15 @@ def fit_auto(args, d, progress):
 
     import numpy as np
 
+    from ..text_classifier import SmallClassWarning
+
     search = auto_search(args, d, progress)
+    _warn_small_classes(d)
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*paths had points that stopped")
+            warnings.filterwarnings("ignore", category=SmallClassWarning)  # said above
             search.fit(d.texts_train, d.Y_train)
     except ValueError as exc:
         raise CLIError(f"--auto: {first_line(exc)}") from None
