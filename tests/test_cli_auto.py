@@ -125,7 +125,9 @@ def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
     assert model.target_names == ["crude"] and model.classes == ["acq", "crude"]
     # one class per document: the naive Bayes scaling is one of the settings searched
     assert {c["params"]["nb_scaling"] for c in curves} == {False, True}
-    assert len(curves) == 2 * 2 * 2  # stem x n-grams x NB scaling
+    # stem x n-grams x NB scaling x the decision (score > 0 or a cut tuned for accuracy)
+    assert len(curves) == 2 * 2 * 2 * 2
+    assert {c["params"]["rule"] for c in curves} == {"zero", "accuracy"}
 
 
 def test_auto_fixes_what_the_command_line_gives(capsys, binary_corpus):

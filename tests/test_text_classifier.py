@@ -211,7 +211,8 @@ def test_cv_scores_each_fold_with_a_vectorizer_of_its_own_training_texts():
 def test_cv_refits_the_choice_on_all_the_texts():
     texts, y = corpus(noise=0.6)
     search = TextClassifierCV(lam_grid=[10.0, 1.0, 0.1], cv=3).fit(texts, y)
-    p = search.best_params_
+    p = dict(search.best_params_)
+    assert p.pop("rule") == "zero"  # one class of several: the argmax, never a threshold
     ref = TextClassifier(**p).fit(texts, y)
     np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
     np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
@@ -220,7 +221,9 @@ def test_cv_refits_the_choice_on_all_the_texts():
 def test_cv_on_two_classes_searches_the_nb_scaling():
     texts, y = corpus(classes=("grain", "money"), noise=0.7)
     search = TextClassifierCV(stem=True, ngrams=1, lam_grid=[1.0], cv=3).fit(texts, y)
-    assert [p["nb_scaling"] for p in search.cv_results_["params"]] == [False, True]
+    assert [p["nb_scaling"] for p in search.cv_results_["params"]] == [False, False, True, True]
+    # each at score > 0 and at a cut tuned for accuracy in other folds
+    assert [p["rule"] for p in search.cv_results_["params"]] == ["zero", "accuracy"] * 2
     assert search.best_estimator_.nb_scaling == search.best_params_["nb_scaling"]
 
 
@@ -229,7 +232,7 @@ def test_cv_multilabel_takes_select_lams_choice_and_thresholds():
 
     texts, labels = multilabel_corpus(n=150)
     grid = [30.0, 1.0, 0.03]
-    search = TextClassifierCV(stem=False, ngrams=1, lam_grid=grid, cv=3,
+    search = TextClassifierCV(stem=False, ngrams=1, lam_grid=grid, cv=3, tune_thresholds=True,
                               tol=1e-6).fit(texts, labels)
     names = sorted(TOPICS)
     Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
@@ -264,7 +267,8 @@ def test_cv_fixed_settings_are_not_searched():
                               cv=3).fit(texts, y)
     assert len(search.cv_results_["params"]) == 1
     assert search.best_params_ == {"stem": False, "ngrams": 2, "loss": "hinge",
-                                   "nb_scaling": True, "fit_intercept": True, "lam": 0.02}
+                                   "nb_scaling": True, "fit_intercept": True, "rule": "zero",
+                                   "lam": 0.02}
 
 
 def _with_small_classes(texts, y):
@@ -373,3 +377,75 @@ def test_a_lam_per_category_fits_each_as_the_multilabel_fit_does():
         ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0).fit(X, Y)
         np.testing.assert_allclose(clf.coef_[k], ref.coef_[k], atol=1e-6)
     assert not clf.coef_[2].any() and clf.predict(texts)[:, 2].sum() == 0
+
+
+# ---------------------------------------------------------------------------
+# The decision rule, chosen by the folds
+# ---------------------------------------------------------------------------
+
+def test_thresholds_tuned_in_sample_overfit_and_the_folds_do_not_prefer_them():
+    from textwin.model_selection import fold_scores, tuned_thresholds
+
+    rng = np.random.default_rng(2)  # a draw where the noise's top scores hold positives
+    n = 300
+    T = np.column_stack([rng.random(n) < 0.5, rng.random(n) < 0.04])  # the second: noise
+    S = np.column_stack([np.where(T[:, 0], 1.0, -1.0) + rng.normal(0, 0.8, n),
+                         -1.0 + rng.normal(0, 0.3, n)])[:, :, None]  # scores say nothing
+    fold_of = np.arange(n) % 5
+
+    def micro(P):
+        tp, fp, fn = (P & T).sum(), (P & ~T).sum(), (~P & T).sum()
+        return 2 * tp / (2 * tp + fp + fn)
+
+    in_sample = micro(S[:, :, 0] > tuned_thresholds(S[:, :, 0], T, "f1", 5))
+    assert in_sample > micro(S[:, :, 0] > 0)  # tuned on the scores it is scored on: better
+    zero, tuned = (fold_scores(S, T, fold_of, task="multilabel", rule=r).mean()
+                   for r in ("zero", "f1"))
+    assert tuned < zero  # tuned on the other folds: the noise category's cut costs
+
+
+def test_cv_chooses_between_score_zero_and_tuned_thresholds_on_held_out_folds():
+    texts, labels = multilabel_corpus(n=150)
+    rng = np.random.default_rng(0)  # categories the words say nothing about
+    labels = [ls + [f"noise{j}" for j in range(4) if rng.random() < 0.1] for ls in labels]
+    search = TextClassifierCV(stem=False, ngrams=1, lam_grid=[1.0], cv=3).fit(texts, labels)
+    res = search.cv_results_
+    score = {p["rule"]: m for p, m in zip(res["params"], res["mean_test_score"])}
+    assert set(score) == {"zero", "f1"} and score["zero"] > score["f1"]
+    assert search.best_params_["rule"] == "zero"
+    assert search.best_score_ == pytest.approx(score["zero"])
+    est = search.best_estimator_
+    np.testing.assert_array_equal(est.thresholds_, 0.0)
+    np.testing.assert_array_equal(search.predict(texts),
+                                  (est.decision_function(texts) > 0).astype(int))
+    never = TextClassifierCV(stem=False, ngrams=1, lam_grid=[1.0], cv=3,
+                             tune_thresholds=False).fit(texts, labels)
+    assert [p["rule"] for p in never.cv_results_["params"]] == ["zero"]
+    with pytest.raises(ValueError, match="tune_thresholds='f1' is not 'auto', True or False"):
+        TextClassifierCV(tune_thresholds="f1").fit(texts, labels)
+
+
+def test_cut_thresholds_maximise_accuracy_or_macro_f1_nearest_zero():
+    from textwin.model_selection import cut_thresholds
+
+    y = [[1], [0], [1], [0], [1], [0], [0], [0]]
+    s = [[3.0], [2.0], [1.0], [0.5], [-1.0], [-2.0], [-3.0], [-4.0]]
+    # accuracy 6/8 at the top 1, 3 or 5: the cut nearest 0, between 1 and 0.5
+    np.testing.assert_allclose(cut_thresholds(y, s, "accuracy"), [0.75])
+    # macro-F1 at the top 1, 3, 5: (0.5 + 0.833) / 2, (0.667 + 0.8) / 2, (0.75 + 0.75) / 2
+    np.testing.assert_allclose(cut_thresholds(y, s, "macro-f1"), [-1.5])
+
+
+def test_cv_on_two_classes_cuts_the_score_where_the_folds_say():
+    texts, y = corpus(classes=("grain", "money"), noise=0.5, n_per_class=60)
+    keep = np.r_[np.arange(60), np.arange(60, 120)[:20]]  # three grain to one money
+    texts, y = [texts[i] for i in keep], y[keep]
+    for scoring, rule in (("accuracy", "accuracy"), ("macro-f1", "macro-f1")):
+        search = TextClassifierCV(stem=False, ngrams=1, nb_scaling=False, fit_intercept=False,
+                                  lam_grid=[30.0], cv=4, scoring=scoring,
+                                  tune_thresholds=True).fit(texts, y)
+        est = search.best_estimator_
+        assert search.best_params_["rule"] == rule and est.thresholds_[0] != 0
+        np.testing.assert_array_equal(
+            search.predict(texts),
+            est.classes_[(est.decision_function(texts) > est.thresholds_[0]).astype(int)])

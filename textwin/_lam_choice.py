@@ -3,8 +3,8 @@
 A cross-validated path gives every training document a score per binary
 problem and ``lam``, each by a model of a fold that did not see it. This module
 scores those out-of-fold scores at the model's own decision rule (score > 0,
-or per-category thresholds tuned on the other folds' out-of-fold scores; an
-argmax for a multi-class task) with the metric the user asked for, and picks
+or thresholds tuned on the other folds' out-of-fold scores: per category, or a
+two-class problem's one cut; an argmax for a multi-class task) with the metric the user asked for, and picks
 ``lam`` (docs/mathematics.md §13). :class:`~textwin.DualGaussSeidelClassifierCV`
 uses it, and so can any search that has the out-of-fold scores of a path.
 """
@@ -17,13 +17,65 @@ from sklearn.utils import Bunch
 from .metrics import breakeven_points, breakeven_thresholds, f1_thresholds
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
-           "shared_choice", "select_lam", "tuned_thresholds"]
+           "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
 SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
-#: The decision rule scored: score > 0, or thresholds tuned for F1 or the break-even point.
-RULES = ("zero", "f1", "breakeven")
-_TUNE = {"f1": f1_thresholds, "breakeven": breakeven_thresholds}
+#: The decision rule scored: score > 0, thresholds tuned for F1 or the break-even point,
+#: or a two-class problem's one cut tuned for accuracy or macro-F1 (both classes).
+RULES = ("zero", "f1", "breakeven", "accuracy", "macro-f1")
+_CUTS = ("accuracy", "macro-f1")
+
+
+def cut_thresholds(Y_true, Y_score, objective):
+    """Each column's cut ``t`` whose ``score > t`` has the best ``objective`` ("accuracy",
+    or "macro-f1": the mean F1 of the positives and the negatives), over every cut a
+    threshold can make (as :func:`~textwin.metrics.f1_thresholds`); among equal values
+    the one nearest 0, the model's own cut.
+
+    Examples
+    --------
+    >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "accuracy")
+    array([0.75])
+    """
+    T, S = np.asarray(Y_true) > 0, np.asarray(Y_score, dtype=np.float64)
+    n = S.shape[0]
+    out = np.zeros(S.shape[1])
+    for c in range(S.shape[1]):
+        order = np.argsort(-S[:, c], kind="stable")
+        col, pos = S[order, c], T[order, c]
+        ends = np.r_[0, np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1]  # selected
+        tp = np.r_[0, np.cumsum(pos)][ends]
+        P = int(pos.sum())
+        tn = (n - P) - (ends - tp)
+        if objective == "accuracy":
+            value = (tp + tn) / n
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                value = (np.nan_to_num(2 * tp / (ends + P))
+                         + np.nan_to_num(2 * tn / ((n - ends) + (n - P)))) / 2
+        # score > cut selects the top k: midway between the k-th and the next score
+        cuts = np.r_[np.inf, (col[ends[1:-1] - 1] + col[ends[1:-1]]) / 2, -np.inf]
+        best = np.flatnonzero(value >= value.max() - 1e-12)
+        out[c] = cuts[best[np.argmin(np.abs(cuts[best]))]]
+    return out
+
+
+def _tune(rule):
+    if rule in _CUTS:
+        return lambda T, S: cut_thresholds(T, S, rule)
+    return {"f1": f1_thresholds, "breakeven": breakeven_thresholds}[rule]
+
+
+def rule_for(task, scoring):
+    """The tuned rule that serves ``scoring``: per-category thresholds for F1
+    (multi-label), a cut for the scoring (two classes; the break-even point has none),
+    None for one class of several (the argmax)."""
+    if task == "multilabel":
+        return "f1"
+    if task == "binary" and scoring != "breakeven":
+        return "macro-f1" if scoring == "macro-f1" else "accuracy"
+    return None
 
 
 def default_scoring(task):
@@ -41,6 +93,9 @@ def check_choice(task, scoring, rule, name="select_lam"):
     if rule != "zero" and task == "multiclass":
         raise ValueError(f"{name}: rule={rule!r} tunes a threshold per category; a "
                          f"multi-class model gives the class of the highest score (rule='zero').")
+    if rule in _CUTS and task != "binary":
+        raise ValueError(f"{name}: rule={rule!r} tunes the one cut of a two-class problem; "
+                         f"for multi-label categories use rule='f1' or 'breakeven'.")
     return scoring
 
 
@@ -54,7 +109,7 @@ def tuned_thresholds(S, T, rule, min_positives):
     """
     if rule == "zero":
         return np.zeros(S.shape[1])
-    t = np.asarray(_TUNE[rule](T, S), dtype=np.float64)
+    t = np.asarray(_tune(rule)(T, S), dtype=np.float64)
     return np.where(np.asarray(T).sum(axis=0) < min_positives, 0.0, t)
 
 
@@ -163,7 +218,8 @@ def select_lam(oof_scores, Y, fold_of, *, task="multilabel", scoring=None, rule=
     Each held-out fold is scored as the model will decide (docs/mathematics.md
     §13): a label (or a binary problem's positive class) where its score is
     above 0 (``rule="zero"``), or above a threshold tuned for F1 or the
-    break-even point (``rule="f1"``, ``"breakeven"``; fold f's thresholds
+    break-even point (``rule="f1"``, ``"breakeven"``), or a binary problem's
+    one cut tuned for accuracy or macro-F1 (``"accuracy"``, ``"macro-f1"``; fold f's thresholds
     are tuned on the out-of-fold scores of the other folds, so that no fold
     is scored by thresholds that saw it; a label with fewer positives than
     folds keeps 0); a multi-class document gets the class of its highest
@@ -192,8 +248,9 @@ def select_lam(oof_scores, Y, fold_of, *, task="multilabel", scoring=None, rule=
         fold, both classes of a binary task; ``"breakeven"`` is the
         micro-averaged break-even point of the ranking (no threshold changes
         it); ``"accuracy"`` is the exact match of a multi-label row.
-    rule : {"zero", "f1", "breakeven"}
-        The decision scored ("zero" only for a multi-class task).
+    rule : {"zero", "f1", "breakeven", "accuracy", "macro-f1"}
+        The decision scored ("zero" only for a multi-class task; "accuracy" and
+        "macro-f1", a cut tuned for them, only for a binary one).
     one_se : bool, default=False
 
     Returns

@@ -26,8 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
-from textwin._lam_choice import (SCORINGS, check_choice, fold_scores, select_lam,
-                                 shared_choice, tuned_thresholds)
+from textwin._lam_choice import (SCORINGS, check_choice, cut_thresholds, fold_scores,
+                                 select_lam, shared_choice, tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
@@ -38,7 +38,8 @@ from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_points
 
 __all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
-           "lam_max", "lam_grid", "select_lam", "LamGridWarning", "PathConvergenceWarning"]
+           "lam_max", "lam_grid", "select_lam", "cut_thresholds", "LamGridWarning",
+           "PathConvergenceWarning"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"

@@ -37,6 +37,7 @@ from tqdm import tqdm
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
+from textwin._lam_choice import rule_for
 from textwin.model_selection import check_choice, held_out_path_scores, select_lam
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
@@ -440,12 +441,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     out-of-fold score at every ``lam``. These are judged at the decision rule of
     the model that will be fitted, by :func:`textwin.model_selection.select_lam`
     (docs/mathematics.md §13): the class of the highest score for one class per
-    text (two classes: the sign), and for multi-label categories a score above
-    each category's threshold (``tune_thresholds``: tuned for F1, for each fold on
-    the other folds' scores; else 0); ``scoring`` per fold, averaged. One ``lam``
-    for every category or class, the best mean (the largest on ties; with
-    ``one_se``, the largest within one standard error of it). The best
-    combination is refitted on all the texts (``best_estimator_``), at
+    text; for two classes, a score above 0 or above a cut tuned for
+    ``scoring`` (accuracy or macro-F1); for multi-label categories, a score
+    above 0 or above each category's threshold tuned for F1. A tuned cut or
+    threshold is tuned for each fold on the other folds' out-of-fold scores,
+    never on the fold it decides, so that the folds compare 0 and the tuned
+    rule honestly and choose between them (``tune_thresholds="auto"``); in-sample
+    tuning always looks better than it is. ``scoring`` per fold, averaged. One
+    ``lam`` for every category or class, the best mean (the largest on ties;
+    with ``one_se``, the largest within one standard error of it). The best
+    combination and rule are refitted on all the texts (``best_estimator_``), at
     ``lam = lam_grid[i] / n``, with the thresholds tuned on all the out-of-fold
     scores.
 
@@ -472,8 +477,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     scoring : {"accuracy", "macro-f1", "micro-f1", "breakeven"} or None, default=None
         As :func:`~textwin.model_selection.select_lam`'s: None is accuracy for one
         class per text, micro-F1 for multi-label categories.
-    tune_thresholds : bool, default=True
-        Multi-label: thresholds tuned for F1 on the out-of-fold scores (False: 0).
+    tune_thresholds : {"auto", True, False}, default="auto"
+        Two classes and multi-label categories: "auto" lets the folds choose between
+        the score 0 and a tuned rule (two classes: a cut tuned for ``scoring``;
+        multi-label: a threshold per category tuned for F1); True always tunes,
+        False never (0). One class of several is the argmax, never tuned.
     one_se : bool, default=False
         The one-standard-error rule for ``lam`` (see ``select_lam``).
     cv : int or list of (train, test) index arrays, default=5
@@ -494,8 +502,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     best_estimator_ : TextClassifier
         Refitted on all the texts with the best settings.
     best_params_ : dict
-        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss``, ``fit_intercept``
-        and ``lam``.
+        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss``, ``fit_intercept``,
+        ``rule`` (the decision: "zero", "f1", "accuracy" or "macro-f1", as in
+        :func:`~textwin.model_selection.select_lam`) and ``lam``.
     best_score_ : float
         The cross-validated score of the choice, a fraction.
     scoring_ : str
@@ -512,7 +521,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="english",
                  min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
-                 scoring=None, tune_thresholds=True, one_se=False, cv=5, task=None, tol=1e-3,
+                 scoring=None, tune_thresholds="auto", one_se=False, cv=5, task=None, tol=1e-3,
                  max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
@@ -529,10 +538,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{name}: lam_grid must hold numbers > 0, got {self.lam_grid!r}")
         return np.unique(grid)[::-1]
 
-    def _rule(self, task):
-        """The decision scored: thresholds tuned for F1 (multi-label, ``tune_thresholds``)
-        or score > 0 (the argmax for one class per text)."""
-        return "f1" if task == "multilabel" and self.tune_thresholds else "zero"
+    def _rules(self, task, scoring):
+        """The decisions the folds compare: score > 0 ("zero"; the argmax for one class of
+        several) and, with ``tune_thresholds``, the tuned rule of the task and scoring."""
+        if self.tune_thresholds not in ("auto", True, False):
+            raise ValueError(f"{type(self).__name__}: tune_thresholds="
+                             f"{self.tune_thresholds!r} is not 'auto', True or False")
+        tuned = rule_for(task, scoring)
+        if tuned is None or self.tune_thresholds is False:
+            return ["zero"]
+        return [tuned] if self.tune_thresholds is True else ["zero", tuned]
 
     def _settings(self, task):
         """The feature settings (stem, ngrams) and model variants (loss, nb_scaling,
@@ -591,12 +606,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self : TextClassifierCV
         """
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
-        scoring = check_choice(task, self.scoring, self._rule(task), type(self).__name__)
+        scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
+        rules = self._rules(task, scoring)
         features, variants = self._settings(task)
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
         oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid)
-        self._choose(Y, task, folds, grid, oof, seconds, scoring)
+        self._choose(Y, task, folds, grid, oof, seconds, scoring, rules)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, grid)
@@ -682,28 +698,31 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self._unconverged += sum(isinstance(w.message, ConvergenceWarning) for w in caught)
         return path.scores
 
-    def _choose(self, Y, task, folds, grid, oof, seconds, scoring):
+    def _choose(self, Y, task, folds, grid, oof, seconds, scoring, rules):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
-        :func:`textwin.model_selection.select_lam` on each combination's out-of-fold scores."""
+        :func:`textwin.model_selection.select_lam` on each combination's out-of-fold scores
+        at each rule (on a tie the earlier combination, and score > 0 before a tuned rule)."""
         fold_of = np.full(Y.shape[0], -1)
         for f, (_, test) in enumerate(folds):
             fold_of[test] = f
         T = Y[:, 1:] if task == "binary" else Y
         rows, best = [], None
         for key, S in oof.items():
-            params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"), key))
-            choice = select_lam(np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
-                                scoring=scoring, rule=self._rule(task), one_se=self.one_se)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all folds
-                std = np.nanstd(choice.fold_scores, axis=0)
-            for l in range(grid.size):
-                rows.append(dict(params=params, lam_n=float(grid[l]),
-                                 mean_test_score=float(choice.mean[l]),
-                                 std_test_score=float(std[l]), fit_seconds=seconds[key]))
-            if best is None or choice.score > best[0]:
-                thresholds = choice.thresholds if task == "multilabel" else None
-                best = (choice.score, params, grid[choice.index], thresholds)
+            for rule in rules:
+                params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"),
+                                  key), rule=rule)
+                choice = select_lam(np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
+                                    scoring=scoring, rule=rule, one_se=self.one_se)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all
+                    std = np.nanstd(choice.fold_scores, axis=0)
+                for l in range(grid.size):
+                    rows.append(dict(params=params, lam_n=float(grid[l]),
+                                     mean_test_score=float(choice.mean[l]),
+                                     std_test_score=float(std[l]), fit_seconds=seconds[key]))
+                if best is None or choice.score > best[0]:
+                    thresholds = choice.thresholds if rule != "zero" else None
+                    best = (choice.score, params, grid[choice.index], thresholds)
         score, params, lam_n, thresholds = best
         means = np.array([r["mean_test_score"] for r in rows])
         ranks = 1 + np.argsort(np.argsort(-np.where(np.isfinite(means), means, -np.inf),
@@ -718,8 +737,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
+        rule = p.pop("rule")
         lam = float(lam_n / n if self.lam is None else self.lam)
-        self.best_params_ = {**p, "lam": lam}
+        self.best_params_ = {**p, "rule": rule, "lam": lam}
         clf = TextClassifier(
             weighting=self.weighting, language=self.language, min_df=self.min_df, lam=lam,
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,

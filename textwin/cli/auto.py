@@ -5,8 +5,9 @@ What the command line fixes is not searched: ``--no-stem`` (stemming off),
 ``--ngrams N``, ``--lam X``, ``--weighting``, ``--language``. The rest is:
 stemming on and off, words alone or with their bigrams, the naive Bayes scaling of
 one class per document (one-vs-rest), and lambda over seven values of
-``C = 1/(lam n)`` from 0.1 to 100, with a bias; thresholds tuned for F1 for
-multi-label categories.
+``C = 1/(lam n)`` from 0.1 to 100, with a bias; and the decision: the score 0, or
+thresholds tuned for F1 (multi-label categories), or a cut tuned for the scoring
+(two classes), tuned in other folds than those they are scored on.
 """
 from __future__ import annotations
 
@@ -113,6 +114,9 @@ def fit_auto(args, d, progress):
     if d.task == "binary":
         scores = np.hstack([-scores, scores])
     thresholds = best.thresholds_ if d.task == "multilabel" else None
+    if d.task == "binary":  # the one problem decides s > t: [-s, s] less [-t, t]
+        cut = float(best.thresholds_[-1])
+        thresholds = [-cut, cut]
     return search, d, seconds, scores, thresholds
 
 
@@ -126,7 +130,13 @@ def setting_text(params):
         parts.append("bias")
     if params["loss"] != "hinge":
         parts.append(f"{params['loss']} loss")
+    if params.get("rule", "zero") != "zero":
+        parts.append(_RULE_TEXT[params["rule"]])
     return ", ".join(parts)
+
+
+_RULE_TEXT = {"f1": "thresholds tuned for F1", "accuracy": "a cut tuned for accuracy",
+              "macro-f1": "a cut tuned for macro-F1"}
 
 
 def auto_summary(search, d):
@@ -141,6 +151,8 @@ def auto_summary(search, d):
     if d.task == "multilabel":
         summary["thresholds"] = dict(zip(d.categories,
                                          map(float, search.best_estimator_.thresholds_)))
+    elif d.task == "binary":  # the positive class's cut of the one score
+        summary["thresholds"] = {d.categories[-1]: float(search.best_estimator_.thresholds_[-1])}
     return summary
 
 
@@ -162,7 +174,6 @@ def auto_line(summary):
     """One line: what --auto chose and its cross-validated score."""
     c = summary["chosen"]
     lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
-    tuned = ", thresholds tuned for F1" if "thresholds" in summary else ""
     return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
             f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
-            f"{setting_text(c)}, {lam}{tuned}")
+            f"{setting_text(c)}, {lam}")
