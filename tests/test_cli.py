@@ -720,8 +720,8 @@ def test_train_tune_thresholds_text_output_and_bad_choice(capsys, jsonl_corpus):
     code, out, err = run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
                          "--features", 15, "--tune-thresholds", "f1")
     assert code == 0, err
-    assert "at thresholds tuned for f1 by 3-fold cross-validation on the training set: grain" \
-        in out
+    assert ("at thresholds tuned for each category's F1 by 3-fold cross-validation on the "
+            "training set: grain") in out
     with pytest.raises(SystemExit) as exc:  # argparse's own check of the choices
         run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
             "--tune-thresholds", "bep")

@@ -156,9 +156,6 @@ def test_task_detection_and_forcing(capsys, tmp_path):
     code, out, err = run(capsys, "train", "--corpus", ml, "--task", "multiclass")
     assert code == EXIT_USAGE
     one_line_error(err, "exactly one label per document", "1 has several", "--task multilabel")
-    code, out, err = run(capsys, "train", "--corpus", corpus, "--tune-thresholds", "f1")
-    assert code == EXIT_USAGE
-    one_line_error(err, "--tune-thresholds is for multi-label", "multiclass")
 
 
 def test_eval_corpus_compares_methods(capsys, tmp_path):

@@ -105,21 +105,108 @@ def test_lam_auto_on_every_task_and_layout(capsys, tmp_path, task, layout):
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("task", ["binary", "multilabel"])
+@pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("lam", [None, "auto"])
-def test_tune_thresholds_on_two_class_and_multi_label_corpora(capsys, tmp_path, task, layout,
-                                                              lam):
+def test_tune_thresholds_on_every_task_and_layout(capsys, tmp_path, task, layout, lam):
     extra = ["--tune-thresholds", "f1"] + ([] if lam is None else ["--lam", lam])
     result, _ = _train(capsys, tmp_path, task, layout, *extra, "-o", tmp_path / "m.npz")
     thresholds = [float(row["threshold"]) for row in result["categories"]]  # "-inf": all
+    tuning = result["tuning"]
+    assert tuning["objective"] == "f1"
+    assert tuning["metric"] == {"binary": "the positive class's F1", "multiclass": "macro-F1",
+                                "multilabel": "each category's F1"}[task]
+    # --lam auto tunes two-class and multi-label thresholds in its own folds
+    assert tuning["folds"] == (result["lam_by_cv"]["folds"] if lam and task != "multiclass"
+                               else 3)
     if task == "binary":  # the second class's threshold t; the first's is -t
         assert thresholds[0] == -thresholds[1]
-    assert any(t != 0 for t in thresholds)
+    if task != "multiclass":  # (this corpus's classes need no offset)
+        assert any(t != 0 for t in thresholds)
     from textwin.persistence import load_model
 
     model = load_model(tmp_path / "m.npz")
     assert model.thresholds.size == (1 if task == "binary" else 3)
     np.testing.assert_allclose(model.thresholds, thresholds[-model.thresholds.size:])
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass"])
+def test_tune_thresholds_for_accuracy_on_single_label_corpora(capsys, tmp_path, task):
+    result, _ = _train(capsys, tmp_path, task, "jsonl", "--tune-thresholds", "accuracy")
+    assert result["tuning"]["metric"] == "accuracy"
+    assert len(result["categories"]) == len(TASKS[task])
+    assert all(np.isfinite(row["threshold"]) for row in result["categories"])
+
+
+@pytest.mark.parametrize("task, objective, takes", [
+    ("multiclass", "breakeven", "give f1 or accuracy"),
+    ("multilabel", "accuracy", "give f1 or breakeven"),
+])
+def test_tune_thresholds_refuses_an_objective_the_task_has_no_use_for(capsys, tmp_path, task,
+                                                                      objective, takes):
+    corpus = _write_jsonl(tmp_path, task)
+    code, _, err = run(capsys, "train", *corpus, "--tune-thresholds", objective)
+    assert code == EXIT_USAGE
+    one_line_error(err, f"--tune-thresholds {objective} is for", takes)
+    assert "training svm" not in err  # before any training
+
+
+def _imbalanced_corpus(root):
+    """Three classes, blue rare (10 of 90): at a large lambda its one-vs-rest scores
+    stay low, and the argmax gives no document blue."""
+    rng = np.random.default_rng(0)
+    words = " ".join(VOCABULARY.values()).split()
+    path = root / "imbalanced.jsonl"
+    with open(path, "w") as fh:
+        for split in ("train", "test"):
+            for cat, n in (("red", 40), ("green", 40), ("blue", 10)):
+                for _ in range(n):
+                    text = [*rng.choice(VOCABULARY[cat].split(), 2), *rng.choice(NOISE, 4),
+                            *rng.choice(words, 1)]
+                    fh.write(json.dumps({"text": " ".join(text), "labels": [cat],
+                                         "split": split}) + "\n")
+    return path
+
+
+def test_tuned_class_offsets_lift_an_underscored_class_and_predict_applies_them(capsys,
+                                                                                tmp_path):
+    path = _imbalanced_corpus(tmp_path)
+    model_path = tmp_path / "m.npz"
+    base = ["train", "--corpus", path, "--lam", "0.05", "--json"]
+    code, out, err = run(capsys, *base)
+    assert code == 0, err
+    plain = json.loads(out)
+    code, out, err = run(capsys, *base, "--tune-thresholds", "accuracy", "-o", model_path)
+    assert code == 0, err
+    tuned = json.loads(out)
+    thresholds = {row["category"]: row["threshold"] for row in tuned["categories"]}
+    # blue, under-scored, gets a threshold below the others': more of its documents
+    assert thresholds["blue"] < min(thresholds["red"], thresholds["green"]) - 0.3
+    assert tuned["accuracy"] > plain["accuracy"] + 3
+    blue = next(row for row in tuned["categories"] if row["category"] == "blue")
+    assert blue["recall"] > next(row["recall"] for row in plain["categories"]
+                                 if row["category"] == "blue") + 30
+
+    # predict gives the class of the highest score less its threshold, not the argmax
+    test_dir = tmp_path / "test"
+    test_dir.mkdir()
+    truth = {}
+    for i, line in enumerate(open(path)):
+        doc = json.loads(line)
+        if doc["split"] == "test":
+            (test_dir / f"{i:03d}.txt").write_text(doc["text"])
+            truth[f"{i:03d}.txt"] = doc["labels"][0]
+    code, out, err = run(capsys, "predict", model_path, test_dir, "--json")
+    assert code == 0, err
+    rows = json.loads(out)
+    names = sorted(thresholds)
+    for row in rows:
+        offset = [row["scores"][c] - thresholds[c] for c in names]
+        assert row["labels"] == [names[int(np.argmax(offset))]]
+    changed = [row for row in rows
+               if row["labels"][0] != max(row["scores"], key=row["scores"].get)]
+    assert changed  # the thresholds decide some documents
+    right = sum(truth[row["id"].rsplit("/", 1)[-1]] == row["labels"][0] for row in rows)
+    assert 100 * right / len(rows) == pytest.approx(tuned["accuracy"], abs=1e-3)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
@@ -142,13 +229,6 @@ def test_scoring_chooses_what_the_cross_validation_maximises(capsys, tmp_path):
                        "accuracy")
     assert code == EXIT_USAGE
     one_line_error(err, "--scoring", "add --lam auto or --auto")
-
-
-def test_tune_thresholds_on_a_multi_class_corpus_is_refused_in_one_line(capsys, tmp_path):
-    corpus = _write_jsonl(tmp_path, "multiclass")
-    code, _, err = run(capsys, "train", *corpus, "--tune-thresholds", "f1")
-    assert code == EXIT_USAGE
-    one_line_error(err, "--tune-thresholds", "multiclass", "--task multilabel")
 
 
 def test_lam_auto_warnings_name_the_categories_and_the_options(capsys, tmp_path, monkeypatch):

@@ -173,3 +173,106 @@ def test_a_pipeline_on_raw_texts_is_tuned_like_its_vectorized_matrix():
     assert_allclose(tuned.oof_scores_, oof)
     assert_allclose(by_array.oof_scores_, oof)
     assert tuned.predict(docs[:5]).shape == (5, 2)
+
+
+# -- accuracy_thresholds and argmax_thresholds --------------------------------------
+
+@pytest.mark.parametrize("seed", range(20))
+def test_accuracy_thresholds_reach_the_brute_force_best_and_keep_0_unless_better(seed):
+    from textwin.metrics import accuracy_thresholds
+
+    rng = np.random.RandomState(seed)
+    n = rng.randint(1, 25)
+    y = (rng.rand(n) < 0.4).astype(int)
+    s = rng.randint(-3, 4, size=n).astype(float) + y  # ties, and 0 among the scores
+    t = accuracy_thresholds(y, s)[0]
+
+    def right(t):
+        return int(np.sum((s > t) == (y == 1)))
+
+    best = max(right(c) for c in [-np.inf, np.inf, 0.0, *s])
+    assert right(t) == best
+    if right(0.0) == best:
+        assert t == 0.0
+
+
+def underscored_class(n=2000, seed=0):
+    """Held-out-like scores of three classes; class 0's scores are 0.8 too low, so the
+    argmax gives it to too few of its documents."""
+    rng = np.random.RandomState(seed)
+    y = rng.randint(0, 3, size=n)
+    S = rng.randn(n, 3)
+    S[np.arange(n), y] += 2.0
+    S[:, 0] -= 0.8
+    return y, S
+
+
+def argmax_accuracy(y, S, t):
+    from textwin.tasks import predicted_classes
+
+    return float(np.mean(predicted_classes(S, t) == y))
+
+
+def test_argmax_thresholds_lift_an_underscored_class_on_held_out_scores():
+    from textwin.thresholds import argmax_thresholds
+
+    y, S = underscored_class()
+    t = argmax_thresholds(y, S, "accuracy")
+    # the under-scored class is lifted (a threshold below the others'), and the
+    # accuracy rises on these scores and on fresh ones of the same kind
+    assert t[0] < min(t[1], t[2]) - 0.5
+    assert argmax_accuracy(y, S, t) > argmax_accuracy(y, S, np.zeros(3)) + 0.03
+    y2, S2 = underscored_class(seed=1)
+    assert argmax_accuracy(y2, S2, t) > argmax_accuracy(y2, S2, np.zeros(3)) + 0.03
+    # deterministic
+    assert_array_equal(argmax_thresholds(y, S, "accuracy"), t)
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("objective", ["accuracy", "f1"])
+def test_argmax_thresholds_never_score_below_no_tuning(seed, objective):
+    from sklearn.metrics import f1_score
+
+    from textwin.tasks import predicted_classes
+    from textwin.thresholds import argmax_thresholds
+
+    rng = np.random.RandomState(seed)
+    n, K = rng.randint(2, 40), rng.randint(2, 5)
+    y = rng.randint(0, K, size=n)
+    S = np.round(rng.randn(n, K), 1)  # ties
+    S[np.arange(n), y] += rng.rand()
+
+    def score(t):
+        p = predicted_classes(S, t)
+        if objective == "accuracy":
+            return np.mean(p == y)
+        return f1_score(y, p, average="macro", labels=np.union1d(y, p))
+
+    t = argmax_thresholds(y, S, objective)
+    assert score(t) >= score(np.zeros(K))
+    if score(t) == score(np.zeros(K)):
+        assert_array_equal(t, 0.0)  # kept only when they improve
+
+
+def test_argmax_thresholds_for_macro_f1_and_classes_left_alone():
+    from sklearn.metrics import f1_score
+
+    from textwin.tasks import predicted_classes
+    from textwin.thresholds import argmax_thresholds
+
+    # a common class, a rare one and a rarer under-scored one: each objective wins its own
+    rng = np.random.RandomState(0)
+    y = rng.choice(3, size=2000, p=[0.85, 0.1, 0.05])
+    S = rng.randn(2000, 3)
+    S[np.arange(2000), y] += 2.0
+    S[:, 2] -= 1.5
+    by = {o: predicted_classes(S, argmax_thresholds(y, S, o)) for o in ("f1", "accuracy")}
+    untuned = predicted_classes(S, np.zeros(3))
+    macro = {o: f1_score(y, p, average="macro") for o, p in by.items()}
+    assert macro["f1"] > macro["accuracy"] > f1_score(y, untuned, average="macro") + 0.05
+    assert np.mean(by["accuracy"] == y) > np.mean(by["f1"] == y) > np.mean(untuned == y)
+    y, S = underscored_class()
+    frozen = argmax_thresholds(y, S, "accuracy", tunable=[False, True, True])
+    assert frozen[0] == 0.0
+    with pytest.raises(ValueError, match="objective"):
+        argmax_thresholds(y, S, "breakeven")

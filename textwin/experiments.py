@@ -27,7 +27,7 @@ import numpy as np
 __all__ = [
     "Method", "METHODS", "PAPER_METHODS", "UnknownCategoryError", "UnknownMethodError",
     "resolve_categories", "resolve_methods", "MethodResult", "run_micro_breakeven",
-    "load_protocol_data", "score_matrix", "fit_method",
+    "load_protocol_data", "score_matrix", "fit_method", "build_method",
 ]
 
 logger = logging.getLogger("textwin")
@@ -464,6 +464,12 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
         final.cv_summary = functools.partial(_shared_cv_summary, cv.cv_summary())
         return final
     return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+
+
+def build_method(method, n_train, overrides=None, *, n_jobs=None, order=None):
+    """``method`` built for ``n_train`` documents with ``overrides``, ``n_jobs`` and the
+    example ``order`` as :func:`fit_method` gives them, not fitted."""
+    return _configured(method, n_train, overrides, n_jobs, 0, order, by_breakeven=False)
 
 
 def _configured(method, n_train, overrides, n_jobs, verbose, order, by_breakeven):

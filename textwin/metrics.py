@@ -40,6 +40,7 @@ __all__ = [
     "breakeven_threshold",
     "breakeven_thresholds",
     "f1_thresholds",
+    "accuracy_thresholds",
     "precision_recall_f1",
 ]
 
@@ -386,6 +387,42 @@ def f1_thresholds(Y_true, Y_score):
         best = int(np.argmax(f1))  # first maximum: the fewest documents selected
         n = int(ends[best]) if f1[best] > 0 else 0
         thresholds[c] = _cut_between(col, n)
+    return thresholds
+
+
+def accuracy_thresholds(Y_true, Y_score):
+    """Per-category thresholds ``t_c`` whose cutoff ``score > t_c`` is right most often.
+
+    Each column's cutoffs are tried as in :func:`f1_thresholds` (the top ``n``
+    documents, at every break in the sorted scores); a cutoff wins by the number
+    of documents it decides rightly (positives above, negatives at or below).
+    The threshold stays 0 unless a cutoff decides more documents rightly than
+    ``score > 0`` does; among equally good cutoffs, the one nearest to 0 (in
+    documents) wins. Parameters and result as in :func:`breakeven_thresholds`.
+
+    Examples
+    --------
+    >>> accuracy_thresholds([1, 1, 0, 1, 0], [5.0, 4.0, 3.0, 2.0, 1.0])
+    array([1.5])
+    >>> accuracy_thresholds([1, 0, 1, 0], [1.0, -1.0, 2.0, -2.0])
+    array([0.])
+    """
+    T, S = _validate_pair(Y_true, Y_score, 0.0)
+    n_samples, n_cat = S.shape
+    thresholds = np.zeros(n_cat)
+    for c in range(n_cat):
+        order = np.argsort(-S[:, c], kind="stable")
+        col, pos = S[order, c], T[order, c].astype(np.int64)
+        # right(n): the positives among the top n and the negatives below them
+        ends = np.r_[0, np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1]
+        above = np.r_[0, np.cumsum(pos)][ends]
+        right = above + (n_samples - ends) - (int(pos.sum()) - above)
+        at_zero = int(np.count_nonzero(col > 0))
+        here = int(np.count_nonzero(pos[:at_zero]) + np.count_nonzero(pos[at_zero:] == 0))
+        if right.max() > here:
+            best = np.flatnonzero(right == right.max())
+            n = int(best[np.argmin(np.abs(ends[best] - at_zero))])
+            thresholds[c] = _cut_between(col, int(ends[n]))
     return thresholds
 
 

@@ -39,7 +39,7 @@ from .common import (
     setup_logging,
 )
 from .eval import CORPUS_METHODS
-from .train import TUNING_FOLDS
+from .tuning import TUNING_FOLDS
 from .training import BUILTIN_CORPORA, LAM_ONE_OVER_N, default_lam
 
 __all__ = ["BUILTIN_CORPORA", "CORPUS_METHODS", "EXIT_BAD_MODEL", "EXIT_CODES", "EXIT_INTERNAL",

@@ -23,6 +23,8 @@ from .common import (
     training_options,
 )
 from .auto import AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto
+from .tuning import (TUNING_FOLDS, check_tuning, problem_thresholds, tuning_line,
+                     tuning_summary)
 from .training import (
     SUMMARY_NAMES,
     TASK_TEXT,
@@ -69,12 +71,15 @@ examples:
                    help="one of: " + ", ".join(method_names) + " (default: %(default)s)")
     p.add_argument("--output", "-o", metavar="MODEL.npz",
                    help="save the model (weights, vocabulary, selected features, settings)")
-    p.add_argument("--tune-thresholds", choices=["f1", "breakeven"], default=None,
-                   help=f"choose each category's decision threshold (a two-class corpus: "
-                        f"the second class's) by {TUNING_FOLDS}-fold cross-validation on the "
-                        "training set, for the largest F1 or at the break-even point "
-                        "(default: score > 0), in --lam auto's own folds with it; the model "
-                        "keeps them and `textwin predict` applies them")
+    p.add_argument("--tune-thresholds", choices=["f1", "breakeven", "accuracy"], default=None,
+                   help=f"choose the decision thresholds by {TUNING_FOLDS}-fold "
+                        "cross-validation on the training set (default: none, score > 0 or "
+                        "the highest score): multi-label, each category's, for its F1 or at "
+                        "its break-even point; two-class, the positive class's, for its F1, "
+                        "the break-even point or accuracy; multi-class, an offset per class "
+                        "before the argmax, for macro-F1 (f1) or accuracy. With --lam auto "
+                        "at its chosen lambda. The model keeps them and `textwin predict` "
+                        "applies them")
     training_options(p)
     p.set_defaults(func=cmd_train)
 
@@ -90,53 +95,10 @@ def _overrides(args, method):
     return given
 
 
-# the number of folds of `train --tune-thresholds`
-TUNING_FOLDS = 3
-
-
-def _tune_thresholds(est, X_train, Y_train, objective, names):
-    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the
-    training set; ``names`` are the categories, in column order."""
-    import numpy as np
-
-    from ..metrics import breakeven_thresholds, f1_thresholds
-    from ..thresholds import out_of_fold_scores
-
-    # With fewer positives than folds, some fold trains without any: its
-    # out-of-fold scores say nothing, and the tuned threshold fell far below 0
-    # (castorseed, one positive: -1, every document labelled). Keep 0 there; a
-    # single such category is not tuned at all (its fold could not be trained).
-    positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
-    if positives.size == 1 and positives[0] < TUNING_FOLDS:
-        thresholds = np.ones(1)  # not 0: the warning below names it
-    else:
-        with warnings.catch_warnings():
-            # the folds' fits repeat what the full fit already reported
-            warnings.simplefilter("ignore")
-            oof = out_of_fold_scores(est, X_train, Y_train, cv=TUNING_FOLDS)
-        tune = f1_thresholds if objective == "f1" else breakeven_thresholds
-        thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
-    rare = [j for j in range(thresholds.size)
-            if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
-    if rare:
-        thresholds[rare] = 0.0
-        shown = first_names([f"{names[j] if j < len(names) else j} ({positives[j]})"
-                             for j in rare])
-        warnings.warn(f"--tune-thresholds: {len(rare)} categor"
-                      f"{'y has' if len(rare) == 1 else 'ies have'} fewer training "
-                      f"documents than the {TUNING_FOLDS} folds and keep"
-                      f"{'s' if len(rare) == 1 else ''} threshold 0: {shown}", stacklevel=2)
-    return thresholds
-
-
 def cmd_train(args):
     method, given = _checked_method(args)
     d = training_data(args, args.category)
-    if args.tune_thresholds and d.task == "multiclass":
-        raise CLIError("--tune-thresholds is for multi-label categories and two-class "
-                       "corpora; this corpus is multiclass (each document gets the class of "
-                       "its highest score); --task multilabel treats the classes as "
-                       "independent categories")
+    check_tuning(args, d.task)
     args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
     fit = _fit_auto if args.auto else _fit_method
     d, est, seconds, scores, overrides, thresholds, cv = fit(args, method, d, given)
@@ -151,6 +113,8 @@ def cmd_train(args):
     }
     if cv is not None:
         result["auto" if args.auto else "lam_by_cv"] = cv
+    if args.tune_thresholds:
+        result["tuning"] = tuning_summary(args, d.task, cv)
     if d.report is not None:
         result["corpus_report"] = d.report
     if args.output is not None:
@@ -176,26 +140,11 @@ def _fit_method(args, method, d, given):
     _log_training(method, d)
     est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
     cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
-    thresholds = _problem_thresholds(args, est, d)
+    thresholds = problem_thresholds(args, method, est, d, overrides, example_order(args))
     if thresholds is not None and d.task == "binary":
         # the one problem decides s > t: the classes' scores [-s, s] less [-t, t]
-        thresholds = [-thresholds[0], thresholds[0]]
+        thresholds = [0.0 - thresholds[0], thresholds[0]]  # not -0.0
     return d, est, seconds, scores, overrides, thresholds, cv
-
-
-def _problem_thresholds(args, est, d):
-    """--tune-thresholds: one threshold per binary problem (a two-class corpus has one),
-    from --lam auto's own folds or from a cross-validation of their own; None without."""
-    if not args.tune_thresholds:
-        return None
-    tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
-    if tuned is not None:
-        return [float(t) for t in tuned]
-    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-    try:
-        return _tune_thresholds(est, d.X_train, Y, args.tune_thresholds, args.problem_names)
-    except ValueError as exc:  # e.g. a category with too few documents for the folds
-        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
 
 def _fit_auto(args, method, d, given):
@@ -321,12 +270,8 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         kind = "classes" if d.task != "multilabel" else "categories"
         out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
-    if args.tune_thresholds:
-        folds = result["lam_by_cv"]["folds"] if "lam_by_cv" in result else TUNING_FOLDS
-        out(f"precision, recall and F1 at thresholds tuned for {args.tune_thresholds} by "
-            f"{folds}-fold cross-validation on the training set: "
-            + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
-                          shown=SHOWN_ROWS))
+    if "tuning" in result:
+        out(tuning_line(result["tuning"], d.task, rows))
     if "lam_by_cv" in result:
         out(cv_line(result["lam_by_cv"]))
     if "auto" in result:

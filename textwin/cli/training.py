@@ -27,6 +27,7 @@ from .common import (
     missing_data,
     num,
 )
+from .tuning import in_lam_folds
 
 # Method settings that may be given on the command line: option -> setting name.
 SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma")
@@ -422,7 +423,8 @@ def cv_settings(args, d, settings):
     user, tune = args.corpus is not None, getattr(args, "tune_thresholds", None)
     scoring = getattr(args, "scoring", None) or (
         default_scoring(d.task) if user or tune else None)
-    return {"scoring": scoring, "thresholds": tune,
+    return {"scoring": scoring,
+            "thresholds": tune if tune and in_lam_folds(args, d.task) else None,
             "lam_anchor": default_lam(d.X_train.shape[0]) if d.as_corpus else None}
 
 

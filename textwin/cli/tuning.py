@@ -1,0 +1,163 @@
+"""`train --tune-thresholds`: the decision thresholds of each task, tuned on out-of-fold
+scores of the training set.
+
+- Multi-label: a threshold per category, for the largest F1 or at the break-even point.
+- Two-class: one threshold on the positive class's score, for the positive class's F1,
+  the break-even point or accuracy.
+- Multi-class: a threshold per class, subtracted from its score before the argmax
+  (:func:`textwin.thresholds.argmax_thresholds`), for accuracy or macro-F1.
+
+With ``--lam auto``, multi-label and two-class thresholds for F1 or the break-even
+point are tuned in the folds that choose lambda; the others on folds of their own at the
+chosen lambda.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .common import SHOWN_ROWS, CLIError, first_line, first_names
+
+#: The folds of `train --tune-thresholds` (without --lam auto's own).
+TUNING_FOLDS = 3
+
+#: What --tune-thresholds maximises on each task.
+OBJECTIVES = {"multilabel": ("f1", "breakeven"), "binary": ("f1", "breakeven", "accuracy"),
+              "multiclass": ("f1", "accuracy")}
+_WHAT = {"multilabel": "multi-label", "binary": "two-class", "multiclass": "multi-class"}
+
+
+def check_tuning(args, task):
+    """Refuse, in one line before any training, an objective the task has no use for."""
+    objective = getattr(args, "tune_thresholds", None)
+    if objective is None or objective in OBJECTIVES[task]:
+        return
+    takes = [_WHAT[t] for t, objectives in OBJECTIVES.items() if objective in objectives]
+    raise CLIError(f"--tune-thresholds {objective} is for {' and '.join(takes)} corpora; "
+                   f"this corpus is {_WHAT[task]}: give {' or '.join(OBJECTIVES[task])}")
+
+
+def in_lam_folds(args, task):
+    """Whether --lam auto's cross-validation tunes the thresholds in its own folds."""
+    return task != "multiclass" and args.tune_thresholds in ("f1", "breakeven")
+
+
+def problem_thresholds(args, method, est, d, settings, order):
+    """--tune-thresholds: a threshold per binary problem (a two-class corpus has one, a
+    multi-class corpus one per class), from --lam auto's own folds or from a
+    cross-validation of their own; None without."""
+    if not args.tune_thresholds:
+        return None
+    tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
+    if tuned is not None:
+        return [float(t) for t in tuned]
+    if hasattr(est, "lam_"):  # --lam auto: the chosen lam, in folds of its own
+        from ..experiments import build_method
+
+        est = build_method(method, d.X_train.shape[0],
+                           {**settings, "lam": float(est.lam_[0])}, n_jobs=args.n_jobs,
+                           order=order)
+    try:
+        if d.task == "multiclass":
+            return _tune_classes(est, d.X_train, d.Y_train, args.tune_thresholds,
+                                 d.categories)
+        Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+        return _tune_columns(est, d.X_train, Y, args.tune_thresholds, args.problem_names)
+    except ValueError as exc:  # e.g. a category with too few documents for the folds
+        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+
+
+def _out_of_fold(est, X, Y, cv):
+    from ..thresholds import out_of_fold_scores
+
+    with warnings.catch_warnings():
+        # the folds' fits repeat what the full fit already reported
+        warnings.simplefilter("ignore")
+        return out_of_fold_scores(est, X, Y, cv=cv)
+
+
+def _tune_columns(est, X_train, Y_train, objective, names):
+    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the
+    training set; ``names`` are the categories, in column order."""
+    import numpy as np
+
+    from ..metrics import accuracy_thresholds, breakeven_thresholds, f1_thresholds
+
+    # With fewer positives than folds, some fold trains without any: its
+    # out-of-fold scores say nothing, and the tuned threshold fell far below 0
+    # (castorseed, one positive: -1, every document labelled). Keep 0 there; a
+    # single such category is not tuned at all (its fold could not be trained).
+    positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
+    if positives.size == 1 and positives[0] < TUNING_FOLDS:
+        thresholds = np.ones(1)  # not 0: the warning below names it
+    else:
+        oof = _out_of_fold(est, X_train, Y_train, TUNING_FOLDS)
+        tune = {"f1": f1_thresholds, "breakeven": breakeven_thresholds,
+                "accuracy": accuracy_thresholds}[objective]
+        thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
+    rare = [j for j in range(thresholds.size)
+            if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
+    if rare:
+        thresholds[rare] = 0.0
+        _warn_rare([f"{names[j] if j < len(names) else j} ({positives[j]})" for j in rare],
+                   "category", "categories")
+    return thresholds
+
+
+def _tune_classes(est, X_train, Y_train, objective, names):
+    """Per-class thresholds of the argmax from stratified out-of-fold scores; a class
+    with fewer training documents than folds keeps 0 (+inf without any: never given)."""
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    from ..thresholds import argmax_thresholds
+
+    Y = np.asarray(Y_train)
+    counts = Y.sum(axis=0)
+    y = Y.argmax(axis=1)
+    with warnings.catch_warnings():  # a class rarer than the folds: named below
+        warnings.simplefilter("ignore")
+        folds = list(StratifiedKFold(TUNING_FOLDS).split(np.zeros((len(y), 1)), y))
+    oof = _out_of_fold(est, X_train, Y, folds)
+    present = counts > 0  # a class without documents is never given: +inf, left out here
+    thresholds = np.full(Y.shape[1], np.inf)
+    thresholds[present] = argmax_thresholds(np.cumsum(present)[y] - 1, oof[:, present],
+                                            objective, tunable=counts[present] >= TUNING_FOLDS)
+    rare = [f"{names[j]} ({int(counts[j])})"
+            for j in np.flatnonzero(present & (counts < TUNING_FOLDS))]
+    if rare:
+        _warn_rare(rare, "class", "classes")
+    return thresholds
+
+
+def _warn_rare(named, one, many):
+    n = len(named)
+    warnings.warn(f"--tune-thresholds: {n} {one + ' has' if n == 1 else many + ' have'} "
+                  f"fewer training documents than the {TUNING_FOLDS} folds and "
+                  f"keep{'s' if n == 1 else ''} threshold 0: {first_names(named)}",
+                  stacklevel=3)
+
+
+#: What each objective maximises, by task.
+_METRIC = {("multiclass", "f1"): "macro-F1", ("binary", "f1"): "the positive class's F1",
+           ("multilabel", "f1"): "each category's F1"}
+
+
+def tuning_summary(args, task, cv):
+    """What --tune-thresholds tuned, JSON-ready: the objective, what it maximised, the
+    folds (--lam auto's own, or :data:`TUNING_FOLDS` of their own)."""
+    objective = args.tune_thresholds
+    metric = _METRIC.get((task, objective), "the break-even point" if objective == "breakeven"
+                         else "accuracy")
+    own = cv is not None and in_lam_folds(args, task)
+    return {"objective": objective, "metric": metric,
+            "folds": int(cv["folds"]) if own else TUNING_FOLDS}
+
+
+def tuning_line(tuning, task, rows):
+    """One line: the thresholds tuned, and for what."""
+    what = ("class thresholds (subtracted from the scores before the argmax)"
+            if task == "multiclass" else "thresholds")
+    return (f"precision, recall and F1 at {what} tuned for {tuning['metric']} by "
+            f"{tuning['folds']}-fold cross-validation on the training set: "
+            + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
+                          shown=SHOWN_ROWS))
