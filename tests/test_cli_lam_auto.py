@@ -255,3 +255,55 @@ def test_lam_auto_warnings_name_the_categories_and_the_options(capsys, tmp_path,
     assert "categories blue, red" in lines[0] and "a smaller --lam given by hand" in lines[0]
     assert "green at lam" in lines[1] and "--epochs" in lines[1] and "--tol" in lines[1]
     assert "column" not in err and "lam_min_ratio" not in err and "max_epochs" not in err
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_positive_label_chooses_the_positive_class_of_a_two_class_corpus(capsys, tmp_path,
+                                                                         layout):
+    default, _ = _train(capsys, tmp_path, "binary", layout)
+    first, second = [row["category"] for row in default["categories"]]  # sorted order
+    assert default["positive_label"] == second
+    model_path = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", *_corpus_args(tmp_path, layout), "--positive-label",
+                         first, "--tune-thresholds", "f1", "-o", model_path, "--json")
+    assert code == 0, err
+    flipped = json.loads(out)
+    assert flipped["positive_label"] == first
+    assert [row["category"] for row in flipped["categories"]] == [second, first]
+    assert flipped["positive_f1"] == flipped["categories"][1]["f1"]
+    # the positive class's threshold is the one tuned, the other's its negation
+    assert flipped["categories"][1]["threshold"] == -flipped["categories"][0]["threshold"]
+    from textwin.persistence import load_model
+
+    model = load_model(model_path)
+    assert model.classes == [second, first] and model.target_names == [first]
+    np.testing.assert_allclose(model.thresholds, [flipped["categories"][1]["threshold"]])
+    code, out, err = run(capsys, "eval", *_corpus_args(tmp_path, layout), "--methods", "svm",
+                         "--positive-label", first, "--json")
+    assert code == 0, err
+    assert json.loads(out)["positive_label"] == first
+
+
+def _corpus_args(root, layout):
+    """The options of the corpus LAYOUTS[layout] wrote in ``root``."""
+    return {"jsonl": ["--corpus", root / "corpus.jsonl"],
+            "folders": ["--corpus", root / "train", "--test-corpus", root / "test"],
+            "svmlight": ["--corpus", root / "train.svm", "--test-corpus",
+                         root / "test.svm"]}[layout]
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["--positive-label", "blue"], ["--positive-label 'blue' is not a class", "green or red"]),
+    (["--task", "multilabel", "--positive-label", "red"],
+     ["--positive-label is for a two-class corpus", "multilabel"]),
+])
+def test_positive_label_refuses_a_name_or_a_corpus_it_cannot_apply_to(capsys, tmp_path, argv,
+                                                                      fragments):
+    corpus = _write_jsonl(tmp_path, "binary")
+    for command in ("train", "eval"):
+        code, _, err = run(capsys, command, *corpus, *argv)
+        assert code == EXIT_USAGE
+        one_line_error(err, *fragments)
+    code, _, err = run(capsys, "train", "--category", "acq", "--positive-label", "acq")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--positive-label is for --corpus")

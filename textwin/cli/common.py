@@ -390,6 +390,10 @@ def training_options(p):
     g.add_argument("--task", choices=("multiclass", "multilabel"), default=None,
                    help="single- or multi-label (default: read from the labels: exactly one "
                         "per document is multi-class, two classes binary)")
+    g.add_argument("--positive-label", metavar="NAME", default=None,
+                   help="a two-class corpus: the positive class, whose score decides and "
+                        "whose F1 is pos-F1 (default: the second in sorted order, as "
+                        "scikit-learn's LinearSVC)")
     g.add_argument("--allow-unlabeled", action="store_true",
                    help="JSON Lines: read a line without \"labels\" as a document in no "
                         "category (otherwise an error)")

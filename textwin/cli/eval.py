@@ -24,7 +24,6 @@ from .training import (
     CORPUS_ONLY,
     LAM_ONE_OVER_N,
     SUMMARY_NAMES,
-    TASK_TEXT,
     check_plot,
     check_trainable,
     cv_line,
@@ -34,8 +33,10 @@ from .training import (
     method_settings,
     order_text,
     plot_cv,
+    positive_label,
     protocol_data,
     summarize,
+    task_text,
     training_data,
 )
 
@@ -213,7 +214,8 @@ def _eval_corpus(args):
         chosen["auto"] = auto_curves(rows[-1]["auto"])
     if args.plot is not None and chosen:
         plot_cv(chosen, args.plot)
-    result = {"corpus": d.source, "task": d.task, "n_train": int(d.X_train.shape[0]),
+    result = {"corpus": d.source, "task": d.task, **positive_label(d),
+              "n_train": int(d.X_train.shape[0]),
               "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
               "categories": list(d.categories), "order": order_text(args, methods[0]),
               "methods": rows, "corpus_report": d.report}
@@ -301,7 +303,7 @@ def _print_methods(d, result, chosen):
     name_w = max(12, max(len(r["method"]) for r in rows) + 2)
     out(f"{d.source}: {result['n_train']} train / {result['n_test']} test documents, "
         f"{result['n_features']} features, {len(d.categories)} "
-        f"{'classes' if d.task != 'multilabel' else 'categories'}; {TASK_TEXT[d.task]}")
+        f"{'classes' if d.task != 'multilabel' else 'categories'}; {task_text(d)}")
     out("method".ljust(name_w) + "".join(f"{SUMMARY_NAMES[k]:>11}" for k in keys)
         + f"{'time (s)':>10}")
     for r in rows:

@@ -27,7 +27,6 @@ from .tuning import (TUNING_FOLDS, check_tuning, problem_thresholds, tuning_line
                      tuning_summary)
 from .training import (
     SUMMARY_NAMES,
-    TASK_TEXT,
     check_plot,
     class_thresholds,
     cv_line,
@@ -37,7 +36,9 @@ from .training import (
     method_settings,
     order_text,
     plot_cv,
+    positive_label,
     summarize,
+    task_text,
     training_data,
 )
 
@@ -105,7 +106,7 @@ def cmd_train(args):
     summary, per = summarize(d, scores, thresholds)
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
-        "task": d.task, "settings": {**method.settings, **overrides},
+        "task": d.task, **positive_label(d), "settings": {**method.settings, **overrides},
         "order": order_text(args, method),
         "n_train": int(d.X_train.shape[0]), "n_test": int(d.X_test.shape[0]),
         "n_features": int(d.X_train.shape[1]), **summary, "seconds": round(seconds, 3),
@@ -257,7 +258,7 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         f"{result['n_train']} train / {result['n_test']} test documents, "
         f"{result['n_features']} features]")
     if args.corpus is not None:
-        out(f"task: {TASK_TEXT[d.task]}; {result['order']}")
+        out(f"task: {task_text(d)}; {result['order']}")
     width = max(16, max(len(c) for c in d.categories) + 2)
     out(f"{'class' if d.task != 'multilabel' else 'category':<{width}}{'BEP':>7}"
         f"{'prec':>7}{'recall':>7}{'F1':>7}{'gap':>11}{'epochs':>8}")

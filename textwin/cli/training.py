@@ -247,7 +247,8 @@ CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_s
                ("--task", "task", "Reuters-21578 is multi-label"),
                ("--allow-unlabeled", "allow_unlabeled",
                 "every Reuters-21578 document of the split is read, with or without topics"),
-               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH))
+               ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH),
+               ("--positive-label", "positive_label", "Reuters-21578 is multi-label"))
 
 
 @dataclass
@@ -368,6 +369,8 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None):
         task = detect_task(Y_train, Y_test, task or args.task)
     except ValueError as exc:
         raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
+    categories, Y_train, Y_test = _positive_last(getattr(args, "positive_label", None), task,
+                                                 categories, Y_train, Y_test, corpus.source)
     X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
     check_trainable(categories, Y_train, corpus.source, everything)
     return TrainingData(
@@ -379,6 +382,22 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None):
         idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
         report=corpus.report, texts_train=corpus.train if corpus.is_text else None,
         texts_test=corpus.test if corpus.is_text else None, as_corpus=True)
+
+
+def _positive_last(positive, task, categories, Y_train, Y_test, source):
+    """--positive-label: the classes of a two-class corpus in the order (other, positive);
+    one line refuses a name that is not one of them, or a corpus of another task."""
+    if positive is None:
+        return categories, Y_train, Y_test
+    if task != "binary":
+        raise CLIError(f"--positive-label is for a two-class corpus; {source} is {task} "
+                       f"({len(categories)} categories)")
+    if positive not in categories:
+        raise CLIError(f"--positive-label {positive!r} is not a class of {source}: give "
+                       f"{categories[0]} or {categories[1]}")
+    if categories[1] == positive:
+        return categories, Y_train, Y_test
+    return [categories[1], categories[0]], Y_train[:, [1, 0]], Y_test[:, [1, 0]]
 
 
 def method_settings(args, method, d, given):
@@ -477,10 +496,22 @@ SUMMARY_NAMES = {"accuracy": "accuracy", "micro_breakeven": "micro-BEP",
 TASK_TEXT = {
     "multiclass": "multi-class: one label per document, the class of the highest score "
                   "(ties: the first class in sorted order)",
-    "binary": "binary: one of two labels per document, the second class (the positive "
-              "one of pos-F1) where its score is above its threshold, 0 unless tuned",
+    "binary": "binary: one of two labels per document, the positive class (pos-F1's) "
+              "where its score is above its threshold, 0 unless tuned, else the other",
     "multilabel": "multi-label: every category whose score is above its threshold",
 }
+
+
+def positive_label(d):
+    """``{"positive_label": name}`` for a two-class corpus, for reports and model files."""
+    return {"positive_label": d.categories[1]} if d.task == "binary" else {}
+
+
+def task_text(d):
+    """The task in words, naming a two-class corpus's positive class."""
+    if d.task == "binary":
+        return f"{TASK_TEXT[d.task]}; positive class: {d.categories[1]}"
+    return TASK_TEXT[d.task]
 
 
 def cv_line(cv, method=None):
