@@ -277,6 +277,7 @@ def test_positive_label_chooses_the_positive_class_of_a_two_class_corpus(capsys,
 
     model = load_model(model_path)
     assert model.classes == [second, first] and model.target_names == [first]
+    assert model.metadata["positive_label"] == first
     np.testing.assert_allclose(model.thresholds, [flipped["categories"][1]["threshold"]])
     code, out, err = run(capsys, "eval", *_corpus_args(tmp_path, layout), "--methods", "svm",
                          "--positive-label", first, "--json")

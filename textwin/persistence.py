@@ -8,12 +8,14 @@ A model file holds everything needed to score raw text again:
   columns),
 * optionally ``idf`` (for a tf-idf vectorizer) and ``thresholds`` (one per
   problem; a document is in category ``c`` when its score is above
-  ``thresholds[c]``),
+  ``thresholds[c]``; a multi-class document gets the class of the highest
+  score less its threshold),
 * a JSON document (stored as a ``uint8`` array under ``__metadata__``) with the
   format name and version, textwin's version, the category names, the task
   (``"multilabel"``: one yes/no decision per category; ``"binary"`` or
   ``"multiclass"``: one class per document, as the estimator predicted) and
-  its classes, the preprocessing settings, the estimator's class and
+  its classes (a binary model's positive class, whose score it holds, second),
+  the preprocessing settings, the estimator's class and
   parameters and any training information (duality gap, epochs, test scores).
 
 The file is read with ``allow_pickle=False``: loading never runs code from the

@@ -233,6 +233,7 @@ def _save_model(path, est, method, d, scores, thresholds, result, summary):
         classes=list(d.categories) if single else None,
         metadata={**estimator_metadata(est), "method": method.key,
                   "settings": result["settings"], "corpus": d.source, "task": d.task,
+                  **positive_label(d),
                   "test": result["categories"], "summary": summary})
     # The weights written must reproduce the estimator's own scores (a threshold
     # or bias kept outside coef_/intercept_ would be lost otherwise).
