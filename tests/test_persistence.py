@@ -211,8 +211,9 @@ def _rewrite(src, dst, *, meta_update=None, drop=(), replace=None):
 
 
 def test_unknown_major_version_is_refused(tmp_path, good_file):
-    bad = _rewrite(good_file, tmp_path / "v2.npz", meta_update={"format_version": "2.0"})
-    with pytest.raises(ModelFormatError, match="format '2.0'.*upgrade textwin"):
+    bad = _rewrite(good_file, tmp_path / "v3.npz", meta_update={"format_version": "3.0"})
+    with pytest.raises(ModelFormatError, match="format '3.0'.*reads formats 1.x and 2.x: "
+                                               "upgrade textwin"):
         load_model(bad)
     newer_minor = _rewrite(good_file, tmp_path / "v1x.npz",
                            meta_update={"format_version": "1.7"})
@@ -365,17 +366,17 @@ def test_preprocessing_that_is_not_an_object_is_refused(tmp_path, good_file):
 
 # -- bounded reading: the arrays' declared sizes are checked before any is read -----------
 
-def _with_coef_entry(src, dst, shape, data):
-    """``src`` with its coef.npy replaced by a header declaring ``shape`` followed by
+def _with_coef_entry(src, dst, shape, data, name="coef", descr="<f8"):
+    """``src`` with its ``name``.npy replaced by a header declaring ``shape`` followed by
     ``data`` (bytes, or a number of zero bytes written in chunks, deflated)."""
     header = io.BytesIO()
-    np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+    np.lib.format.write_array_header_1_0(header, {"descr": descr, "fortran_order": False,
                                                   "shape": shape})
     with zipfile.ZipFile(src) as old, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as new:
         for info in old.infolist():
-            if info.filename != "coef.npy":
+            if info.filename != name + ".npy":
                 new.writestr(info.filename, old.read(info.filename))
-        with new.open("coef.npy", "w", force_zip64=True) as fh:
+        with new.open(name + ".npy", "w", force_zip64=True) as fh:
             fh.write(header.getvalue())
             if isinstance(data, bytes):
                 fh.write(data)
@@ -509,3 +510,164 @@ def test_only_textwins_vectorizer_can_be_saved(tmp_path):
                                          r"text.TfidfVectorizer: .*joblib.dump"):
         save_model(tmp_path / "x.npz", pipe)
     assert not (tmp_path / "x.npz").exists()
+
+
+# -- the vocabulary: UTF-8 bytes and offsets (format 2), a string array (format 1) ------
+
+ACCENTED = ("Straße Müller café naïve résumé Zürich 東京 überall façade São Paulo "
+            "wheat oil shares").split()
+
+
+@pytest.fixture
+def accented():
+    """A tf-idf pipeline (no selection) over words of 1 to 3 UTF-8 bytes a character,
+    and its model file."""
+    rng = np.random.default_rng(4)
+    docs = [" ".join(rng.choice(ACCENTED, size=6)) for _ in range(80)]
+    y = np.array(["oil" if "oil" in d or "Straße" in d else "other" for d in docs])
+    pipe = Pipeline([("vec", TextVectorizer(weighting="tfidf", ngram_range=(1, 2))),
+                     ("clf", DualSVM(lam=1e-2, random_state=0))]).fit(docs, y)
+    return pipe, docs
+
+
+def _save(tmp_path, pipe, name="m.npz"):
+    save_model(tmp_path / name, pipe)
+    return tmp_path / name
+
+
+def test_the_terms_are_stored_as_utf8_bytes_and_offsets(tmp_path, accented):
+    pipe, docs = accented
+    path = _save(tmp_path, pipe)
+    terms = pipe[0].get_feature_names_out().tolist()
+    assert any(t != t.encode("ascii", "ignore").decode() for t in terms)
+    with np.load(path, allow_pickle=False) as npz:
+        assert "vocabulary" not in npz.files
+        utf8, offsets = npz["terms_utf8"], npz["term_offsets"]
+    assert utf8.dtype == np.uint8 and utf8.tobytes() == "".join(terms).encode("utf-8")
+    assert [utf8[a:b].tobytes().decode() for a, b in zip(offsets, offsets[1:])] == terms
+    model = load_model(path)
+    assert model.vocabulary.tolist() == terms and model.vocabulary.size == len(terms)
+    assert model.vocabulary[-1] == terms[-1] and model.vocabulary[3] == terms[3]
+    np.testing.assert_array_equal(model.predict(docs), pipe.predict(docs))
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+
+
+def _as_format_1(src, dst):
+    """``src`` as textwin wrote model files before format 2: the terms one numpy string
+    array, ``vocabulary`` (fixed width: ``<U`` and the longest term's length)."""
+    with np.load(src, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    utf8, offsets = arrays.pop("terms_utf8"), arrays.pop("term_offsets")
+    arrays["vocabulary"] = np.array([utf8[a:b].tobytes().decode()
+                                     for a, b in zip(offsets, offsets[1:])])
+    meta = json.loads(arrays["__metadata__"].tobytes())
+    meta["format_version"] = "1.1"
+    arrays["__metadata__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez_compressed(dst, **arrays)
+    return dst
+
+
+def test_a_format_1_file_with_a_string_vocabulary_still_loads(tmp_path, accented):
+    pipe, docs = accented
+    old = _as_format_1(_save(tmp_path, pipe), tmp_path / "old.npz")
+    with np.load(old) as npz:
+        assert npz["vocabulary"].dtype.kind == "U" and "terms_utf8" not in npz.files
+    model = load_model(old)
+    assert model.metadata["format_version"] == "1.1"
+    assert model.vocabulary.tolist() == pipe[0].get_feature_names_out().tolist()
+    np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
+    # saved again, it is a format 2 file
+    again = model.vocabulary.tolist()
+    save_model(tmp_path / "new.npz", model)
+    with np.load(tmp_path / "new.npz") as npz:
+        assert "vocabulary" not in npz.files
+    assert load_model(tmp_path / "new.npz").vocabulary.tolist() == again
+
+
+def test_a_long_term_costs_its_own_bytes_not_a_fixed_width_for_every_term(tmp_path):
+    # a string array gives each of the 50,000 terms the width of the longest
+    # (400 characters): 80 MB built on saving and read on loading
+    terms = [f"t{j}" for j in range(49_999)] + ["x" * 400]
+    vec = TextVectorizer().fit(["a b"])
+    vec.vocabulary_ = dict(zip(terms, range(len(terms))))
+    model = TextModel(np.ones((1, len(terms))), [0.0], ["a"], vocabulary=vec.vocabulary_,
+                      preprocessing=vec.preprocessing_params())
+    path = tmp_path / "long.npz"
+    assert _peak_bytes_of(lambda: save_model(path, model)) < 8 << 20
+    loaded = []
+    assert _peak_bytes_of(lambda: loaded.append(load_model(path))) < 24 << 20
+    assert loaded[0].vocabulary.tolist() == terms
+    assert loaded[0].vectorizer().vocabulary_ == vec.vocabulary_
+
+
+def _with_terms(src, dst, utf8, offsets, **extra):
+    with np.load(src, allow_pickle=False) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    arrays.update(terms_utf8=utf8, term_offsets=offsets, **extra)
+    arrays = {k: v for k, v in arrays.items() if v is not None}
+    np.savez(dst, **arrays)
+    return dst
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda u, o: (u, o[::-1].copy()), r"term offsets run from \d+ to 0"),
+    (lambda u, o: (u, np.concatenate([[0], o[2:2 + 1], o[1:2], o[3:]])),
+     r"term offsets decrease at term 1"),
+    (lambda u, o: (u[:-1], o), r"run from 0 to \d+; they must run from 0 to the \d+ bytes"),
+    (lambda u, o: (u, o.astype(np.float64)), r"term_offsets is not an array of integers"),
+    (lambda u, o: (u.astype(np.int16), o), r"terms_utf8 is not an array of bytes"),
+    (lambda u, o: (u, o[:-1]), r"coef array's header declares shape \(1, \d+\)"),
+    (lambda u, o: (u, o.reshape(1, -1)), r"term_offsets array's header declares shape \(1, "),
+    (lambda u, o: (u, None), r"terms_utf8 array is there without term_offsets"),
+], ids=["reversed", "decreasing", "short bytes", "float offsets", "int16 bytes",
+        "a term less", "2-d offsets", "no offsets"])
+def test_damaged_terms_are_refused_clearly(tmp_path, accented, damage, message):
+    path = _save(tmp_path, accented[0])
+    with np.load(path) as npz:
+        utf8, offsets = damage(npz["terms_utf8"], npz["term_offsets"])
+    bad = _with_terms(path, tmp_path / "bad.npz", utf8, offsets)
+    with pytest.raises(ModelFormatError, match="not a usable textwin model file .*" + message):
+        load_model(bad)
+
+
+def test_offsets_inside_a_character_or_repeating_a_term_are_refused(tmp_path, accented):
+    path = _save(tmp_path, accented[0])
+    with np.load(path) as npz:
+        utf8, offsets = npz["terms_utf8"], npz["term_offsets"]
+    terms = [utf8[a:b].tobytes() for a, b in zip(offsets, offsets[1:])]
+    j = next(j for j, t in enumerate(terms) if len(t.decode()) < len(t))  # a 2+ byte char
+    start = int(offsets[j]) + next(k for k, c in enumerate(terms[j]) if c >= 0x80) + 1
+    inside = offsets.copy()
+    inside[j + 1] = start  # term j ends after the first byte of its character
+    cut = _with_terms(path, tmp_path / "cut.npz", utf8, inside)
+    with pytest.raises(ModelFormatError, match=r"term \d+ \(bytes \d+ to \d+\) is not UTF-8"):
+        load_model(cut)
+    # the same number of terms, the second a copy of the first: one column would be lost
+    twice = [terms[0], terms[0]] + terms[2:]
+    lengths = np.cumsum([0] + [len(t) for t in twice])
+    dup = _with_terms(path, tmp_path / "dup.npz", np.frombuffer(b"".join(twice), np.uint8),
+                      lengths.astype(np.int64))
+    with pytest.raises(ModelFormatError, match=r"holds the term .* twice"):
+        load_model(dup)
+
+
+def test_a_file_with_both_vocabularies_is_refused(tmp_path, accented):
+    path = _save(tmp_path, accented[0])
+    with np.load(path) as npz:
+        utf8, offsets = npz["terms_utf8"], npz["term_offsets"]
+    both = _with_terms(path, tmp_path / "both.npz", utf8, offsets,
+                       vocabulary=np.array(accented[0][0].get_feature_names_out().tolist()))
+    with pytest.raises(ModelFormatError, match="two vocabularies"):
+        load_model(both)
+
+
+def test_a_term_offsets_header_declaring_gigabytes_is_refused_unread(tmp_path, accented):
+    path = _save(tmp_path, accented[0])
+    bad = _with_coef_entry(path, tmp_path / "huge.npz", (750_000_000,), 8 * 10,
+                           name="term_offsets", descr="<i8")
+
+    def load():
+        with pytest.raises(ModelFormatError, match=r"term_offsets array's header declares "
+                                                    r"shape \(750000000,\) \(6.0 GB\)"):
+            load_model(bad)
+    assert _peak_bytes_of(load) < 16 << 20

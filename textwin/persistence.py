@@ -3,9 +3,13 @@
 A model file holds everything needed to score raw text again:
 
 * ``coef`` (problems x selected features) and ``intercept`` (problems,),
-* ``vocabulary`` (the vectorizer's terms, in column order) and ``selected``
-  (the column indices kept by feature selection, in the order of ``coef``'s
-  columns),
+* the vectorizer's terms in column order, as ``terms_utf8`` (their UTF-8
+  bytes, one after the other) and ``term_offsets`` (where each term starts in
+  them, and the end: one more than the terms), and ``selected`` (the column
+  indices kept by feature selection, in the order of ``coef``'s columns);
+  format 1 files hold the terms as one fixed-width string array,
+  ``vocabulary``, which took 4 bytes per character of the longest term for
+  every term (16 times the UTF-8 text on AG News's bigrams),
 * optionally ``idf`` (for a tf-idf vectorizer) and ``thresholds`` (one per
   problem; a document is in category ``c`` when its score is above
   ``thresholds[c]``; a multi-class document gets the class of the highest
@@ -43,17 +47,22 @@ import scipy.sparse as sp
 from ._io import atomic_write, available_memory
 from ._version import __version__
 
-__all__ = ["ModelFormatError", "TextModel", "save_model", "load_model", "FORMAT_VERSION"]
+__all__ = ["ModelFormatError", "TextModel", "Terms", "save_model", "load_model", "FORMAT_VERSION"]
 
 #: Name written into every model file; a file without it is not ours.
 FORMAT_NAME = "textwin-model"
 #: ``major.minor``: a reader refuses a file whose major version it does not know;
 #: a newer minor version only adds optional fields (1.1: ``task`` and ``classes``;
-#: a 1.0 file is read as ``task="multilabel"``).
-FORMAT_VERSION = "1.1"
+#: a 1.0 file is read as ``task="multilabel"``). 2.0: the terms as UTF-8 bytes and
+#: offsets (a format 1 reader would have taken a file without ``vocabulary`` for a
+#: model of numeric features).
+FORMAT_VERSION = "2.0"
+#: The major versions this reader reads: 1 (``vocabulary``) and 2.
+_READ_MAJORS = ("1", "2")
 _TASKS = ("multilabel", "binary", "multiclass")
 _META_KEY = "__metadata__"
-_ARRAYS = ("coef", "intercept", "vocabulary", "selected", "idf", "thresholds")
+_ARRAYS = ("coef", "intercept", "terms_utf8", "term_offsets", "vocabulary", "selected", "idf",
+           "thresholds")
 #: The most metadata a model file may hold (category names, settings, scores).
 _MAX_METADATA_BYTES = 1 << 24
 
@@ -100,6 +109,127 @@ def _estimator_params(estimator):
     return out
 
 
+class Terms:
+    """A vocabulary's terms in column order: their UTF-8 bytes one after the other
+    (``utf8``, uint8) and where each starts (``offsets``, int64, one more than the
+    terms: term ``j`` is ``utf8[offsets[j]:offsets[j + 1]]``).
+
+    About the size of the text itself plus 8 bytes a term, where a numpy string
+    array takes 4 bytes per character of the longest term for every term (AG
+    News's 134,140 terms with bigrams: 2.4 MB against 22 MB). Build one with
+    :meth:`of`; :meth:`columns` gives the ``{term: column}`` dict a
+    :class:`textwin.text.TextVectorizer` uses. Terms of Python strings that UTF-8
+    cannot hold (lone surrogates) are kept as ``surrogatepass`` writes them.
+    """
+
+    def __init__(self, utf8, offsets):
+        self.utf8 = np.asarray(utf8)
+        self.offsets = np.asarray(offsets)
+        self._check()
+
+    @classmethod
+    def of(cls, terms):
+        """The :class:`Terms` of a ``{term: column}`` dict (a vectorizer's
+        ``vocabulary_``, its columns 0 to n - 1) or of a sequence of str in column
+        order; a :class:`Terms` is returned as it is."""
+        if isinstance(terms, Terms):
+            return terms
+        if isinstance(terms, dict):
+            terms = _in_column_order(terms)
+        elif isinstance(terms, np.ndarray):
+            terms = terms.tolist()
+        else:
+            terms = list(terms)
+        if not all(isinstance(t, str) for t in terms):
+            raise ModelFormatError("the vocabulary holds terms that are not strings")
+        text = "".join(terms)
+        if text.isascii():
+            lengths = map(len, terms)
+        else:
+            lengths = (len(t.encode("utf-8", "surrogatepass")) for t in terms)
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum(np.fromiter(lengths, dtype=np.int64, count=len(terms)), out=offsets[1:])
+        utf8 = np.frombuffer(text.encode("utf-8", "surrogatepass"), dtype=np.uint8)
+        return cls(utf8, offsets)
+
+    def _check(self):
+        """Refuse offsets that do not cut the bytes into terms (a damaged file)."""
+        if self.utf8.ndim != 1 or self.utf8.dtype != np.uint8:
+            raise ModelFormatError("the terms' bytes are not a 1-d array of uint8")
+        offsets = self.offsets
+        if offsets.ndim != 1 or offsets.dtype.kind not in "iu" or offsets.size == 0:
+            raise ModelFormatError("the term offsets are not a non-empty 1-d array of integers")
+        if offsets[0] != 0 or offsets[-1] != self.utf8.size:
+            raise ModelFormatError(
+                f"the term offsets run from {int(offsets[0])} to {int(offsets[-1])}; they "
+                f"must run from 0 to the {self.utf8.size} bytes of the terms")
+        if np.any(offsets[1:] < offsets[:-1]):
+            j = int(np.flatnonzero(offsets[1:] < offsets[:-1])[0])
+            raise ModelFormatError(
+                f"the term offsets decrease at term {j} ({int(offsets[j])} then "
+                f"{int(offsets[j + 1])})")
+
+    @property
+    def size(self):
+        """The number of terms."""
+        return self.offsets.size - 1
+
+    def __len__(self):
+        return self.size
+
+    def tolist(self):
+        """The terms, as a list of str."""
+        raw = self.utf8.tobytes()
+        bounds = self.offsets.tolist()
+        if self.utf8.size and self.utf8.max() < 0x80:  # ASCII: slices of one str
+            text = raw.decode("ascii")
+            return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+        terms = []
+        for j, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            try:
+                terms.append(raw[a:b].decode("utf-8", "surrogatepass"))
+            except UnicodeDecodeError as exc:
+                raise ModelFormatError(
+                    f"term {j} (bytes {a} to {b}) is not UTF-8 text: {exc.reason}") from None
+        return terms
+
+    def __iter__(self):
+        return iter(self.tolist())
+
+    def __getitem__(self, j):
+        j = range(self.size)[j]  # a negative j counts from the end, as in a list
+        a, b = int(self.offsets[j]), int(self.offsets[j + 1])
+        return self.utf8[a:b].tobytes().decode("utf-8", "surrogatepass")
+
+    def columns(self):
+        """The ``{term: column}`` dict of the terms; a term given twice is refused."""
+        terms = self.tolist()
+        columns = dict(zip(terms, range(len(terms))))
+        if len(columns) != len(terms):
+            seen = set()
+            twice = next(t for t in terms if t in seen or seen.add(t))
+            raise ModelFormatError(
+                f"the vocabulary holds the term {twice!r} twice ({len(terms)} terms, "
+                f"{len(columns)} distinct)")
+        return columns
+
+    def __repr__(self):
+        return f"Terms({self.size} terms, {self.utf8.size} bytes of UTF-8)"
+
+
+def _in_column_order(vocabulary):
+    """The terms of a ``{term: column}`` dict in column order; its columns must be 0
+    to n - 1 (a fitted vectorizer's are, and its dict is already in that order)."""
+    columns = np.fromiter(vocabulary.values(), dtype=np.int64, count=len(vocabulary))
+    terms = list(vocabulary)
+    if np.array_equal(columns, np.arange(columns.size)):
+        return terms
+    if not np.array_equal(np.sort(columns), np.arange(columns.size)):
+        raise ModelFormatError(
+            f"the vocabulary's {columns.size} columns are not numbered 0 to {columns.size - 1}")
+    return [terms[i] for i in np.argsort(columns).tolist()]
+
+
 class TextModel:
     """A linear text classifier as stored in a model file.
 
@@ -111,9 +241,10 @@ class TextModel:
     coef : ndarray of shape (n_problems, n_selected)
     intercept : ndarray of shape (n_problems,)
     target_names : list of str, one per problem (row of ``coef``)
-    vocabulary : sequence of str or None
-        The vectorizer's terms in column order; ``None`` for a model trained on
-        numeric features (svmlight), which then scores matrices only.
+    vocabulary : dict of str to int, sequence of str, Terms or None
+        The vectorizer's terms: its ``vocabulary_`` (``{term: column}``) or the
+        terms in column order; ``None`` for a model trained on numeric features
+        (svmlight), which then scores matrices only. Kept as :class:`Terms`.
     selected : ndarray of int or None
         Columns of the document-term matrix that ``coef``'s columns refer to;
         ``None`` means all columns in order.
@@ -144,7 +275,7 @@ class TextModel:
         self.coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
         self.intercept = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.target_names = [str(t) for t in target_names]
-        self.vocabulary = None if vocabulary is None else np.asarray(vocabulary, dtype=str)
+        self.vocabulary = None if vocabulary is None else Terms.of(vocabulary)
         self.selected = None if selected is None else np.asarray(selected, dtype=np.int64)
         self.preprocessing = dict(preprocessing or {})
         self.idf = None if idf is None else np.asarray(idf, dtype=np.float64)
@@ -246,7 +377,7 @@ class TextModel:
 
             vec = TextVectorizer(**self.preprocessing)
             state = dict(vec.__dict__)
-            state["vocabulary_"] = {term: j for j, term in enumerate(self.vocabulary.tolist())}
+            state["vocabulary_"] = self.vocabulary.columns()
             state["n_features_out_"] = int(self.vocabulary.size)
             if self.idf is not None:
                 state["idf_"] = self.idf.copy()
@@ -403,10 +534,7 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
                 "a model file stores the vectorizer's vocabulary, and a TextVectorizer with "
                 f"n_features={vectorizer.n_features} (hashed columns) has none; save the "
                 "pipeline with joblib.dump, or vectorize with n_features=None")
-        terms = [None] * len(vectorizer.vocabulary_)
-        for term, j in vectorizer.vocabulary_.items():
-            terms[j] = term
-        vocabulary = terms
+        vocabulary = vectorizer.vocabulary_
         preprocessing = {k: v for k, v in _estimator_params(vectorizer).items()}
         if hasattr(vectorizer, "preprocessing_params"):  # the stemmer it was fitted with
             preprocessing.update(vectorizer.preprocessing_params())
@@ -503,7 +631,8 @@ def save_model(path, model, *, vectorizer=None, selector=None, target_names=None
         "thresholds": model.thresholds,
     }
     if model.vocabulary is not None:
-        arrays["vocabulary"] = model.vocabulary
+        arrays["terms_utf8"] = model.vocabulary.utf8
+        arrays["term_offsets"] = model.vocabulary.offsets
     if model.selected is not None:
         arrays["selected"] = model.selected
     if model.idf is not None:
@@ -605,11 +734,12 @@ def _read_metadata(path, archive):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise _bad(path, "metadata does not name the textwin model format")
     version = str(meta.get("format_version", ""))
-    if version.split(".")[0] != FORMAT_VERSION.split(".")[0]:
+    if version.split(".")[0] not in _READ_MAJORS:
         raise ModelFormatError(
             f"{path} uses model format {version!r} (written by textwin "
-            f"{meta.get('textwin_version', '?')}); this textwin {__version__} reads format "
-            f"{FORMAT_VERSION.split('.')[0]}.x: upgrade textwin or re-train the model")
+            f"{meta.get('textwin_version', '?')}); this textwin {__version__} reads formats "
+            f"{' and '.join(m + '.x' for m in _READ_MAJORS)}: upgrade textwin or re-train "
+            "the model")
     return meta, version
 
 
@@ -660,7 +790,7 @@ def _check_declared(path, declared, meta):
         raise _bad(path, f"coef has {len(shapes['coef'])} dimensions, expected 2")
     names = meta.get("target_names")
     n = len(names) if isinstance(names, list) else shapes["coef"][0]
-    width = shapes["vocabulary"][0] if len(shapes.get("vocabulary", ())) == 1 else None
+    width = _declared_width(path, shapes)
     d = shapes["selected"][0] if len(shapes.get("selected", ())) == 1 else width
     expected = {"coef": (n, shapes["coef"][1] if d is None else d), "intercept": (n,),
                 "thresholds": (n,), "idf": (width,) if width is not None else shapes.get("idf")}
@@ -673,6 +803,29 @@ def _check_declared(path, declared, meta):
     if free is not None and total > free:
         raise _bad(path, f"its arrays declare {_size(total)}, more than the {_size(free)} "
                          "of memory free")
+
+
+def _declared_width(path, shapes):
+    """The number of terms the arrays' headers declare (None: no vocabulary), with the
+    terms' bytes and offsets declared together, 1-d, and no format 1 ``vocabulary``
+    beside them."""
+    if "vocabulary" in shapes:
+        if "terms_utf8" in shapes or "term_offsets" in shapes:
+            raise _bad(path, "it holds two vocabularies, the format 1 vocabulary array and "
+                             "the terms' bytes and offsets")
+        return shapes["vocabulary"][0] if len(shapes["vocabulary"]) == 1 else None
+    given = [key for key in ("terms_utf8", "term_offsets") if key in shapes]
+    if len(given) == 1:
+        raise _bad(path, f"the {given[0]} array is there without "
+                         f"{'term_offsets' if given == ['terms_utf8'] else 'terms_utf8'}")
+    if not given:
+        return None
+    for key in given:
+        if len(shapes[key]) != 1 or shapes[key] == (0,) and key == "term_offsets":
+            raise _bad(path, f"the {key} array's header declares shape {shapes[key]}, where "
+                             "a vocabulary's is one-dimensional (term_offsets: the terms "
+                             "plus one)")
+    return shapes["term_offsets"][0] - 1
 
 
 def _size(nbytes):
@@ -692,6 +845,12 @@ def _check_arrays(path, arrays):
         if key == "vocabulary":
             if arr.dtype.kind != "U" or arr.ndim != 1:
                 raise _bad(path, "vocabulary is not an array of strings")
+        elif key == "terms_utf8":
+            if arr.dtype != np.uint8:
+                raise _bad(path, f"terms_utf8 is not an array of bytes (uint8) but {arr.dtype}")
+        elif key == "term_offsets":
+            if arr.dtype.kind not in "iu":
+                raise _bad(path, f"term_offsets is not an array of integers but {arr.dtype}")
         elif key == "selected":
             if arr.dtype.kind not in "iu" or arr.ndim != 1:
                 raise _bad(path, "selected is not an array of integers")
@@ -707,24 +866,41 @@ def _model_from(path, arrays, meta, version):
     preprocessing = meta.get("preprocessing") or {}
     if not isinstance(preprocessing, dict):
         raise _bad(path, "preprocessing is not a JSON object")
-    unknown = _unknown_options(preprocessing) if "vocabulary" in arrays else []
+    terms = _stored_terms(path, arrays)
+    unknown = _unknown_options(preprocessing) if terms is not None else []
     if unknown:  # a newer minor format may add options: not a damaged file
         raise ModelFormatError(
             f"{path} uses preprocessing option(s) {_names(unknown)} (model format "
             f"{version!r}, written by textwin {meta.get('textwin_version', '?')}) that this "
             f"textwin {__version__} does not know: upgrade textwin or re-train the model")
     try:
-        return TextModel(
+        model = TextModel(
             arrays["coef"], arrays["intercept"], meta.get("target_names") or [],
-            vocabulary=arrays.get("vocabulary"), selected=arrays.get("selected"),
+            vocabulary=terms, selected=arrays.get("selected"),
             preprocessing=preprocessing, idf=arrays.get("idf"),
             thresholds=arrays.get("thresholds"),
             metadata=dict(meta.get("metadata") or {},
                           textwin_version=meta.get("textwin_version"),
                           format_version=version),
             task=meta.get("task", "multilabel"), classes=classes)
+        if terms is not None:
+            model.vectorizer()  # now: a term given twice is refused here, not at predict
     except ModelFormatError as exc:
         raise _bad(path, str(exc)) from None
+    return model
+
+
+def _stored_terms(path, arrays):
+    """The file's :class:`Terms` (format 2: bytes and offsets; format 1: a string
+    array, converted), or None for a model of numeric features."""
+    try:
+        if "term_offsets" in arrays:
+            return Terms(arrays.pop("terms_utf8"), arrays.pop("term_offsets"))
+        if "vocabulary" in arrays:
+            return Terms.of(arrays.pop("vocabulary"))
+    except ModelFormatError as exc:
+        raise _bad(path, str(exc)) from None
+    return None
 
 
 def is_model_file(path, max_metadata_bytes=1 << 24):

@@ -335,7 +335,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         params = {k: v for k, v in self.get_params().items() if k not in ("lam", "thresholds")}
         return TextModel(
             self.coef_, self.intercept_, names,
-            vocabulary=self.vectorizer_.get_feature_names_out().astype(str),
+            vocabulary=self.vectorizer_.vocabulary_,
             preprocessing=self.vectorizer_.preprocessing_params(),
             idf=getattr(self.vectorizer_, "idf_", None), thresholds=self.thresholds_,
             task=self.task_, classes=list(self.classes_) if single else None,

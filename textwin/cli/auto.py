@@ -108,7 +108,7 @@ def fit_auto(args, d, progress):
     best = search.best_estimator_
     vec = best.vectorizer_
     d = replace(d, X_train=vec.transform(d.texts_train), X_test=vec.transform(d.texts_test),
-                vocabulary=vec.get_feature_names_out().astype(str), support=None,
+                vocabulary=vec.vocabulary_, support=None,
                 idf=getattr(vec, "idf_", None), preprocessing=vec.preprocessing_params())
     scores = np.asarray(d.X_test @ best.coef_.T) + best.intercept_
     if d.task == "binary":

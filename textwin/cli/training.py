@@ -260,7 +260,7 @@ class TrainingData:
     X_test: object
     Y_train: object       # indicator matrices, a column per category
     Y_test: object
-    vocabulary: object    # every term of the vectorized corpus (None: svmlight)
+    vocabulary: object    # every term: {term: column} or in column order (None: svmlight)
     support: object       # the selected columns of the vocabulary (None: all)
     preprocessing: dict   # how texts become rows (TextVectorizer's parameters)
     idf: object
@@ -376,7 +376,7 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None):
     return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=Y_test,
-        vocabulary=None if vectorizer is None else vectorizer.get_feature_names_out().astype(str),
+        vocabulary=None if vectorizer is None else vectorizer.vocabulary_,
         support=support,
         preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
         idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
