@@ -388,11 +388,12 @@ def test_ctrl_c_exits_130_and_leaves_no_model_file(capsys, tmp_path, corpus, mon
     if when == "training":
         monkeypatch.setattr(textwin.linear.DualGaussSeidelClassifier, "fit", interrupt)
     else:  # in the middle of writing the archive
-        def half_written(fh, **arrays):
-            fh.write(b"PK\x03\x04 half an archive")
+        def half_written(entry, header):  # the archive's first entry has begun
+            entry.write(b"\x93NUMPY half an entry")
             raise KeyboardInterrupt
 
-        monkeypatch.setattr(textwin.persistence.np, "savez_compressed", half_written)
+        monkeypatch.setattr(textwin.persistence.np.lib.format, "write_array_header_1_0",
+                            half_written)
     out_dir = tmp_path / "models"
     out_dir.mkdir()
     code, out, err = run(capsys, "train", "--corpus", corpus, "--category", "spam",
@@ -407,11 +408,12 @@ def test_ctrl_c_during_save_keeps_the_previous_model(tmp_path, text_model, monke
 
     before = text_model.read_bytes()
 
-    def interrupted(fh, **arrays):
-        fh.write(b"garbage")
+    def interrupted(entry, header):
+        entry.write(b"garbage")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(textwin.persistence.np, "savez_compressed", interrupted)
+    monkeypatch.setattr(textwin.persistence.np.lib.format, "write_array_header_1_0",
+                        interrupted)
     with pytest.raises(KeyboardInterrupt):
         save_model(text_model, TextModel(np.ones((1, 2)), [0.0], ["x"]))
     assert text_model.read_bytes() == before

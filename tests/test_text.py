@@ -717,7 +717,7 @@ def test_a_model_file_records_the_ngrams_and_an_older_file_reads_as_words(tmp_pa
 
     def rewrite(name, change):
         """The model file, its preprocessing changed by ``change``, saved as ``name``
-        (the same arrays; np.savez_compressed, as save_model writes them)."""
+        (the same arrays in np.savez_compressed's archive, the layout save_model writes)."""
         with np.load(tmp_path / "m.npz") as npz:
             arrays = dict(npz)
         meta = json.loads(arrays["__metadata__"].tobytes())

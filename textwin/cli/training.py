@@ -176,8 +176,6 @@ def _prepare_user_corpus(args, corpus):
     """
     import numpy as np
 
-    from ..feature_selection import InformationGain
-
     vectorizer = None
     if corpus.is_text:
         from ..text import TextVectorizer
@@ -202,6 +200,8 @@ def _prepare_user_corpus(args, corpus):
         X_train, X_test = corpus.train, corpus.test
     if args.features in (None, "all") or args.features >= X_train.shape[1]:
         return X_train.tocsr(), X_test.tocsr(), vectorizer, None
+    from ..feature_selection import InformationGain  # here: it imports scipy.stats, 10 MB
+
     selector = InformationGain(k=args.features).fit(X_train, corpus.Y_train)
     support = selector.get_support(indices=True)
     return (X_train[:, support].tocsr(), X_test[:, support].tocsr(), vectorizer,
