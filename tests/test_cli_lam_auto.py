@@ -308,3 +308,19 @@ def test_positive_label_refuses_a_name_or_a_corpus_it_cannot_apply_to(capsys, tm
     code, _, err = run(capsys, "train", "--category", "acq", "--positive-label", "acq")
     assert code == EXIT_USAGE
     one_line_error(err, "--positive-label is for --corpus")
+
+
+@pytest.mark.parametrize("task, first", [("binary", "red"), ("multiclass", "blue")])
+def test_degenerate_solution_warning_names_the_method_and_the_category(capsys, tmp_path, task,
+                                                                       first):
+    # rwinnow-auto at the lam its folds choose here: no training example reaches its margin
+    corpus = _write_jsonl(tmp_path, task)
+    code, _, err = run(capsys, "eval", *corpus, "--methods", "rwinnow-auto", "--lam", "auto")
+    assert code == 0, err
+    lines = [ln for ln in err.splitlines() if "is degenerate" in ln]
+    assert len(lines) == 1, err
+    assert lines[0].startswith("textwin: warning: rwinnow-auto: the solution of ")
+    assert f"the first ({first}): " in lines[0]
+    assert lines[0].endswith("is the cross-validation's choice; a smaller --lam given by "
+                             "hand avoids it.")
+    assert "Classifier" not in lines[0] and "class 0" not in lines[0] and "(now " not in lines[0]

@@ -39,12 +39,31 @@ class DegenerateSolutionWarning(UserWarning):
 
     Its training scores are all (nearly) equal, or its weights never left the
     prior: the entropy's scale (``mass``, ``prior``) or ``lam`` does not fit
-    the data (docs/mathematics.md §14). ``problems`` lists their indices.
+    the data (docs/mathematics.md §14). ``problems`` lists their indices. A
+    front end words the message its own way with :meth:`render`: its name of
+    the method, of the problems and of the options the advice names.
     """
 
-    def __init__(self, message, problems=()):
-        super().__init__(message)
+    #: The API's words for the advice's {fields}; a front end passes its own to render().
+    API_NAMES = {"lam": "lam", "by_cv": "choose it by cross-validation",
+                 "smaller_lam": "a smaller lam given by hand"}
+
+    def __init__(self, message, problems=(), *, estimator=None, reason=None, advice=None,
+                 first=None):
         self.problems = list(problems)
+        self.estimator, self.reason, self.advice, self.first = estimator, reason, advice, first
+        super().__init__(message if reason is None else self.render(self.API_NAMES))
+
+    def render(self, names, describe=None, estimator=None):
+        """The message with the method called ``estimator``, problem k called
+        ``describe(k)`` (None: the estimator's own words) and the advice's options
+        called ``names[field]``."""
+        if self.reason is None:  # a plain message, as given
+            return str(self.args[0])
+        first = describe(self.problems[0]) if describe is not None else None
+        return (f"{estimator or self.estimator}: the solution of {len(self.problems)} binary "
+                f"problem(s) is degenerate: the first ({first or self.first}): {self.reason}. "
+                f"{self.advice.format(**names)}.")
 
 
 # The prior mass when the square solution is zero (no example pulls any weight).

@@ -665,14 +665,14 @@ def _warn_degenerate(name, results, p, describe):
     reason = why(results[bad[0]])
     key = "mass" if reg.normalized else "prior"
     if isinstance(p[key], str) and p[key] == "auto":  # the prior may be an array
-        fix = f"Lower lam (now {p['lam']:g}), or choose it by cross-validation"
+        fix = f"Lower {{lam}} (now {p['lam']:g}), or {{by_cv}}"
     else:
         fix = (f"Use {key}='auto', which takes the scale from the data "
                f"(docs/mathematics.md §14), or "
-               + (f"a larger {key}" if reason.startswith("no training") else "lower lam"))
+               + (f"a larger {key}" if reason.startswith("no training") else "lower {lam}"))
     warnings.warn(DegenerateSolutionWarning(
-        f"{name}: the solution of {len(bad)} binary problem(s) is degenerate: the first "
-        f"({describe(bad[0])}): {reason}. {fix}.", bad), stacklevel=4)
+        "", bad, estimator=name, reason=reason, advice=fix, first=describe(bad[0])),
+        stacklevel=4)
 
 
 _GENERAL_DEFAULTS = {

@@ -31,7 +31,7 @@ from textwin._lam_choice import (SCORINGS, check_choice, cut_thresholds, fold_sc
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
-from textwin._scale import AUTO
+from textwin._scale import AUTO, DegenerateSolutionWarning
 from textwin._ovr import (SolverConvergenceWarning, as_canonical_csr, map_problems,
                           problem_seeds, problem_weight, store_params)
 from textwin.linear import DualGaussSeidelClassifier
@@ -1299,4 +1299,9 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             message = w.message
             if isinstance(message, SolverConvergenceWarning):
                 message.args = (message.render(SolverConvergenceWarning.API_NAMES, resume=False),)
+            if isinstance(message, DegenerateSolutionWarning) and message.reason is not None:
+                # lam was chosen: "choose it by cross-validation" is no advice here
+                message.advice = (f"lam {self.lam_[message.problems[0]]:.3g} is the "
+                                  "cross-validation's choice; {smaller_lam} avoids it")
+                message.args = (message.render(DegenerateSolutionWarning.API_NAMES),)
             warnings.warn(message, stacklevel=3)

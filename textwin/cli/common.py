@@ -216,19 +216,30 @@ _LAM_SEARCH_FLAGS = {
     "avoid_smallest": "",
 }
 
+# the degenerate-solution warning's advice in this command line's options
+_DEGENERATE_FLAGS = {"lam": "--lam", "by_cv": "choose it by cross-validation (--lam auto)",
+                     "smaller_lam": "a smaller --lam given by hand"}
+
 
 @contextlib.contextmanager
 def warnings_as_log_lines(args):
     """Inside: library warnings (ConvergenceWarning, ...) as one log line each, not a
     source excerpt; silenced by -q. The solvers' convergence warning is worded with
     the flags of this command line and the categories of ``args.problem_names`` (set
-    by a command once it knows them: the estimators say "problem k")."""
+    by a command once it knows them: the estimators say "problem k"); the degenerate-
+    solution warning names the method ``args.method_key`` (set by a command while it
+    fits one) instead of an estimator's class."""
 
     def show(message, category, filename, lineno, file=None, line=None):
         from .._ovr import SolverConvergenceWarning
+        from .._scale import DegenerateSolutionWarning
 
         names = list(getattr(args, "problem_names", ()))
-        if isinstance(message, SolverConvergenceWarning):
+        if isinstance(message, DegenerateSolutionWarning):
+            text = message.render(_DEGENERATE_FLAGS,
+                                  describe=lambda k: names[k] if k < len(names) else None,
+                                  estimator=getattr(args, "method_key", None))
+        elif isinstance(message, SolverConvergenceWarning):
             text = message.render(_FLAGS, resume=False,
                                   describe=lambda k: names[k] if k < len(names) else None)
         elif category.__name__ in ("LamGridWarning", "PathConvergenceWarning"):
