@@ -154,8 +154,9 @@ def test_train_auto_refuses_what_it_cannot_do(capsys, multilabel_corpus, argv, f
     one_line_error(err, *fragments)
 
 
-def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(capsys, tmp_path):
-    # R52's shape: copper has 2 training documents, platinum 1
+@pytest.fixture
+def small_classes_corpus(tmp_path):
+    """R52's shape: copper has 2 training documents, platinum 1."""
     docs = [("train", *d) for d in _corpus(60, 0, ["acq", "crude"], False)]
     docs += [("train", "copper mine smelter tonnes said", ["copper"]),
              ("train", "copper price smelter output week", ["copper"]),
@@ -163,7 +164,12 @@ def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(capsy
     docs += [("test", *d) for d in _corpus(20, 1, ["acq", "crude"], False)]
     docs += [("test", "copper smelter output", ["copper"]),
              ("test", "platinum ounce price", ["platinum"])]
-    path = _write(tmp_path / "small.jsonl", docs)
+    return _write(tmp_path / "small.jsonl", docs)
+
+
+def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(
+        capsys, small_classes_corpus):
+    path = small_classes_corpus
     for command in ("train", "eval"):
         code, out, err = run(capsys, command, "--corpus", path, "--auto", "--json")
         assert code == 0 and "Traceback" not in err, err
@@ -176,6 +182,18 @@ def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(capsy
         row = result if command == "train" else result["methods"][-1]
         assert 0 < row["auto"]["cv_score"] <= 1 and 0 < row["accuracy"] <= 100
         assert all(v is not None for c in row["auto"]["curves"] for v in c["scores"])
+
+
+def test_lam_auto_says_once_in_its_words_that_a_class_is_smaller_than_the_folds(
+        capsys, small_classes_corpus):
+    for command in ("train", "eval"):  # eval: svm, mls and rwinnow-auto choose lambda
+        code, _, err = run(capsys, command, "--corpus", small_classes_corpus, "--lam", "auto")
+        assert code == 0, err
+        said = [ln for ln in err.splitlines() if "folds" in ln]
+        assert said == ["textwin: warning: --lam auto: class 'platinum' has 1 training "
+                        "document, fewer than the 5 folds (the smallest of 2 such classes); "
+                        "some folds train or test without it, which makes its part of the CV "
+                        "score noisy"], err
 
 
 def test_auto_refuses_when_no_class_fills_the_folds(capsys, tmp_path):

@@ -39,7 +39,7 @@ from textwin.metrics import breakeven_points
 
 __all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
            "lam_max", "lam_grid", "select_lam", "cut_thresholds", "LamGridWarning",
-           "PathConvergenceWarning"]
+           "PathConvergenceWarning", "SmallClassWarning"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -457,6 +457,35 @@ class _Worded:
                     + (f" and {more} more" if more else ""))
             one = shown[0] if shown else ""
         return self.template.format(problems=what, problem=one, **names)
+
+
+class SmallClassWarning(UserWarning):
+    """A class has fewer training examples than the folds: the search goes on, the folds
+    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
+    does)."""
+
+
+#: What a class smaller than the folds does to DualGaussSeidelClassifierCV's choice.
+SMALL_CLASS_NOISE = ("some folds train or test without it, which makes its part of the CV "
+                     "score noisy")
+
+
+def fold_shortfall(counts, names, folds, noun):
+    """The classes smaller than ``folds``, in words: the smallest (or, when every class is,
+    the largest) with its count of training ``noun`` ("texts", "documents")."""
+    counts = np.asarray(counts)
+    if counts.max() < folds:
+        k = int(np.argmax(counts))
+        return (f"every class has fewer training {noun} than the {folds} folds (the "
+                f"largest, {_label(names[k])!r}, has {int(counts[k])})")
+    k, short = int(np.argmin(counts)), int((counts < folds).sum())
+    many = f" (the smallest of {short} such classes)" if short > 1 else ""
+    return (f"class {_label(names[k])!r} has {int(counts[k])} training "
+            f"{noun if counts[k] != 1 else noun[:-1]}, fewer than the {folds} folds{many}")
+
+
+def _label(x):
+    return x.item() if isinstance(x, np.generic) else x
 
 
 class LamGridWarning(_Worded, UserWarning):
@@ -1128,15 +1157,11 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         n_splits = splitter.get_n_splits(np.zeros((n, 1)), y_split)
         if problems.mode != "multilabel":
             counts = np.bincount(y_split, minlength=problems.classes.size)
-            small = int(np.argmin(counts))
-            if counts[small] < n_splits:
-                label = problems.classes[small]
-                warnings.warn(
-                    f"{name}: class {label!r} has {counts[small]} example(s), fewer than "
-                    f"the {n_splits} folds: some folds train or test without it, which "
-                    f"makes its part of the CV score noisy. Lower cv to at most "
-                    f"{max(counts[small], 2)} for a fold per example.",
-                    UserWarning, stacklevel=3)
+            if counts.min() < n_splits:
+                warnings.warn(SmallClassWarning(
+                    f"{name}: {fold_shortfall(counts, problems.classes, n_splits, 'examples')}"
+                    f": {SMALL_CLASS_NOISE}. Lower cv to at most {max(counts.min(), 2)} for a "
+                    "fold per example."), stacklevel=3)
         with warnings.catch_warnings():
             # said above in textwin's words
             warnings.filterwarnings("ignore", message=".*least populated class")

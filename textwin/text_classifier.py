@@ -38,7 +38,8 @@ from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
 from textwin._lam_choice import rule_for
-from textwin.model_selection import check_choice, held_out_path_scores, select_lam
+from textwin.model_selection import (SmallClassWarning, check_choice, fold_shortfall,
+                                     held_out_path_scores, select_lam)
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import MAX_NGRAM, TextVectorizer
@@ -391,33 +392,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 # The cross-validated search
 # ---------------------------------------------------------------------------
 
-class SmallClassWarning(UserWarning):
-    """A class has fewer training texts than the folds: the search goes on, the folds
-    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
-    does)."""
-
-
 #: What the search does with a class smaller than the folds.
 SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold that trains "
                         "without a class never predicts it")
-
-
-def fold_shortfall(counts, names, folds, noun):
-    """The classes smaller than ``folds``, in words: the smallest (or, when every class is,
-    the largest) with its count of training ``noun`` ("texts", "documents")."""
-    counts = np.asarray(counts)
-    if counts.max() < folds:
-        k = int(np.argmax(counts))
-        return (f"every class has fewer training {noun} than the {folds} folds (the "
-                f"largest, {_label(names[k])!r}, has {int(counts[k])})")
-    k, short = int(np.argmin(counts)), int((counts < folds).sum())
-    many = f" (the smallest of {short} such classes)" if short > 1 else ""
-    return (f"class {_label(names[k])!r} has {int(counts[k])} training "
-            f"{noun if counts[k] != 1 else noun[:-1]}, fewer than the {folds} folds{many}")
-
-
-def _label(x):
-    return x.item() if isinstance(x, np.generic) else x
 
 
 def _candidates(value, name):

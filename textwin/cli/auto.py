@@ -22,7 +22,7 @@ AUTO_FOLDS = 5
 
 def check_auto(args, d, method_key="svm"):
     """Refuse what --auto cannot do, in one line each, before any training."""
-    from ..text_classifier import fold_shortfall
+    from ..model_selection import fold_shortfall
 
     if d.texts_train is None:
         raise CLIError(f"--auto chooses the text features; {d.source} holds feature values "
@@ -52,14 +52,19 @@ def _class_sizes(d):
     return None if d.task == "multilabel" else np.asarray(d.Y_train.sum(axis=0)).ravel()
 
 
-def _warn_small_classes(d):
-    """--auto's words for TextClassifierCV's warning of a class smaller than the folds."""
-    from ..text_classifier import SMALL_CLASS_FALLBACK, fold_shortfall
+def warn_small_classes(d, option="--auto"):
+    """One line for the classes smaller than the folds of ``option`` (--auto or --lam
+    auto), in this command line's words; the estimators' own warnings are silenced where
+    they are fitted."""
+    from ..model_selection import SMALL_CLASS_NOISE, DualGaussSeidelClassifierCV, fold_shortfall
+    from ..text_classifier import SMALL_CLASS_FALLBACK
 
     counts = _class_sizes(d)
-    if counts is not None and counts.min() < AUTO_FOLDS:
-        warnings.warn(f"--auto: {fold_shortfall(counts, d.categories, AUTO_FOLDS, 'documents')}"
-                      f"; {SMALL_CLASS_FALLBACK}", stacklevel=3)
+    folds = AUTO_FOLDS if option == "--auto" else DualGaussSeidelClassifierCV().cv
+    if counts is not None and counts.min() < folds <= counts.max():
+        effect = SMALL_CLASS_FALLBACK if option == "--auto" else SMALL_CLASS_NOISE
+        warnings.warn(f"{option}: {fold_shortfall(counts, d.categories, folds, 'documents')}; "
+                      f"{effect}", stacklevel=3)
 
 
 def auto_search(args, d, progress):
@@ -92,10 +97,10 @@ def fit_auto(args, d, progress):
 
     import numpy as np
 
-    from ..text_classifier import SmallClassWarning
+    from ..model_selection import SmallClassWarning
 
     search = auto_search(args, d, progress)
-    _warn_small_classes(d)
+    warn_small_classes(d)
     start = time.perf_counter()
     try:
         with warnings.catch_warnings():

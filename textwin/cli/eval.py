@@ -19,7 +19,8 @@ from .common import (
     progress_enabled,
     training_options,
 )
-from .auto import auto_curves, auto_line, auto_summary, check_auto, fit_auto
+from .auto import (auto_curves, auto_line, auto_summary, check_auto, fit_auto,
+                   warn_small_classes)
 from .training import (
     CORPUS_ONLY,
     LAM_ONE_OVER_N,
@@ -206,6 +207,8 @@ def _eval_corpus(args):
                 d.source, d.X_train.shape[0], d.X_test.shape[0], d.X_train.shape[1],
                 len(d.categories), d.task)
     args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
+    if given.get("lam") == "auto" and methods:
+        warn_small_classes(d, "--lam auto")
     rows = _method_rows(args, methods, given, d)
     if args.auto:
         rows.append(_auto_row(args, d))

@@ -22,7 +22,8 @@ from .common import (
     progress_enabled,
     training_options,
 )
-from .auto import AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto
+from .auto import (AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto,
+                   warn_small_classes)
 from .tuning import (TUNING_FOLDS, check_tuning, problem_thresholds, tuning_line,
                      tuning_summary)
 from .training import (
@@ -138,6 +139,8 @@ def _fit_method(args, method, d, given):
     """``method`` at the settings given (``--lam auto``: chosen by cross-validation), and
     thresholds tuned if asked: ``(d, est, seconds, scores, settings, thresholds, cv)``."""
     overrides = method_settings(args, method, d, given)
+    if overrides.get("lam") == "auto":
+        warn_small_classes(d, "--lam auto")
     _log_training(method, d)
     est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
     cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None

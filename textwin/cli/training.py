@@ -454,13 +454,17 @@ def fit_task(method, d, settings, order, args):
 
     from ..experiments import score_matrix
 
+    from ..model_selection import SmallClassWarning
+
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     args.method_key = method.key  # the degenerate-solution warning's name of the estimator
     try:
-        est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
-                                      verbose=estimator_verbosity(args), order=order,
-                                      single_label=d.task == "multiclass",
-                                      cv_params=cv_settings(args, d, settings))
+        with warnings.catch_warnings():  # said once, before the methods (warn_small_classes)
+            warnings.filterwarnings("ignore", category=SmallClassWarning)
+            est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
+                                          verbose=estimator_verbosity(args), order=order,
+                                          single_label=d.task == "multiclass",
+                                          cv_params=cv_settings(args, d, settings))
     finally:
         args.method_key = None
     scores = score_matrix(est, d.X_test)
