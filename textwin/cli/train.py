@@ -65,6 +65,8 @@ examples:
   textwin train --corpus r8 --method mls                 R8, single-label Reuters
   textwin train --corpus mail.jsonl --category spam --output spam.npz
   textwin train --corpus train.svm --test-corpus test.svm
+  textwin train --corpus tweets.jsonl --positive-label offensive --tune-thresholds f1
+  textwin train --corpus r52 --tune-thresholds f1       an offset per class, for macro-F1
 """)
     p.add_argument("--category", "-c", metavar="NAME",
                    help="categories to train: a name, a comma-separated list, or all "
