@@ -324,3 +324,22 @@ def test_degenerate_solution_warning_names_the_method_and_the_category(capsys, t
     assert lines[0].endswith("is the cross-validation's choice; a smaller --lam given by "
                              "hand avoids it.")
     assert "Classifier" not in lines[0] and "class 0" not in lines[0] and "(now " not in lines[0]
+
+
+@pytest.mark.parametrize("layout", ["folders", "jsonl"])
+def test_auto_with_tuned_class_offsets_on_a_multi_class_corpus(capsys, tmp_path, layout):
+    result, _ = _train(capsys, tmp_path, "multiclass", layout, "--auto", "--tune-thresholds",
+                       "accuracy", "-o", tmp_path / "m.npz")
+    assert "auto" in result
+    assert result["tuning"] == {"objective": "accuracy", "metric": "accuracy", "folds": 3}
+    from textwin.persistence import load_model
+
+    thresholds = [row["threshold"] for row in result["categories"]]
+    np.testing.assert_allclose(load_model(tmp_path / "m.npz").thresholds, thresholds)
+    # two classes and multi-label categories: --auto chooses their thresholds itself
+    for task in ("binary", "multilabel"):
+        (tmp_path / task).mkdir()
+        corpus = _write_jsonl(tmp_path / task, task)
+        code, _, err = run(capsys, "train", *corpus, "--auto", "--tune-thresholds", "f1")
+        assert code == EXIT_USAGE
+        one_line_error(err, "--auto tunes the thresholds", "drop --tune-thresholds")

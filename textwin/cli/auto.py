@@ -32,9 +32,10 @@ def check_auto(args, d, method_key="svm"):
                        f"{method_key}, or drop --auto")
     if args.features not in (None, "all"):
         raise CLIError("--auto keeps every feature; drop --features")
-    if getattr(args, "tune_thresholds", None):
-        raise CLIError("--auto tunes the thresholds of multi-label categories itself; drop "
-                       "--tune-thresholds")
+    if getattr(args, "tune_thresholds", None) and d.task != "multiclass":
+        raise CLIError("--auto tunes the thresholds of multi-label categories and two-class "
+                       "corpora itself, in its folds (or keeps 0 where they score better); "
+                       "drop --tune-thresholds")
     if len(d.texts_train) < AUTO_FOLDS:
         raise CLIError(f"--auto: the {len(d.texts_train)} training documents are fewer than "
                        f"the {AUTO_FOLDS} folds of the cross-validation; add documents, or "

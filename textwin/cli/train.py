@@ -24,7 +24,7 @@ from .common import (
 )
 from .auto import (AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto,
                    warn_small_classes)
-from .tuning import (TUNING_FOLDS, check_tuning, problem_thresholds, tuning_line,
+from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds, tuning_line,
                      tuning_summary)
 from .training import (
     SUMMARY_NAMES,
@@ -81,9 +81,10 @@ examples:
                         "the highest score): multi-label, each category's, for its F1 or at "
                         "its break-even point; two-class, the positive class's, for its F1, "
                         "the break-even point or accuracy; multi-class, an offset per class "
-                        "before the argmax, for macro-F1 (f1) or accuracy. With --lam auto "
-                        "at its chosen lambda. The model keeps them and `textwin predict` "
-                        "applies them")
+                        "before the argmax, for macro-F1 (f1) or accuracy (also with "
+                        "--auto, which tunes the others itself). With --lam auto at its "
+                        "chosen lambda. The model keeps them and `textwin predict` applies "
+                        "them")
     training_options(p)
     p.set_defaults(func=cmd_train)
 
@@ -162,6 +163,8 @@ def _fit_auto(args, method, d, given):
                 len(d.categories), "y" if len(d.categories) == 1 else "ies", d.task)
     search, d, seconds, scores, thresholds = fit_auto(args, d, progress_enabled(args))
     best = search.best_estimator_
+    if args.tune_thresholds:  # multi-class (check_auto refused the others): class offsets
+        thresholds = auto_class_thresholds(args, best, d)
     settings = {"lam": search.best_params_["lam"]} if not isinstance(
         search.best_params_["lam"], list) else {}
     return d, best, seconds, scores, settings, thresholds, auto_summary(search, d)

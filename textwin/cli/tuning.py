@@ -9,7 +9,9 @@ scores of the training set.
 
 With ``--lam auto``, multi-label and two-class thresholds for F1 or the break-even
 point are tuned in the folds that choose lambda; the others on folds of their own at the
-chosen lambda.
+chosen lambda. ``--auto`` chooses multi-label and two-class thresholds itself; on a
+multi-class corpus the class offsets are tuned for the settings it chose, in folds of
+their own.
 """
 from __future__ import annotations
 
@@ -63,6 +65,16 @@ def problem_thresholds(args, method, est, d, settings, order):
         Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
         return _tune_columns(est, d.X_train, Y, args.tune_thresholds, args.problem_names)
     except ValueError as exc:  # e.g. a category with too few documents for the folds
+        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+
+
+def auto_class_thresholds(args, best, d):
+    """--auto --tune-thresholds on a multi-class corpus: class offsets from out-of-fold
+    scores of the chosen model's settings, its vectorizer fitted on each fold's texts."""
+    try:
+        return _tune_classes(best, d.texts_train, d.Y_train, args.tune_thresholds,
+                             d.categories)
+    except ValueError as exc:
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
 
