@@ -1,4 +1,5 @@
-"""--lam auto, --tune-thresholds and eval --corpus on every task and corpus layout.
+"""--lam auto, --tune-thresholds, --positive-label and eval --corpus on every task and
+corpus layout.
 
 Small corpora written here: two classes, three classes, and three categories of
 which a document may have one or two; each as JSON Lines, folders and svmlight.

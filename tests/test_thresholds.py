@@ -1,4 +1,5 @@
-"""Per-category thresholds: f1_thresholds against brute force, and TunedThresholdsClassifierCV."""
+"""Decision thresholds: f1_thresholds and accuracy_thresholds against brute force,
+TunedThresholdsClassifierCV, and argmax_thresholds (class offsets before a multi-class argmax)."""
 import warnings
 
 import numpy as np
@@ -95,6 +96,18 @@ def test_breakeven_objective_and_the_binary_case():
     assert_array_equal(tuned.thresholds_, breakeven_thresholds(y, tuned.oof_scores_[:, 0]))
     raw = tuned.estimator_.decision_function(X)
     assert_array_equal(tuned.predict(X), tuned.classes_[(raw > tuned.thresholds_[0]).astype(int)])
+
+
+def test_accuracy_objective_of_the_wrapper():
+    from textwin.metrics import accuracy_thresholds
+
+    X, Y = multilabel_problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0), objective="accuracy",
+                                            cv=3).fit(X, Y[:, 0])
+    assert_array_equal(tuned.thresholds_, accuracy_thresholds(Y[:, 0], tuned.oof_scores_))
+    assert tuned.thresholds_[0] != 0  # the rare category's cutoff moves
 
 
 def test_tuned_thresholds_beat_zero_on_a_rare_category():

@@ -216,7 +216,9 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
        cutoff ``score > t`` of largest F1 (:func:`textwin.metrics.f1_thresholds`);
        with ``"breakeven"`` the cutoff that selects as many documents as there are
        positives, where precision equals recall
-       (:func:`textwin.metrics.breakeven_thresholds`);
+       (:func:`textwin.metrics.breakeven_thresholds`); with ``"accuracy"`` the cutoff
+       right about the most documents, 0 unless another is right about more
+       (:func:`textwin.metrics.accuracy_thresholds`);
     3. fits ``estimator`` on all the data (``estimator_``).
 
     ``predict`` returns the categories whose score is above their threshold, so a
@@ -227,7 +229,7 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
     ----------
     estimator : classifier with ``decision_function``
         For example :class:`textwin.DualSVM`. It is cloned, never fitted in place.
-    objective : {"f1", "breakeven"}, default="f1"
+    objective : {"f1", "breakeven", "accuracy"}, default="f1"
         What the thresholds maximize on the out-of-fold scores.
     cv : int, cross-validation generator or iterable, default=5
         As in scikit-learn (:func:`sklearn.model_selection.check_cv`): an int is
