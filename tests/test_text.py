@@ -4,6 +4,7 @@ import pickle
 import random
 import re
 import sys
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -279,7 +280,8 @@ def test_latin1_fast_path_equals_general_path(monkeypatch):
     inner = text_module._latin1_words
     monkeypatch.setattr(text_module, "_latin1_words", lambda raw: numpy_path.append(1) or inner(raw))
     docs = DOCS + ["Superscript x² ½ and Straße", "ÀÉÎÕÜ àéîõü ÿ µ\ttab",
-                   "internationalization internationalisation " * 3 + "x" * 70000]
+                   "internationalization internationalisation " * 3 + "x" * 70000,
+                   " ".join(chr(b) * 2 for b in range(256) if chr(b).isalpha())]
     fast = TextVectorizer(weighting="count", stemmer="nltk").fit(docs)
     assert numpy_path
     numpy_path.clear()
@@ -302,6 +304,23 @@ def test_latin1_fast_path_equals_general_path(monkeypatch):
     np.testing.assert_array_equal(vec.fit_transform(greek).toarray(), X_ref.toarray())
     assert vec.get_feature_names_out().tolist() == names_ref.tolist()
     assert not numpy_path
+
+
+def test_text_beyond_latin1_takes_no_string_per_word_nor_a_lower_cased_copy():
+    # such a chunk was lower-cased whole (str.lower() takes 12 bytes a character beyond
+    # ASCII) and its words held as one str each: 16 bytes a character at the peak
+    rng = random.Random(0)
+    words = ["".join(rng.choices("abcdefghijklmnopÉÄ", k=rng.randint(4, 9)))
+             for _ in range(2000)]
+    docs = ["✓ " + " ".join(rng.choices(words, k=200)) for _ in range(1000)]
+    tracemalloc.start()
+    try:
+        vec = TextVectorizer(stem=False).fit(docs)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 12 * sum(map(len, docs))
+    assert all(term == term.lower() for term in vec.vocabulary_)
 
 
 def _random_corpus(n_docs, seed=0):
