@@ -104,6 +104,33 @@ def test_help_imports_neither_scikit_learn_nor_scipy(cmd):
     assert proc.stdout.rstrip().splitlines()[-1] == "loaded: []"
 
 
+_TRAIN_IMPORTS = """\
+import sys
+from textwin.cli import main
+main(sys.argv[1:])
+print("loaded:", sorted({"sklearn.feature_selection", "sklearn.model_selection"}
+                        & set(sys.modules)))
+"""
+
+
+def test_train_without_selection_or_search_leaves_their_modules_unloaded(tmp_path):
+    # scikit-learn's feature selection (through InformationGain) and model selection
+    # (through a warning's class) took 10 and 5 MB of every train's peak memory
+    for split, n in (("train", 40), ("test", 10)):
+        with open(tmp_path / f"{split}.jsonl", "w") as fh:
+            for i in range(n):
+                label = "ab"[i % 2]
+                words = "wheat corn grain" if label == "a" else "bank rate loan"
+                fh.write(json.dumps({"text": f"{words} {i}", "labels": [label]}) + "\n")
+    argv = ["train", "--corpus", tmp_path / "train.jsonl", "--test-corpus",
+            tmp_path / "test.jsonl", "--ngrams", "2", "-o", tmp_path / "m.npz", "-q"]
+    proc = subprocess.run([sys.executable, "-c", _TRAIN_IMPORTS, *map(str, argv)], cwd=REPO,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.rstrip().splitlines()[-1] == "loaded: []"
+    assert (tmp_path / "m.npz").exists()
+
+
 def test_importing_the_command_loads_no_numpy():
     # numpy and what uses it load inside main(), where a Ctrl-C is one line
     code = "import sys, textwin.cli; print('numpy' in sys.modules)"

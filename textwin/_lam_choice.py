@@ -17,7 +17,8 @@ from sklearn.utils import Bunch
 from .metrics import breakeven_points, breakeven_thresholds, f1_thresholds
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
-           "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for"]
+           "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for",
+           "SmallClassWarning"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
 SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
@@ -25,6 +26,14 @@ SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
 #: or a two-class problem's one cut tuned for accuracy or macro-F1 (both classes).
 RULES = ("zero", "f1", "breakeven", "accuracy", "macro-f1")
 _CUTS = ("accuracy", "macro-f1")
+
+
+class SmallClassWarning(UserWarning):
+    """A class has fewer training examples than the folds: the search goes on, the folds
+    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
+    does). Defined here, not in :mod:`textwin.model_selection` (which names it too), so
+    that ``textwin train`` can silence it without importing scikit-learn's model
+    selection and metrics (5 MB) when it fits no search."""
 
 
 def cut_thresholds(Y_true, Y_score, objective):

@@ -26,8 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
-from textwin._lam_choice import (SCORINGS, check_choice, cut_thresholds, fold_scores,
-                                 select_lam, shared_choice, tuned_thresholds)
+from textwin._lam_choice import (SCORINGS, SmallClassWarning, check_choice, cut_thresholds,
+                                 fold_scores, select_lam, shared_choice, tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
@@ -457,12 +457,6 @@ class _Worded:
                     + (f" and {more} more" if more else ""))
             one = shown[0] if shown else ""
         return self.template.format(problems=what, problem=one, **names)
-
-
-class SmallClassWarning(UserWarning):
-    """A class has fewer training examples than the folds: the search goes on, the folds
-    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
-    does)."""
 
 
 #: What a class smaller than the folds does to DualGaussSeidelClassifierCV's choice.

@@ -454,7 +454,7 @@ def fit_task(method, d, settings, order, args):
 
     from ..experiments import score_matrix
 
-    from ..model_selection import SmallClassWarning
+    from .._lam_choice import SmallClassWarning  # not model_selection: 5 MB of imports
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     args.method_key = method.key  # the degenerate-solution warning's name of the estimator
