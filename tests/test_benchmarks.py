@@ -237,3 +237,27 @@ def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
         rows["TextClassifierCV, same grid"]["seconds"] / rows["sklearn GridSearchCV"]["seconds"])
     assert rows["TextClassifierCV, same grid"]["chosen"]["stem"] is False
     assert all(r["test"]["accuracy"] > 0.9 for r in rows.values())
+
+
+def test_train_memory_measures_both_sides_and_every_step(tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its _common
+    bench = _load("bench_train_memory")
+    rows = _noisy_texts(120, 0)
+    _write_jsonl(tmp_path / "train.jsonl", rows[:90])
+    _write_jsonl(tmp_path / "test.jsonl", rows[90:])
+    out = tmp_path / "m.json"
+    assert bench.main(["--corpus", str(tmp_path), "--repeats", "1", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    for side in ("textwin", "sklearn"):
+        (peak,) = result["peak_rss_mib"][side]
+        assert peak > 10  # an interpreter's worth, the child's own
+        peaks = [s["peak_mib"] for s in result["steps"][side]]
+        assert peaks == sorted(peaks) and peaks[0] > 10  # a peak so far never falls
+    # every call the textwin child wraps is still the command's: each step was reached
+    assert [s["step"] for s in result["steps"]["textwin"]] == [
+        "imports", "texts read", "fit_transform (train)", "transform (test)", "fit",
+        "model written"]
+    assert result["ratio"] == pytest.approx(
+        result["median_peak_rss_mib"]["textwin"] / result["median_peak_rss_mib"]["sklearn"])
