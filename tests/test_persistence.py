@@ -548,6 +548,8 @@ def test_the_terms_are_stored_as_utf8_bytes_and_offsets(tmp_path, accented):
     model = load_model(path)
     assert model.vocabulary.tolist() == terms and model.vocabulary.size == len(terms)
     assert model.vocabulary[-1] == terms[-1] and model.vocabulary[3] == terms[3]
+    assert model.vocabulary[2:5] == terms[2:5] and list(model.vocabulary) == terms
+    assert np.asarray(model.vocabulary).tolist() == terms
     np.testing.assert_array_equal(model.predict(docs), pipe.predict(docs))
     np.testing.assert_array_equal(model.decision_function(docs), pipe.decision_function(docs))
 

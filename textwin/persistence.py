@@ -197,7 +197,10 @@ class Terms:
         return iter(self.tolist())
 
     def __getitem__(self, j):
-        j = range(self.size)[j]  # a negative j counts from the end, as in a list
+        """Term ``j`` (negative: from the end), or a list of the terms of a slice."""
+        if isinstance(j, slice):
+            return self.tolist()[j]
+        j = range(self.size)[j]
         a, b = int(self.offsets[j]), int(self.offsets[j + 1])
         return self.utf8[a:b].tobytes().decode("utf-8", "surrogatepass")
 
