@@ -496,3 +496,24 @@ def test_the_command_lines_ngram_cap_is_the_vectorizers():
     from textwin.text import MAX_NGRAM as VECTORIZER_MAX_NGRAM
 
     assert MAX_NGRAM == VECTORIZER_MAX_NGRAM
+
+
+def test_a_folder_of_train_and_test_files_trains_and_refuses_test_size(capsys, tmp_path):
+    # a dataset shipped as train.jsonl + test.jsonl, given as its folder
+    root = tmp_path / "corpus"
+    root.mkdir()
+    rows = [json.loads(line) for line in _word_order_corpus(tmp_path / "c.jsonl").open()]
+    for split in ("train", "test"):
+        with open(root / f"{split}.jsonl", "w") as fh:
+            for row in rows:
+                if row["split"] == split:
+                    fh.write(json.dumps({"text": row["text"], "labels": row["labels"]}) + "\n")
+    (root / "README.md").write_text("where the texts come from")
+    code, out, err = run(capsys, "train", "--corpus", root, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert (result["n_train"], result["n_test"]) == (60, 20)
+    assert "not read: README.md" in err
+    code, out, err = run(capsys, "train", "--corpus", root, "--test-size", "0.3")
+    assert code == EXIT_USAGE and out == ""
+    one_line_error(err, "--test-size", "split given by test.jsonl", "drop --test-size")

@@ -782,3 +782,31 @@ def test_a_json_lines_file_without_line_breaks_is_not_read_whole(tmp_path, one_m
     for read in (lambda: read_jsonl(path), lambda: read_inputs([path], "text")):
         _, peak = _peak_bytes(lambda: refused(read))
         assert peak < 4 << 20  # the 5 MiB line is never held
+
+
+def _split_files_folder(root, test_name="test.jsonl"):
+    root.mkdir()
+    for name, n in (("train.jsonl", 6), (test_name, 4)):
+        with open(root / name, "w") as fh:
+            for i in range(n):
+                fh.write(json.dumps({"text": f"{name} text {i}", "labels": ["ab"[i % 2]]}) + "\n")
+    return root
+
+
+def test_a_folder_of_train_and_test_files_is_their_split(tmp_path):
+    # --corpus germeval2018/ (train.jsonl, test.jsonl) was "no documents found"
+    root = _split_files_folder(tmp_path / "c")
+    (root / "README.md").write_text("terms of use")
+    with pytest.warns(UserWarning, match=r"read train.jsonl and test.jsonl .*not read: README.md"):
+        c = load_corpus(root)
+    assert c.train == [f"train.jsonl text {i}" for i in range(6)]
+    assert c.test == [f"test.jsonl text {i}" for i in range(4)]
+    with pytest.raises(CorpusError, match=r"holds its own split .* drop one"):
+        load_corpus(root, test_path=root / "test.jsonl")
+
+
+def test_a_folder_of_split_files_without_its_test_file_is_one_line(tmp_path):
+    root = _split_files_folder(tmp_path / "c", test_name="valid.jsonl")
+    with pytest.raises(CorpusError, match=r"holds train.jsonl and no test.\* file: a folder of "
+                                          r"split files holds one train.\* and one test.\*"):
+        load_corpus(root)

@@ -162,6 +162,10 @@ def _load_user_corpus(args):
         raise CLIError(str(exc), code) from None
     except OSError as exc:
         raise CLIError(f"cannot read corpus {args.corpus}: {exc}", EXIT_NO_DATA) from None
+    split = corpus.report["split"]
+    if args.test_size is not None and not split.startswith("random split"):
+        raise CLIError(f"--test-size holds out part of a corpus without a split, and "
+                       f"{args.corpus} comes with one ({split}): drop --test-size")
     for w in caught:  # the skipped files: one warning line, even with -q
         logger.warning("warning: %s", w.message)
     logger.info("%s", "\n".join(corpus.describe(SHOWN_ROWS)))

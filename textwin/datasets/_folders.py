@@ -192,7 +192,8 @@ def folder_documents(root, *, allow_unlabeled=False):
     docs, labels, ids, splits = ([x for part in found for x in part[k]] for k in range(4))
     if not docs:
         raise CorpusError(f"{root}: no documents found; expected ROOT/<category>/<file> "
-                          "(or ROOT/train/<category>/<file> and ROOT/test/<category>/<file>)")
+                          "(or ROOT/train/<category>/<file> and ROOT/test/<category>/<file>), or "
+                          "ROOT/train.jsonl and ROOT/test.jsonl")
     merged = {k: sum((part[4] or {}).get(k, 0) for part in found) for k in ("files", "documents")}
     return Documents(docs, labels, ids, "text", str(root), splits=splits if present else None,
                      skipped=skipped, merged=merged if merged["files"] else None)

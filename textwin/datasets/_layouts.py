@@ -67,7 +67,8 @@ LAYOUTS = (
     Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)', "text",
            "_jsonl:jsonl_documents", "_jsonl:jsonl_inputs",
            suffixes=(".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")),
-    Layout("folder", "a folder per category (one document per file)", "text",
+    Layout("folder", "a folder per category (one document per file), or of a train.* and "
+           "a test.* file", "text",
            "_folders:folder_documents", "_folders:folder_inputs", folder=True),
     Layout("text file", "a text file (one document)", "text",
            None, "_encoding:text_file_inputs"),
@@ -152,6 +153,36 @@ def _documents(path, layout, allow_unlabeled):
         raise CorpusError(str(exc) + _text_layouts_hint(path, layout)) from None
 
 
+def _split_files(folder):
+    """``(train file, test file, other names)`` of a folder that holds its split as two corpus
+    files, ``train.*`` and ``test.*`` (``train.jsonl`` and ``test.jsonl``, as
+    datasets are often shipped), and no category folder, with the names of its
+    other files; else None."""
+    from ._corpus import CorpusError
+
+    if not folder.is_dir():
+        return None
+    entries = [e for e in sorted(folder.iterdir()) if not e.name.startswith(".")]
+    if any(e.is_dir() for e in entries):
+        return None  # category folders (or train/ and test/ folders of them)
+    parts = {split: [e for e in entries if e.name.lower().startswith(f"{split}.")]
+             for split in ("train", "test")}
+    if not parts["train"] and not parts["test"]:
+        return None
+    if len(parts["train"]) != 1 or len(parts["test"]) != 1:
+        def held(split):
+            files = parts[split]
+            return (f"no {split}.* file" if not files else files[0].name if len(files) == 1
+                    else f"{len(files)} {split}.* files ({', '.join(f.name for f in files)})")
+
+        raise CorpusError(
+            f"{folder} holds {held('train')} and {held('test')}: a folder of split files "
+            "holds one train.* and one test.* file (e.g. train.jsonl and test.jsonl); or "
+            "give the training file as the corpus and the test file with --test-corpus")
+    left = [e.name for e in entries if e not in (parts["train"][0], parts["test"][0])]
+    return parts["train"][0], parts["test"][0], left
+
+
 def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
                 allow_unlabeled=False):
     """Read a user corpus, recognising its layout (:data:`LAYOUTS`).
@@ -161,7 +192,9 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
     path : str or Path
         A JSON Lines file (``.jsonl``, ``.json``, ``.ndjson``, each maybe
         gzip'd: ``.gz``), a folder per category, or an svmlight file (any
-        other file name); the first row of :data:`LAYOUTS` that matches.
+        other file name); the first row of :data:`LAYOUTS` that matches. A
+        folder with no category folder but a ``train.*`` and a ``test.*`` file
+        (``train.jsonl``, ``test.jsonl``) is those two files, the split given.
     test_path : str or Path, optional
         The test set, read apart, in any layout of the same kind (text or
         feature vectors); ``path`` is then the training set. Neither may carry a
@@ -184,6 +217,20 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
     for part in (path, test_path):
         if part is not None:
             _check_not_device(Path(part))
+    split_files = _split_files(path)
+    if split_files is not None:
+        if test_path is not None:
+            raise CorpusError(f"{path} holds its own split ({split_files[0].name} and "
+                              f"{split_files[1].name}) and a separate test set is given "
+                              "too: drop one")
+        path, test_path, left = split_files
+        if left:
+            import warnings
+
+            warnings.warn(f"{path.parent}: read {path.name} and {test_path.name} as its "
+                          f"training and test sets; not read: {', '.join(left[:5])}"
+                          + (f", ... ({len(left) - 5} more)" if len(left) > 5 else ""),
+                          UserWarning, stacklevel=2)
     layout = layout_of(path)
     found = _documents(path, layout, allow_unlabeled)
     if test_path is not None:
