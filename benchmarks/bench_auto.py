@@ -9,7 +9,8 @@ On each corpus, in one run and on the same folds:
 * ``TextClassifierCV`` over the same grid: words as they are (no stemming), no naive Bayes
   scaling, thresholds 0, the same scoring;
 * ``TextClassifierCV()`` as ``--auto`` runs it: stemming on and off, n-grams, the naive
-  Bayes scaling of two-class corpora, tuned thresholds for multi-label ones;
+  Bayes scaling of two-class corpora, and the decision (score 0, or thresholds tuned
+  for multi-label categories, a cut for two classes);
 * ``TextClassifier()``, the defaults, for reference.
 
 It prints each one's time, its cross-validated score and its score on the test split

@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from .metrics import breakeven_points, breakeven_thresholds, f1_thresholds
+from .metrics import (accuracy_thresholds, breakeven_points, breakeven_thresholds,
+                      f1_thresholds)
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for",
@@ -37,16 +38,19 @@ class SmallClassWarning(UserWarning):
 
 
 def cut_thresholds(Y_true, Y_score, objective):
-    """Each column's cut ``t`` whose ``score > t`` has the best ``objective`` ("accuracy",
-    or "macro-f1": the mean F1 of the positives and the negatives), over every cut a
-    threshold can make (as :func:`~textwin.metrics.f1_thresholds`); among equal values
-    the one nearest 0, the model's own cut.
+    """Each column's cut ``t`` whose ``score > t`` has the best ``objective``: "accuracy"
+    (:func:`~textwin.metrics.accuracy_thresholds`) or "macro-f1", the mean F1 of the
+    positives and the negatives, over every cut a threshold can make. As for accuracy,
+    ``t`` stays 0 unless a cut does better than ``score > 0``, and among equally good
+    cuts the one nearest 0 (in documents) wins.
 
     Examples
     --------
-    >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "accuracy")
+    >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "macro-f1")
     array([0.75])
     """
+    if objective == "accuracy":
+        return accuracy_thresholds(Y_true, Y_score)
     T, S = np.asarray(Y_true) > 0, np.asarray(Y_score, dtype=np.float64)
     n = S.shape[0]
     out = np.zeros(S.shape[1])
@@ -57,16 +61,15 @@ def cut_thresholds(Y_true, Y_score, objective):
         tp = np.r_[0, np.cumsum(pos)][ends]
         P = int(pos.sum())
         tn = (n - P) - (ends - tp)
-        if objective == "accuracy":
-            value = (tp + tn) / n
-        else:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                value = (np.nan_to_num(2 * tp / (ends + P))
-                         + np.nan_to_num(2 * tn / ((n - ends) + (n - P)))) / 2
-        # score > cut selects the top k: midway between the k-th and the next score
-        cuts = np.r_[np.inf, (col[ends[1:-1] - 1] + col[ends[1:-1]]) / 2, -np.inf]
-        best = np.flatnonzero(value >= value.max() - 1e-12)
-        out[c] = cuts[best[np.argmin(np.abs(cuts[best]))]]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (np.nan_to_num(2 * tp / (ends + P))
+                     + np.nan_to_num(2 * tn / ((n - ends) + (n - P)))) / 2
+        at_zero = int(np.count_nonzero(col > 0))  # a break, or 0 or n: one of the ends
+        if value.max() > value[ends == at_zero][0]:
+            best = np.flatnonzero(value == value.max())
+            k = int(ends[best[np.argmin(np.abs(ends[best] - at_zero))]])
+            # score > t selects the top k: midway between the k-th score and the next
+            out[c] = np.inf if k == 0 else -np.inf if k == n else (col[k - 1] + col[k]) / 2
     return out
 
 
