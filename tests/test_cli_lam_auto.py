@@ -344,3 +344,13 @@ def test_auto_with_tuned_class_offsets_on_a_multi_class_corpus(capsys, tmp_path,
         code, _, err = run(capsys, "train", *corpus, "--auto", "--tune-thresholds", "f1")
         assert code == EXIT_USAGE
         one_line_error(err, "--auto tunes the thresholds", "drop --tune-thresholds")
+
+
+def test_the_search_and_solver_warnings_name_the_method_not_a_class(capsys, tmp_path):
+    # they said "DualGaussSeidelClassifierCV: ..." and "DualSVM did not converge ..."
+    result, err = _train(capsys, tmp_path, "multiclass", "jsonl", "--lam", "auto",
+                         "--epochs", "1", "--tol", "1e-9")
+    lines = [line for line in err.splitlines() if "warning:" in line]
+    assert any("svm, --lam auto: " in line and "path points stopped" in line for line in lines)
+    assert any("svm did not converge on" in line for line in lines), err
+    assert not any("Classifier" in line or "DualSVM" in line for line in lines), err

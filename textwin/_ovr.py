@@ -517,12 +517,13 @@ class SolverConvergenceWarning(ConvergenceWarning):
         self._description = describe(problem) if describe is not None else None
         super().__init__(self.render(self.API_NAMES))
 
-    def render(self, names, describe=None, resume=True):
+    def render(self, names, describe=None, resume=True, estimator=None):
         """The message with the parameters called ``names[key]``.
 
         ``describe(k)`` says what problem ``k`` is (default: the estimator's
-        own description, its class or label column); ``resume`` adds how a
-        warm start continues the fit (the Python API's way on).
+        own description, its class or label column); ``estimator`` what fitted
+        it (default: its class); ``resume`` adds how a warm start continues the
+        fit (the Python API's way on).
         """
         description = (describe(self.problem) if describe is not None else None) or self._description
         what = f"problem {self.problem}" + (f": {description}" if description else "")
@@ -530,7 +531,7 @@ class SolverConvergenceWarning(ConvergenceWarning):
         gap = (f"at relative duality gap {self.gap:.3g} (tol={self.tol:g})"
                if self.gap > self.tol
                else f"with its relative duality gap {self.gap:.3g} within tol={self.tol:g}")
-        text = (f"{self.estimator} did not converge on {self.n_failed} binary problem(s): "
+        text = (f"{estimator or self.estimator} did not converge on {self.n_failed} binary problem(s): "
                 f"the worst ({what}) stopped after {self.epochs} epochs {gap}"
                 f"{self._detail.format(**names)}. Raise {names['max_epochs']}, loosen "
                 f"{names['tol']}, or scale the features (e.g. unit-length rows); with an "

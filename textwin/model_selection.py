@@ -440,13 +440,14 @@ class _Worded:
                  "search_given": "smaller values in lams",
                  "avoid_smallest": ", a larger lam_min_ratio avoids them"}
 
-    def __init__(self, template, problems=()):
-        self.template, self.problems = template, list(problems)
+    def __init__(self, template, problems=(), estimator=""):
+        self.template, self.problems, self.estimator = template, list(problems), estimator
         super().__init__(self.render(self.API_NAMES))
 
-    def render(self, names, describe=None):
-        """The message with the parameters called ``names[key]`` and problem k
-        called ``describe(k)`` (default: "label column k", "problem k")."""
+    def render(self, names, describe=None, estimator=None):
+        """The message with the parameters called ``names[key]``, problem k
+        called ``describe(k)`` (default: "label column k", "problem k") and the
+        estimator called ``estimator`` (default: its class)."""
         if describe is None:
             what = f"label column(s) {self.problems}"
             one = f"problem {self.problems[0]}" if self.problems else ""
@@ -456,7 +457,8 @@ class _Worded:
             what = (f"categor{'y' if len(self.problems) == 1 else 'ies'} {', '.join(shown)}"
                     + (f" and {more} more" if more else ""))
             one = shown[0] if shown else ""
-        return self.template.format(problems=what, problem=one, **names)
+        return self.template.format(problems=what, problem=one,
+                                    estimator=estimator or self.estimator, **names)
 
 
 #: What a class smaller than the folds does to DualGaussSeidelClassifierCV's choice.
@@ -495,10 +497,10 @@ def _warn_path_failures(name, failures, total, tol, stacklevel=3):
         return
     lam, k, worst = max(failures, key=lambda f: f[2])
     warnings.warn(PathConvergenceWarning(
-        f"{name}: {len(failures)} of {total} path points stopped before the relative "
+        f"{{estimator}}: {len(failures)} of {total} path points stopped before the relative "
         f"duality gap reached {{tol}}={tol:g} (worst {worst:.3g}, {{problem}} at "
         f"lam={lam:.3g}). Raise {{max_epochs}} or loosen {{tol}}; the smallest lams are the "
-        f"hardest{{avoid_smallest}}.", [k]), stacklevel=stacklevel)
+        f"hardest{{avoid_smallest}}.", [k], name), stacklevel=stacklevel)
 
 
 # ---------------------------------------------------------------------------
@@ -1132,9 +1134,9 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         what = "the shared lam" if shared else "the lam of {problems}"
         fix = "{search_lower}" if isinstance(self.lams, Integral) else "{search_given}"
         warnings.warn(LamGridWarning(
-            f"{type(self).__name__}: {what} is the smallest of the grid ({lams[-1]:.3g}); "
+            f"{{estimator}}: {what} is the smallest of the grid ({lams[-1]:.3g}); "
             f"the cross-validated score may still rise below it. Search further with {fix}.",
-            [] if shared else at_bottom), stacklevel=4)
+            [] if shared else at_bottom, type(self).__name__), stacklevel=4)
 
     def _folds(self, problems, y):
         """The (train, test) index pairs; one-line errors and warnings about sizes."""

@@ -235,16 +235,17 @@ def warnings_as_log_lines(args):
         from .._scale import DegenerateSolutionWarning
 
         names = list(getattr(args, "problem_names", ()))
+        method = getattr(args, "method_key", None)  # the method, not an estimator's class
         if isinstance(message, DegenerateSolutionWarning):
             text = message.render(_DEGENERATE_FLAGS,
                                   describe=lambda k: names[k] if k < len(names) else None,
-                                  estimator=getattr(args, "method_key", None))
+                                  estimator=method)
         elif isinstance(message, SolverConvergenceWarning):
-            text = message.render(_FLAGS, resume=False,
+            text = message.render(_FLAGS, resume=False, estimator=method,
                                   describe=lambda k: names[k] if k < len(names) else None)
         elif category.__name__ in ("LamGridWarning", "PathConvergenceWarning"):
             # --lam auto's: the categories and this command line's options
-            text = message.render(_LAM_SEARCH_FLAGS,
+            text = message.render(_LAM_SEARCH_FLAGS, estimator=method and f"{method}, --lam auto",
                                   describe=lambda k: names[k] if k < len(names) else k)
         else:
             text = str(message)
