@@ -49,7 +49,31 @@ def test_tokenize_words_lowercase_no_stopword_removal():
     assert tokenize("Zürich Müller") == ["zürich", "müller"]
     assert tokenize("Snake_case word9word") == ["snake", "case", "word", "word"]
     assert tokenize("Mixed Case", lowercase=False) == ["Mixed", "Case"]
-    assert TOKEN_PATTERN == r"[^\W\d_]+"
+
+
+def test_a_word_keeps_its_combining_marks():
+    # a mark is no letter to Python's re: Hindi fell apart into consonants, a Yoruba
+    # tone on a dotted vowel cut the word in two
+    assert tokenize("हिन्दी भाषा में") == ["हिन्दी", "भाषा", "में"]
+    assert tokenize("Ọ̀rọ̀ wọ́n àjọ") == ["ọ̀rọ̀", "wọ́n", "àjọ"]
+    assert tokenize("தமிழ் மொழி ที่นี่") == ["தமிழ்", "மொழி", "ที่นี่"]
+    assert tokenize("\u0301a 1\u0301b") == ["a", "b"]  # a mark alone starts no word
+    assert tokenize("x\u0303\u0301_y") == ["x\u0303\u0301", "y"]
+
+
+def test_model_files_of_letters_only_read_their_words():
+    # earlier model files name LETTERS_PATTERN: their words, on any text
+    from textwin.text import LETTERS_PATTERN
+
+    docs = ["Ọ̀rọ̀ wọ́n grain", "wheat naïve grain", "हिन्दी grain"]
+    old = TextVectorizer(token_pattern=LETTERS_PATTERN, weighting="count").fit(docs)
+    assert "rọ" in old.vocabulary_ and "ọ̀rọ̀" not in old.vocabulary_
+    new = TextVectorizer(weighting="count").fit(docs)
+    assert "ọ̀rọ̀" in new.vocabulary_ and "हिन्दी" in new.vocabulary_
+    latin1 = ["wheat naïve grain", "Zürich corn"]  # the same words either way
+    a = TextVectorizer(token_pattern=LETTERS_PATTERN).fit_transform(latin1)
+    b = TextVectorizer().fit_transform(latin1)
+    assert (a != b).nnz == 0
 
 
 def test_tokenize_rejects_non_strings():

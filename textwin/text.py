@@ -25,6 +25,7 @@ never one per occurrence. The CSR matrix is then built with numpy from the
 flat arrays of rows and columns.
 """
 import array
+import functools
 import itertools
 import math
 import numbers
@@ -41,25 +42,57 @@ from sklearn.utils import murmurhash3_32
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TOKEN_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
-           "PorterStemmer", "TextVectorizer",
+__all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
+           "compile_token_pattern", "PorterStemmer", "TextVectorizer",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
-#: The words of a text: maximal runs of (Unicode) letters. Digits, punctuation,
-#: white space and underscores separate words and are dropped, so ``"U.S."``
-#: gives ``["u", "s"]``, ``"don't"`` gives ``["don", "t"]`` and ``"1,750 dlrs"``
-#: gives ``["dlrs"]``. ``[^\W\d_]`` is "a word character that is neither a
-#: digit nor an underscore", i.e. a letter, in any alphabet.
-TOKEN_PATTERN = r"[^\W\d_]+"
+#: The words of a text: maximal runs of (Unicode) letters, each letter with the
+#: combining marks that follow it (``\\p{M}``, expanded by
+#: :func:`compile_token_pattern`). Digits, punctuation, white space and
+#: underscores separate words and are dropped, so ``"U.S."`` gives
+#: ``["u", "s"]``, ``"don't"`` gives ``["don", "t"]`` and ``"1,750 dlrs"`` gives
+#: ``["dlrs"]``. ``[^\W\d_]`` is "a word character that is neither a digit nor
+#: an underscore", i.e. a letter, in any alphabet. The marks keep a word whole
+#: where no composed letter exists: Devanagari's vowel signs (``"हिन्दी"``, not
+#: ``["ह", "न", "द"]``), Yorùbá's tones on a dotted vowel (``"ọ̀rọ̀"``).
+TOKEN_PATTERN = r"[^\W\d_]+(?:\p{M}+[^\W\d_]*)*"
 
-_TOKEN_RE = re.compile(TOKEN_PATTERN)
+#: The words before combining marks were part of them (model files of earlier
+#: versions name it): on latin-1 text, which has no combining marks, the same words.
+LETTERS_PATTERN = r"[^\W\d_]+"
+
+
+@functools.cache
+def _combining_marks():
+    """A character class of Unicode's combining marks (categories Mn, Mc, Me).
+    Planes 0, 1 and 14 hold all of them; the scan takes about 40 ms, once."""
+    ranges = []
+    for cp in itertools.chain(range(0x300, 0x20000), range(0xE0000, 0xE1000)):
+        if unicodedata.category(chr(cp))[0] == "M":
+            if ranges and ranges[-1][1] == cp - 1:
+                ranges[-1][1] = cp
+            else:
+                ranges.append([cp, cp])
+    return "[" + "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "")
+                         for a, b in ranges) + "]"
+
+
+@functools.cache
+def compile_token_pattern(pattern):
+    """``re.compile(pattern)``, with ``\\p{M}`` (a combining mark, which Python's
+    ``re`` has no name for) read as the class of Unicode's combining marks."""
+    if r"\p{M}" in pattern:
+        pattern = pattern.replace(r"\p{M}", _combining_marks())
+    return re.compile(pattern)
+
 
 # Fast path of TextVectorizer: the documents of a chunk joined by _SEP, encoded
 # as latin-1, and the bytes whose character TOKEN_PATTERN matches (letters, and
 # also the superscript digits and vulgar fractions that Python counts as word
 # characters) looked up in a table of 256 flags.
 _SEP = "\x00"
-_LATIN1_WORD_BYTES = bytes(b for b in range(256) if _TOKEN_RE.fullmatch(chr(b)))
+_LATIN1_WORD_BYTES = bytes(b for b in range(256)
+                           if re.fullmatch(LETTERS_PATTERN, chr(b)))  # latin-1 has no marks
 _IS_WORD_BYTE = np.zeros(256, dtype=bool)
 _IS_WORD_BYTE[list(_LATIN1_WORD_BYTES)] = True
 # str.lower() of latin-1 text, byte for byte (every latin-1 character's lower case is one
@@ -88,8 +121,8 @@ _PYSTEMMER_HINT = 'pip install PyStemmer (or pip install "textwin[fast]")'
 def tokenize(text, *, lowercase=True):
     """Split ``text`` into words: lower case, no stop-word removal.
 
-    A word is a maximal run of letters (see :data:`TOKEN_PATTERN`, the regular
-    expression ``[^\\W\\d_]+``); everything else separates words.
+    A word is a maximal run of letters and the combining marks that follow them
+    (see :data:`TOKEN_PATTERN`); everything else separates words.
 
     Parameters
     ----------
@@ -114,7 +147,7 @@ def tokenize(text, *, lowercase=True):
             "(the Reuters-21578 files are latin-1)"
         )
     text = _composed(text)
-    return _TOKEN_RE.findall(text.lower() if lowercase else text)
+    return compile_token_pattern(TOKEN_PATTERN).findall(text.lower() if lowercase else text)
 
 
 def _composed(text):
@@ -599,7 +632,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         (an int), or in at least the fraction ``min_df`` of them (a float in
         (0, 1]).
     token_pattern : str, default=TOKEN_PATTERN
-        Regular expression whose matches are the words.
+        Regular expression whose matches are the words; ``\\p{M}`` in it is a
+        combining mark.
     n_features : int or None, default=None
         ``None``: one column per term of the fitted vocabulary. An int: no
         vocabulary, the feature hashing of scikit-learn's
@@ -702,7 +736,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                                  f"n_features={n_features} there is none; use min_df=1")
         self._ngram_bounds()
         try:
-            token_re = re.compile(self.token_pattern)
+            token_re = compile_token_pattern(self.token_pattern)
         except (re.error, TypeError) as exc:
             raise ValueError(
                 f"token_pattern={self.token_pattern!r} is not a valid regular "
@@ -797,7 +831,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         word bytes is built from :data:`TOKEN_PATTERN` itself, so the words
         are the same as the regular expression's.
         """
-        raw = _latin1_chunk(docs) if self.token_pattern == TOKEN_PATTERN else None
+        fast = self.token_pattern in (TOKEN_PATTERN, LETTERS_PATTERN)  # the same on latin-1
+        raw = _latin1_chunk(docs) if fast else None
         if raw is not None:
             return _latin1_words(raw.translate(_LATIN1_LOWER) if self.lowercase else raw)
         return _pattern_words(docs, token_re, self.lowercase)
