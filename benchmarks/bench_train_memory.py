@@ -29,6 +29,7 @@ Run from the repository root:
 """
 import argparse
 import functools
+import glob
 import json
 import os
 import statistics
@@ -137,8 +138,9 @@ def _child_main(argv):
 def _run(cmd, env=None):
     """Run ``cmd``; return (its peak RSS in MiB, its stdout)."""
     with tempfile.TemporaryFile(mode="w+") as out:
+        # not the repository: `python -m` puts the folder first on sys.path
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.PIPE, text=True, env=env,
-                                cwd=REPO)
+                                cwd=tempfile.gettempdir())
         err = proc.stderr.read()
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -170,7 +172,10 @@ def main(argv=None):
         if not os.path.isfile(os.path.join(args.corpus, f"{part}.jsonl")):
             raise SystemExit(f"error: {args.corpus} holds no {part}.jsonl: give --corpus DIR")
     info = print_machine()
-    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # this repository's textwin when it is built in place, else the installed one
+    built = glob.glob(os.path.join(REPO, "textwin", "_kernels", "_dual_gs.*.so"))
+    env = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", "")) \
+        if built else None
     me = [sys.executable, os.path.abspath(__file__), "--child"]
     peaks = {"textwin": [], "sklearn": []}
     with tempfile.TemporaryDirectory(prefix="bench_train_memory") as folder:

@@ -124,8 +124,12 @@ def test_train_without_selection_or_search_leaves_their_modules_unloaded(tmp_pat
                 fh.write(json.dumps({"text": f"{words} {i}", "labels": [label]}) + "\n")
     argv = ["train", "--corpus", tmp_path / "train.jsonl", "--test-corpus",
             tmp_path / "test.jsonl", "--ngrams", "2", "-o", tmp_path / "m.npz", "-q"]
-    proc = subprocess.run([sys.executable, "-c", _TRAIN_IMPORTS, *map(str, argv)], cwd=REPO,
-                          capture_output=True, text=True, timeout=120)
+    # this checkout's textwin when it is built in place, else the installed one (CI's
+    # `pip install .`): the checkout's kernels are not built there
+    built = any((REPO / "textwin" / "_kernels").glob("_dual_gs.*.so"))
+    env = dict(os.environ, PYTHONPATH=str(REPO)) if built else None
+    proc = subprocess.run([sys.executable, "-c", _TRAIN_IMPORTS, *map(str, argv)],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.rstrip().splitlines()[-1] == "loaded: []"
     assert (tmp_path / "m.npz").exists()
