@@ -777,3 +777,40 @@ def test_a_model_file_records_the_ngrams_and_an_older_file_reads_as_words(tmp_pa
     assert "ngram_range" not in old.preprocessing
     assert old.vectorizer().get_params()["ngram_range"] == (1, 1)
     np.testing.assert_array_equal(old.decision_function(docs), old_pipe.decision_function(docs))
+
+
+def _same_csr(P, Q):
+    return P.shape == Q.shape and all(
+        np.array_equal(getattr(P, a), getattr(Q, a)) and getattr(P, a).dtype == getattr(Q, a).dtype
+        for a in ("data", "indices", "indptr"))
+
+
+@pytest.mark.parametrize("params", [
+    dict(weighting="tfidf"),
+    dict(weighting="tfidf", stem=False, ngram_range=(1, 2), min_df=2),
+    dict(weighting="binary", min_df=0.1, ngram_range=(1, 3)),
+    dict(weighting="count", n_features=64),
+])
+def test_fold_matrices_are_each_folds_own_vectorizer_bit_for_bit(params):
+    """Counted once, each fold's matrices are those of a vectorizer fitted on its training
+    part: its own vocabulary (terms only its held-out part has are dropped, min_df
+    counted in its training part) and its own idf."""
+    rng = random.Random(0)
+    words = ["grain", "grains", "wheat", "corn", "ship", "shipping", "rose", "rises",
+             "Müller", "Zürich", "ọ̀rọ̀", "ẹ̀kọ́", "bank", "oil"]
+    texts = [" ".join(rng.choice(words[:rng.randint(3, len(words))])
+                      for _ in range(rng.randint(0, 12))) for _ in range(40)]
+    order = np.random.default_rng(0).permutation(40)
+    folds = [(np.setdiff1d(order, order[k::3]), order[k::3]) for k in range(3)]
+    got = list(text_module.fold_matrices(TextVectorizer(**params), texts, folds))
+    assert len(got) == 3
+    for (train, test), (A, B) in zip(folds, got):
+        vec = TextVectorizer(**params)
+        assert _same_csr(A, vec.fit_transform([texts[i] for i in train]))
+        assert _same_csr(B, vec.transform([texts[i] for i in test]))
+
+
+def test_fold_matrices_refuse_a_fold_without_words_as_the_vectorizer_does():
+    texts = ["grain wheat", "1987", "12,500", "corn"]
+    with pytest.raises(ValueError, match="contain no word at all"):
+        list(text_module.fold_matrices(TextVectorizer(), texts, [([1, 2], [0, 3])]))

@@ -43,7 +43,7 @@ from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
-           "compile_token_pattern", "PorterStemmer", "TextVectorizer",
+           "compile_token_pattern", "PorterStemmer", "TextVectorizer", "fold_matrices",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -1117,6 +1117,54 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+def fold_matrices(vectorizer, texts, folds):
+    """``(X_train, X_test)`` of each ``(train, test)`` index pair of ``folds``, from one
+    count matrix of all the ``texts`` (a list).
+
+    Equal, bit for bit, to a fresh copy of ``vectorizer`` fitted on the fold's training
+    texts (``fit_transform``) and applied to its held-out ones (``transform``): a fold's
+    vocabulary is the terms of its training rows that reach ``min_df`` there, in the
+    sorted order of all the terms, and its weights come from its own document
+    frequencies. The texts are tokenized and stemmed once, not once per fold.
+    """
+    params = vectorizer.get_params()
+    C = TextVectorizer(**{**params, "weighting": "count", "min_df": 1}).fit_transform(texts)
+    for train, test in folds:
+        train, test = np.asarray(train), np.asarray(test)
+        A = _take_rows(C, train)
+        df = np.bincount(A.indices, minlength=C.shape[1])
+        new_column, idf = _fold_columns(vectorizer, df, train.size)
+        if new_column.max(initial=-1) < 0 or not df.any():  # the vectorizer's own error
+            TextVectorizer(**params).fit([texts[i] for i in train])
+        yield tuple(apply_weighting(_renumber_columns(X, new_column, new_column.max() + 1),
+                                    vectorizer.weighting, idf)
+                    for X in (A, _take_rows(C, test)))
+
+
+def _fold_columns(vectorizer, df, n):
+    """The new column of each counted one (-1: dropped) and the idf, for a vectorizer
+    fitted on ``n`` texts whose document frequencies are ``df``."""
+    if vectorizer.n_features is not None:  # hashed: every column stays
+        keep = np.ones(df.size, dtype=bool)
+    else:
+        min_df = vectorizer.min_df
+        if not isinstance(min_df, numbers.Integral):
+            min_df = math.ceil(min_df * n)
+        keep = df >= max(min_df, 1)
+    idf = smooth_idf(df[keep], n) if vectorizer.weighting == "tfidf" else None
+    return np.where(keep, np.cumsum(keep) - 1, -1), idf
+
+
+def _take_rows(X, rows):
+    """The CSR rows ``rows`` of ``X``, in that order, with ``X``'s index dtypes."""
+    starts, ends = X.indptr[rows], X.indptr[rows + 1]
+    lengths = ends - starts
+    indptr = np.zeros(rows.size + 1, dtype=X.indptr.dtype)
+    np.cumsum(lengths, out=indptr[1:])
+    at = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
+    return _csr(X.data[at], X.indices[at], indptr, X.shape[1])
 
 
 def smooth_idf(df, n_documents):
