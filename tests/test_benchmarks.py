@@ -235,6 +235,8 @@ def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
                          "TextClassifierCV (--auto)", "TextClassifier (defaults)"}
     assert result["time_ratio_same_grid"] == pytest.approx(
         rows["TextClassifierCV, same grid"]["seconds"] / rows["sklearn GridSearchCV"]["seconds"])
+    assert result["time_ratio_auto"] == pytest.approx(
+        rows["TextClassifierCV (--auto)"]["seconds"] / rows["sklearn GridSearchCV"]["seconds"])
     assert rows["TextClassifierCV, same grid"]["chosen"]["stem"] is False
     assert all(r["test"]["accuracy"] > 0.9 for r in rows.values())
 
