@@ -12,11 +12,13 @@ to textwin's defaults).
 Methods (``--methods``, comma-separated; default all):
 
 * ``textwin``: what ``textwin train --corpus`` gives: ``TextVectorizer(weighting=
-  "tfidf")`` (stemmed words, sublinear tf, idf, rows of unit length) and the
+  "tfidf")`` (words stemmed in the language of ``detect_language``, English when it
+  finds none; sublinear tf, idf, rows of unit length) and the
   ``svm`` method at ``lam = 1/n``, examples in a random order (seed 0); a
   multi-class corpus takes the class of the highest score, a two-class one is
   one binary problem, a multi-label one takes every category scoring above 0.
-* ``textwin-auto``: ``textwin.TextClassifierCV()`` (``textwin train --auto``):
+* ``textwin-auto``: ``textwin.TextClassifierCV(language=...)`` (``textwin train --auto``;
+  the language as for ``textwin``):
   features and ``lam`` chosen by cross-validation on the training set.
 * scikit-learn over ``TfidfVectorizer()`` (words): ``linearsvc`` (``LinearSVC()``),
   ``sgd`` (``SGDClassifier()``), ``complementnb`` (``ComplementNB()``), ``logreg``
@@ -226,7 +228,7 @@ def textwin_scores(data):
     from textwin.experiments import fit_method, resolve_methods, score_matrix
     from textwin.text import TextVectorizer
 
-    vectorizer = TextVectorizer(weighting="tfidf")
+    vectorizer = TextVectorizer(weighting="tfidf", language=_language(data))
     X_train = vectorizer.fit_transform(data.train)
     X_test = vectorizer.transform(data.test)
     Y = data.Y_train[:, [1]] if data.task == "binary" else data.Y_train
@@ -236,6 +238,13 @@ def textwin_scores(data):
                      single_label=data.task == "multiclass")
     scores = score_matrix(est, X_test)
     return np.hstack([-scores, scores]) if data.task == "binary" else scores
+
+
+def _language(data):
+    """The stemmer's language, as the command line reads it off the training texts."""
+    from textwin.text import detect_language
+
+    return detect_language(data.train) or "english"
 
 
 def run_textwin(data):
@@ -250,7 +259,7 @@ def run_textwin_auto(data):
         from textwin import TextClassifierCV
     except ImportError:
         raise NotAvailable("textwin.TextClassifierCV is not in this revision") from None
-    est = TextClassifierCV().fit(data.train, data.Y_train if data.multilabel else
+    est = TextClassifierCV(language=_language(data)).fit(data.train, data.Y_train if data.multilabel else
                                  np.asarray(data.classes)[data.y_train])
     predicted = est.predict(data.test)
     if data.multilabel:

@@ -517,3 +517,26 @@ def test_a_folder_of_train_and_test_files_trains_and_refuses_test_size(capsys, t
     code, out, err = run(capsys, "train", "--corpus", root, "--test-size", "0.3")
     assert code == EXIT_USAGE and out == ""
     one_line_error(err, "--test-size", "split given by test.jsonl", "drop --test-size")
+
+
+def test_a_corpus_in_german_is_stemmed_as_german_without_being_told(capsys, tmp_path):
+    # every corpus was stemmed as English unless --language said otherwise
+    path = tmp_path / "de.jsonl"
+    topics = {"sport": "Spieler Mannschaften Toren Spielen", "politik": "Regierungen Wahlen "
+              "Parteien Ministern"}
+    with open(path, "w") as fh:
+        for i in range(40):
+            label = "sport" if i % 2 else "politik"
+            text = (f"Die {topics[label]}: ich sage es dir, der Bericht ist nicht auf dem Tisch, "
+                    "das ist ein Brief des Tages mit einer Frage zu den Kindern, die sich auch "
+                    "von ihr eine Antwort wünschen, sagt sie")
+            fh.write(json.dumps({"text": text, "labels": [label]}) + "\n")
+    code, out, err = run(capsys, "train", "--corpus", path, "--json", "-o", tmp_path / "m.npz")
+    assert code == 0, err
+    assert json.loads(out)["features"]["language"] == "german"
+    assert "german texts (by their function words): Snowball's german stemmer" in err
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["language"] == "german"
+    assert "mannschaft" in set(model.vocabulary.tolist())  # German's stem, not Porter's
+    code, out, err = run(capsys, "train", "--corpus", path, "--language", "english", "--json")
+    assert json.loads(out)["features"]["language"] == "english" and "function words" not in err

@@ -814,3 +814,23 @@ def test_fold_matrices_refuse_a_fold_without_words_as_the_vectorizer_does():
     texts = ["grain wheat", "1987", "12,500", "corn"]
     with pytest.raises(ValueError, match="contain no word at all"):
         list(text_module.fold_matrices(TextVectorizer(), texts, [([1, 2], [0, 3])]))
+
+
+@pytest.mark.parametrize("texts, language", [
+    (['Ich sage es dir: der Hund und die Katze sind nicht auf dem Dach, das ist ein Bericht des Tages mit einer Frage zu den Kindern, die sich auch von ihr eine Antwort wünschen, sagt sie.'] * 3, "german"),
+    (['The dog and the cat are not in the house; it is said by the man that this was for you to have with him at home from now on, and it will be one of those days.'] * 3,
+     "english"),
+    (['Le chat est sur la table et il ne dort pas dans le lit avec les enfants qui sont au parc pour une heure, ce que des amis du village disent un jour.'] * 3,
+     "french"),
+    (['Я сказал, что он и она не были в доме, как то это было по дороге из города к морю у реки за мостом для друга от брата, но потом а на работе с ним.'] * 3,
+     "russian"),
+    # a few English words quoted in text of a language without a stemmer here
+    (["Ọ̀rọ̀ àjọ ìjọba ní ìlú Èkó ti ṣàlàyé pé wọ́n ń ṣe iṣẹ́ náà " * 5
+      + "the news of the day"] * 5, None),
+    (["हिन्दी भाषा में लिखा गया यह एक वाक्य है"] * 5, None),
+    (["", "123 456"], None),
+])
+def test_detect_language_reads_the_function_words(texts, language):
+    from textwin.text import detect_language
+
+    assert detect_language(texts) == language

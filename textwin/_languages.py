@@ -15,3 +15,29 @@ def check_language(language):
                          f"{', '.join(LANGUAGES)}, or do not stem (stem=False, "
                          f"--no-stem on the command line)")
     return language
+
+
+#: Frequent function words of each language of :data:`LANGUAGES`, lower case: a
+#: corpus that uses most of one list is in that language (:func:`textwin.text.
+#: detect_language`). Words of one letter are left out; a word in several lists
+#: tells those languages from the others, not from each other.
+FUNCTION_WORDS = {
+    "arabic": "في من على أن إلى التي عن الذي ما لا هذا مع كان هذه قد ذلك أو بين كل هو",
+    "danish": "og det at en den til er som på de med af for ikke der var mig sig har jeg",
+    "dutch": "de het een en van te dat die in is niet op aan met voor zijn er maar ook wordt",
+    "english": "the and of to in is that for it with was on are this be at by not have from",
+    "finnish": "ja on ei että se oli hän ovat mutta kun niin myös tai jos joka kuin mitä vain "
+               "nyt sen",
+    "french": "le la les et des est une un du que dans pour pas qui sur au avec ce il ne",
+    "german": "der die und das ist nicht ich zu den mit sich des auf ein eine dem es von auch "
+              "sie",
+    "hungarian": "az és hogy nem is egy meg de van volt csak már mint ez azt még ha el kell "
+                 "amely",
+    "italian": "il di che la per un in del non della una sono le si con gli alla è ha",
+    "norwegian": "og det er som på en til av for ikke med har de den jeg et var om seg",
+    "portuguese": "de que do da em um para é com não uma os no se na por mais as dos ao",
+    "romanian": "și în de la cu nu pe că din este un pentru se mai care fost sunt ca al",
+    "russian": "и в не на я что он с как а то это по но из к у за для от",
+    "spanish": "el la de que en los del se las por un para con no una su al es lo como",
+    "swedish": "och att det som en på är av för med till den har de inte om ett han men var",
+}

@@ -36,7 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
-from textwin._languages import LANGUAGES, check_language
+from textwin._languages import FUNCTION_WORDS, LANGUAGES, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
@@ -44,6 +44,7 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "fold_matrices",
+           "detect_language",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -148,6 +149,38 @@ def tokenize(text, *, lowercase=True):
         )
     text = _composed(text)
     return compile_token_pattern(TOKEN_PATTERN).findall(text.lower() if lowercase else text)
+
+
+def detect_language(texts, *, max_documents=2000):
+    """The language of :data:`LANGUAGES` that ``texts`` are written in, or None.
+
+    Read from the first ``max_documents`` texts' function words (the
+    ``FUNCTION_WORDS`` of ``textwin._languages``): a language is a candidate when
+    its texts use at least 60 % of its list and those words are at least 5 % of
+    all words (text in another language quotes a few); of the candidates, the
+    one whose words are the most frequent. None: no language of the table, such
+    as Hindi or Yoruba, whose words are better left unstemmed than stemmed as
+    English.
+
+    Examples
+    --------
+    >>> detect_language(["Ich sage es dir: der Hund und die Katze sind nicht auf dem Dach, "
+    ...                  "das ist ein Bericht des Tages mit einer Frage zu den Kindern."])
+    'german'
+    """
+    counts, total = {}, 0
+    for text in itertools.islice(texts, max_documents):
+        for word in tokenize(text):
+            counts[word] = counts.get(word, 0) + 1
+            total += 1
+    best, best_share = None, 0.05
+    for language, words in FUNCTION_WORDS.items():
+        words = words.split()
+        used = sum(1 for w in words if w in counts) / len(words)
+        share = sum(counts.get(w, 0) for w in words) / max(total, 1)
+        if used >= 0.6 and share >= best_share:
+            best, best_share = language, share
+    return best
 
 
 def _composed(text):

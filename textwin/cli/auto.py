@@ -15,6 +15,7 @@ import time
 import warnings
 
 from .common import CLIError, first_line, logger
+from .training import text_language
 
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5
@@ -75,10 +76,11 @@ def auto_search(args, d, progress):
     lam = getattr(args, "lam", None)
     ngrams = getattr(args, "ngrams", None)
     scoring = getattr(args, "scoring", None)
+    language, stem = text_language(args, d.texts_train)
     return TextClassifierCV(
-        weighting=args.weighting or "tfidf", stem=False if args.no_stem else [True, False],
+        weighting=args.weighting or "tfidf", stem=[True, False] if stem else False,
         ngrams=ngrams if ngrams else [1, 2],
-        language=args.language or "english", lam=None if lam in (None, "auto") else lam,
+        language=language, lam=None if lam in (None, "auto") else lam,
         scoring=scoring, cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else None,  # None: binary or multiclass
         tol=args.tol if args.tol is not None else 1e-3,

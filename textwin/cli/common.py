@@ -390,8 +390,9 @@ def training_options(p):
                    help="feature values of a text corpus (default: tfidf, sublinear tf, "
                         "unit-length rows)")
     g.add_argument("--language", choices=LANGUAGES, default=None, metavar="LANG",
-                   help="the language of a text corpus, for the stemmer (default: english, "
-                        "Porter's; the others take Snowball's stemmer of the language): "
+                   help="the language of a text corpus, for the stemmer (default: the one "
+                        "whose function words the training texts use, else english; english "
+                        "takes Porter's stemmer, the others Snowball's): "
                         + ", ".join(LANGUAGES))
     g.add_argument("--no-stem", action="store_true",
                    help="keep the words of a text corpus as they are (no stemming)")

@@ -222,6 +222,8 @@ def _eval_corpus(args):
               "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
               "categories": list(d.categories), "order": order_text(args, methods[0]),
               "methods": rows, "corpus_report": d.report}
+    if d.preprocessing:  # how the texts became rows: language, stems, n-grams
+        result["features"] = d.preprocessing
     if args.json:
         print_json(result)
     else:

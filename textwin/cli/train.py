@@ -120,6 +120,8 @@ def cmd_train(args):
         result["auto" if args.auto else "lam_by_cv"] = cv
     if args.tune_thresholds:
         result["tuning"] = tuning_summary(args, d.task, cv)
+    if d.preprocessing and d.as_corpus:  # how the texts became rows: language, stems, n-grams
+        result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
     if args.output is not None:

@@ -184,9 +184,9 @@ def _prepare_user_corpus(args, corpus):
     if corpus.is_text:
         from ..text import TextVectorizer
 
-        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf",
-                                    stem=not args.no_stem, language=args.language or "english",
-                                    ngram_range=(1, args.ngrams or 1))
+        language, stem = text_language(args, corpus.train)
+        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf", stem=stem,
+                                    language=language, ngram_range=(1, args.ngrams or 1))
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -210,6 +210,28 @@ def _prepare_user_corpus(args, corpus):
     support = selector.get_support(indices=True)
     return (X_train[:, support].tocsr(), X_test[:, support].tocsr(), vectorizer,
             np.asarray(support, dtype=np.int64))
+
+
+def text_language(args, texts):
+    """``(language, stem)`` of a text corpus: --language and --no-stem as given, else
+    the language of the training texts' function words (:func:`textwin.text.
+    detect_language`); English (Porter's stemmer) when none is recognised, as short
+    texts and titles have few function words. Said once in the log."""
+    if args.no_stem:
+        return "english", False
+    if args.language:
+        return args.language, True
+    if getattr(args, "detected_language", None) is None:
+        from ..text import detect_language
+
+        detected = detect_language(texts)
+        args.detected_language = detected or "english"
+        logger.info("%s; --language LANG for another, --no-stem for none", (
+            f"{detected} texts (by their function words): "
+            f"{'Porter' if detected == 'english' else 'Snowball'}'s {detected} stemmer"
+            if detected else "no language recognised by its function words: Porter's "
+            "English stemmer"))
+    return args.detected_language, True
 
 
 def check_trainable(categories, Y_train, source, everything):
