@@ -834,3 +834,25 @@ def test_detect_language_reads_the_function_words(texts, language):
     from textwin.text import detect_language
 
     assert detect_language(texts) == language
+
+
+def test_words_found_once_count_as_each_vectorizer_finds_them(monkeypatch):
+    """Words shared by several settings (stemming, n-grams, weighting, min_df) give each
+    the matrices it gets by finding them itself, chunk by chunk; a vectorizer that finds
+    other words (another case, longer n-grams than the chunks were cut for) finds its own."""
+    monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 400)  # several chunks
+    rng = random.Random(1)
+    vocab = ["Grain", "grains", "WHEAT", "corn", "Shipping", "ships", "rose", "Müller",
+             "ọ̀rọ̀", "bank", "banks", "oil"]
+    texts = [" ".join(rng.choice(vocab) for _ in range(rng.randint(0, 9))) for _ in range(60)]
+    order = np.random.default_rng(1).permutation(60)
+    folds = [(np.setdiff1d(order, order[k::4]), order[k::4]) for k in range(4)]
+    words = text_module.Words(texts, max_n=2)
+    assert len(words.chunks) > 1
+    for params in [dict(weighting="tfidf"), dict(weighting="tfidf", stem=False),
+                   dict(ngram_range=(1, 2), min_df=2), dict(stem=False, ngram_range=(1, 2)),
+                   dict(lowercase=False), dict(ngram_range=(1, 3))]:
+        vec = TextVectorizer(**params)
+        shared = text_module.fold_matrices(vec, texts, folds, words)
+        for (A, B), (A0, B0) in zip(shared, text_module.fold_matrices(vec, texts, folds)):
+            assert _same_csr(A, A0) and _same_csr(B, B0), params

@@ -43,7 +43,7 @@ from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
-           "compile_token_pattern", "PorterStemmer", "TextVectorizer", "fold_matrices",
+           "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fold_matrices",
            "detect_language",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
@@ -838,7 +838,12 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         is ``len(column_of_term)`` wide; with ``n_features``, the columns are
         hashed and the matrix ``n_features`` wide.
         """
-        ids, rows, distinct = self._words(docs, token_re)
+        return self._count_words(self._words(docs, token_re), len(docs), column_of_term, grow)
+
+    def _count_words(self, words, n_docs, column_of_term, grow):
+        """:meth:`_chunk_counts` of the words ``(ids, rows, distinct)`` of ``n_docs``
+        documents (:meth:`_words`; read, never changed)."""
+        ids, rows, distinct = words
         stemmer = self._term_stemmer()
         terms = stemmer.stem_many(distinct) if stemmer is not None else distinct
         min_n, max_n = self._ngram_bounds()
@@ -846,7 +851,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             ids, rows, terms = _ngrams(ids, rows, terms, min_n, max_n)
         if self.n_features is not None:
             column_of_id = np.array(_hashed_columns(terms, self.n_features), dtype=np.int64)
-            return _count_matrix(rows, column_of_id[ids], len(docs), self.n_features)
+            return _count_matrix(rows, column_of_id[ids], n_docs, self.n_features)
         if grow:
             setdefault = column_of_term.setdefault
             columns = (setdefault(term, len(column_of_term)) for term in terms)
@@ -854,7 +859,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             get = column_of_term.get
             columns = (get(term, -1) for term in terms)
         column_of_id = np.fromiter(columns, dtype=np.int64, count=len(terms))
-        return _count_matrix(rows, column_of_id[ids], len(docs), len(column_of_term))
+        return _count_matrix(rows, column_of_id[ids], n_docs, len(column_of_term))
 
     def _words(self, docs, token_re):
         """``(ids, rows, distinct)`` of one chunk (see :func:`_latin1_words`).
@@ -1050,10 +1055,24 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         X : scipy.sparse.csr_matrix of shape (n_documents, n_features), float64
         """
         token_re = self._start()
+        return self._fit_chunks(self._chunk_counts(docs, token_re, self._column_of_term, True)
+                                for docs in self._chunks(raw_documents))
+
+    def _fit_words(self, words):
+        """:meth:`fit_transform` of the texts whose words ``words`` (a :class:`Words`)
+        holds, without finding them again."""
+        self._start()
+        return self._fit_chunks(self._count_words(found, n_docs, self._column_of_term, True)
+                                for found, n_docs in words.chunks)
+
+    def _fit_chunks(self, counts):
+        """Learn from the chunks' count matrices ``counts`` (each made after the one
+        before is learnt: new terms get the next columns) and return the training
+        matrix."""
         parts = []
-        for docs in self._chunks(raw_documents):
-            parts.append(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
-            self._learn(parts[-1])
+        for X in counts:
+            parts.append(X)
+            self._learn(X)
         X = _stack_rows(parts, self.n_features or len(self._column_of_term))
         del parts
         new_column = self._finish()
@@ -1152,7 +1171,29 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         return tags
 
 
-def fold_matrices(vectorizer, texts, folds):
+class Words:
+    """The words of a list of texts, found once (lower-cased or not, by one token
+    pattern) for vectorizers that share those settings and differ in stemming, n-grams
+    (up to ``max_n`` words), weighting or ``min_df``; see :func:`fold_matrices`. Held
+    in the chunks a vectorizer of ``max_n``-grams reads."""
+
+    def __init__(self, texts, max_n=1, token_pattern=TOKEN_PATTERN, lowercase=True):
+        finder = TextVectorizer(token_pattern=token_pattern, lowercase=lowercase,
+                                ngram_range=(1, max_n))
+        token_re = finder._validate_params()
+        self.settings = {"token_pattern": token_pattern, "lowercase": lowercase}
+        self.max_n = max_n
+        self.chunks = [(finder._words(docs, token_re), len(docs))
+                       for docs in finder._chunks(texts)]
+
+    def fit(self, vectorizer):
+        """True when ``vectorizer`` finds these words, in chunks small enough for it."""
+        params = vectorizer.get_params()
+        return (all(params[k] == v for k, v in self.settings.items())
+                and vectorizer._ngram_bounds()[1] <= self.max_n)
+
+
+def fold_matrices(vectorizer, texts, folds, words=None):
     """``(X_train, X_test)`` of each ``(train, test)`` index pair of ``folds``, from one
     count matrix of all the ``texts`` (a list).
 
@@ -1160,10 +1201,13 @@ def fold_matrices(vectorizer, texts, folds):
     texts (``fit_transform``) and applied to its held-out ones (``transform``): a fold's
     vocabulary is the terms of its training rows that reach ``min_df`` there, in the
     sorted order of all the terms, and its weights come from its own document
-    frequencies. The texts are tokenized and stemmed once, not once per fold.
+    frequencies. The texts are tokenized and stemmed once, not once per fold; with
+    ``words`` (:class:`Words` of the texts), once for every setting that shares them.
     """
     params = vectorizer.get_params()
-    C = TextVectorizer(**{**params, "weighting": "count", "min_df": 1}).fit_transform(texts)
+    counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
+    C = (counter._fit_words(words) if words is not None and words.fit(vectorizer)
+         else counter.fit_transform(texts))
     for train, test in folds:
         train, test = np.asarray(train), np.asarray(test)
         A = _take_rows(C, train)

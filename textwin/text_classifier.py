@@ -12,9 +12,10 @@ one label. It saves to and loads from textwin's model files
 :class:`TextClassifierCV` chooses the features and ``lam`` together by
 cross-validation on the training texts alone: for every feature setting
 (stemming, word n-grams, Wang & Manning's naive Bayes scaling, a bias,
-the loss) the texts are counted once, each fold's matrices are derived
-from those counts as a vectorizer fitted on the fold's training part would
-build them (:func:`textwin.text.fold_matrices`), and a warm-started regularization path
+the loss) the words of the texts are found once and counted once per
+setting, each fold's matrices are derived from those counts as a vectorizer
+fitted on the fold's training part would build them
+(:func:`textwin.text.fold_matrices`), and a warm-started regularization path
 (:func:`textwin.model_selection.held_out_path_scores`) scores the held-out
 part at every ``lam``. The out-of-fold scores are then judged at the model's
 own decision rule (docs/mathematics.md §13), and the best setting refitted on
@@ -43,7 +44,7 @@ from textwin.model_selection import (SmallClassWarning, check_choice, fold_short
                                      held_out_path_scores, select_lam)
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
-from textwin.text import MAX_NGRAM, TextVectorizer, fold_matrices
+from textwin.text import MAX_NGRAM, TextVectorizer, Words, fold_matrices
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
@@ -612,9 +613,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
         with bar:
+            words = Words(texts, max(n for _, n in features))  # found once for all
             for stem, ngrams in features:
                 vec = make_vectorizer(self.weighting, stem, ngrams, self.language, self.min_df)
-                matrices = fold_matrices(vec, texts, folds)  # the texts counted once
+                matrices = fold_matrices(vec, texts, folds, words)  # counted once
                 for train, test in folds:
                     start = time.perf_counter()
                     X_train, X_test = next(matrices)
