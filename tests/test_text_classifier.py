@@ -214,6 +214,9 @@ def test_cv_refits_the_choice_on_all_the_texts():
     p = dict(search.best_params_)
     assert p.pop("rule") == "zero"  # one class of several: the argmax, never a threshold
     ref = TextClassifier(**p).fit(texts, y)
+    vec, ref_vec = search.best_estimator_.vectorizer_, ref.vectorizer_  # the words found once
+    assert vec.vocabulary_ == ref_vec.vocabulary_ and vec.n_documents_ == ref_vec.n_documents_
+    np.testing.assert_array_equal(vec.idf_, ref_vec.idf_)
     np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
     np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
 

@@ -247,9 +247,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         -------
         self : TextClassifier
         """
+        return self._fit(X, y)
+
+    def _fit(self, X, y, words=None):
+        """:meth:`fit`; with ``words`` (:class:`~textwin.text.Words` of the texts), the
+        words are not found again."""
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
         vectorizer = self._vectorizer()
-        Xm = vectorizer.fit_transform(texts)
+        Xm = (vectorizer._fit_words(words) if words is not None and words.fit(vectorizer)
+              else vectorizer.fit_transform(texts))
         self._fit_matrix(Xm, Y, task)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
@@ -594,14 +600,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         features, variants = self._settings(task)
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
-        oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid)
+        words = Words(texts, max(n for _, n in features))  # found once for all
+        oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid, words)
         self._choose(Y, task, folds, grid, oof, seconds, scoring, rules)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
-        self.best_estimator_ = self._refit(texts, y, grid)
+        self.best_estimator_ = self._refit(texts, y, words)
         return self
 
-    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid):
+    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words):
         """{(stem, ngrams, loss, nb_scaling, fit_intercept): scores (n_lams, n_texts,
         n_problems)} and the seconds each took (its share of the vectorizing, and its
         paths)."""
@@ -613,7 +620,6 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
         with bar:
-            words = Words(texts, max(n for _, n in features))  # found once for all
             for stem, ngrams in features:
                 vec = make_vectorizer(self.weighting, stem, ngrams, self.language, self.min_df)
                 matrices = fold_matrices(vec, texts, folds, words)  # counted once
@@ -717,7 +723,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = {**params, "lam_n": lam_n}
         self._best_thresholds = thresholds
 
-    def _refit(self, texts, y, grid):
+    def _refit(self, texts, y, words):
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
@@ -729,7 +735,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
-        return clf.fit(texts, y)
+        return clf._fit(texts, y, words)
 
     # -- the refitted model ---------------------------------------------------------
     def decision_function(self, X):
