@@ -17,8 +17,8 @@ Methods (``--methods``, comma-separated; default all):
   ``svm`` method at ``lam = 1/n``, examples in a random order (seed 0); a
   multi-class corpus takes the class of the highest score, a two-class one is
   one binary problem, a multi-label one takes every category scoring above 0.
-* ``textwin-auto``: ``textwin.TextClassifierCV(language=...)`` (``textwin train --auto``;
-  the language as for ``textwin``):
+* ``textwin-auto``: ``textwin.TextClassifierCV()`` (``textwin train --auto``; the
+  language read off the texts as for ``textwin``):
   features and ``lam`` chosen by cross-validation on the training set.
 * scikit-learn over ``TfidfVectorizer()`` (words): ``linearsvc`` (``LinearSVC()``),
   ``sgd`` (``SGDClassifier()``), ``complementnb`` (``ComplementNB()``), ``logreg``
@@ -259,7 +259,7 @@ def run_textwin_auto(data):
         from textwin import TextClassifierCV
     except ImportError:
         raise NotAvailable("textwin.TextClassifierCV is not in this revision") from None
-    est = TextClassifierCV(language=_language(data)).fit(data.train, data.Y_train if data.multilabel else
+    est = TextClassifierCV().fit(data.train, data.Y_train if data.multilabel else
                                  np.asarray(data.classes)[data.y_train])
     predicted = est.predict(data.test)
     if data.multilabel:

@@ -452,3 +452,21 @@ def test_cv_on_two_classes_cuts_the_score_where_the_folds_say():
         np.testing.assert_array_equal(
             search.predict(texts),
             est.classes_[(est.decision_function(texts) > est.thresholds_[0]).astype(int)])
+
+
+def test_the_language_is_read_off_the_texts_as_the_command_line_reads_it(tmp_path):
+    # TextClassifier stemmed every corpus as English; the command line read the language
+    de = ("Ich sage es dir: {} der Bericht ist nicht auf dem Tisch, das ist ein Brief des "
+          "Tages mit einer Frage zu den Kindern, die sich auch von ihr eine Antwort wünschen")
+    texts = [de.format("Mannschaften Spielern") if i % 2 else de.format("Regierungen Wahlen")
+             for i in range(20)]
+    y = ["sport" if i % 2 else "politik" for i in range(20)]
+    clf = TextClassifier().fit(texts, y)
+    assert clf.language_ == "german" and "mannschaft" in clf.vectorizer_.vocabulary_
+    assert TextClassifier(language="english").fit(texts, y).language_ == "english"
+    search = TextClassifierCV(cv=2, ngrams=1, stem=True, nb_scaling=False).fit(texts, y)
+    assert search.language_ == search.best_estimator_.language_ == "german"
+    clf.save(tmp_path / "m.npz")
+    loaded = TextClassifier.load(tmp_path / "m.npz")
+    assert loaded.language_ == "german"
+    np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))

@@ -44,7 +44,7 @@ from textwin.model_selection import (SmallClassWarning, check_choice, fold_short
                                      held_out_path_scores, select_lam)
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
-from textwin.text import MAX_NGRAM, TextVectorizer, Words, fold_matrices
+from textwin.text import MAX_NGRAM, TextVectorizer, Words, detect_language, fold_matrices
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
@@ -148,6 +148,12 @@ def intercept_params(fit_intercept):
             else {"fit_intercept": False})
 
 
+def resolve_language(language, texts):
+    """``language``, or for "auto" the language of the texts' function words
+    (:func:`~textwin.text.detect_language`), English when none is recognised."""
+    return (detect_language(texts) or "english") if language == "auto" else language
+
+
 def make_vectorizer(weighting, stem, ngrams, language, min_df):
     """The :class:`TextVectorizer` of these settings (word n-grams up to ``ngrams``)."""
     params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df)
@@ -170,7 +176,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         Porter (or ``language``'s Snowball) stems instead of words.
     ngrams : int, default=1
         Word n-grams up to this length (2: words and pairs of adjacent words).
-    language : str, default="english"
+    language : str, default="auto"
+        As in :class:`~textwin.text.TextVectorizer`; "auto": the language whose
+        function words the training texts use (:func:`~textwin.text.
+        detect_language`), English when none is recognised, as the command line
+        reads it (``language_`` after fit).
     min_df : int or float, default=1
         As in :class:`~textwin.text.TextVectorizer`.
     nb_scaling : bool, default=False
@@ -220,14 +230,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ['money', 'grain']
     """
 
-    def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="english", min_df=1,
+    def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="auto", min_df=1,
                  nb_scaling=False, loss="hinge", fit_intercept=False, lam=None, thresholds=None,
                  task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
-    def _vectorizer(self):
-        return make_vectorizer(self.weighting, self.stem, self.ngrams, self.language,
-                               self.min_df)
+    def _vectorizer(self, language):
+        return make_vectorizer(self.weighting, self.stem, self.ngrams, language, self.min_df)
 
     def _model(self, lam):
         return DualGaussSeidelClassifier(
@@ -253,7 +262,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """:meth:`fit`; with ``words`` (:class:`~textwin.text.Words` of the texts), the
         words are not found again."""
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
-        vectorizer = self._vectorizer()
+        self.language_ = resolve_language(self.language, texts)
+        vectorizer = self._vectorizer(self.language_)
         Xm = (vectorizer._fit_words(words) if words is not None and words.fit(vectorizer)
               else vectorizer.fit_transform(texts))
         self._fit_matrix(Xm, Y, task)
@@ -379,6 +389,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             coef = np.zeros((coef.shape[0], len(vectorizer.vocabulary_)))
             coef[:, model.selected] = model.coef
         clf.vectorizer_, clf.coef_, clf.intercept_ = vectorizer, coef, intercept
+        clf.language_ = vectorizer.language
         clf.thresholds_ = model.thresholds.copy()
         clf.task_ = model.task
         clf.classes_ = np.asarray(model.classes if model.task != "multilabel"
@@ -507,7 +518,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`TextClassifier`.
     """
 
-    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="english",
+    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="auto",
                  min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, cv=5, task=None, tol=1e-3,
@@ -545,7 +556,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         if self.nb_scaling == "auto":
             nb = [False, True] if task != "multilabel" else [False]
         for n in _candidates(self.ngrams, "ngrams"):
-            make_vectorizer(self.weighting, True, n, self.language, self.min_df)  # checks n
+            make_vectorizer(self.weighting, True, n, "english", self.min_df)  # checks n
         features = list(itertools.product(_candidates(self.stem, "stem"),
                                           _candidates(self.ngrams, "ngrams")))
         variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
@@ -600,6 +611,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         features, variants = self._settings(task)
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
+        self.language_ = resolve_language(self.language, texts)
         words = Words(texts, max(n for _, n in features))  # found once for all
         oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid, words)
         self._choose(Y, task, folds, grid, oof, seconds, scoring, rules)
@@ -621,7 +633,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self._unconverged = 0
         with bar:
             for stem, ngrams in features:
-                vec = make_vectorizer(self.weighting, stem, ngrams, self.language, self.min_df)
+                vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df)
                 matrices = fold_matrices(vec, texts, folds, words)  # counted once
                 for train, test in folds:
                     start = time.perf_counter()
@@ -731,7 +743,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         lam = float(lam_n / n if self.lam is None else self.lam)
         self.best_params_ = {**p, "rule": rule, "lam": lam}
         clf = TextClassifier(
-            weighting=self.weighting, language=self.language, min_df=self.min_df, lam=lam,
+            weighting=self.weighting, language=self.language_, min_df=self.min_df, lam=lam,
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
