@@ -854,3 +854,30 @@ def test_predict_skips_binary_files_and_hidden_folders(capsys, tmp_path, jsonl_c
     assert code == EXIT_USAGE and out == ""
     assert "photo.png" in err
     assert_one_line_error(err, "no document to score")
+
+
+def test_a_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
+    # the console script imported textwin.cli before any handler: a traceback
+    import builtins
+
+    from textwin import _console
+    from textwin.cli import EXIT_INTERRUPTED
+
+    real_import = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "textwin.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    assert _console.main() == _console.EXIT_INTERRUPTED == EXIT_INTERRUPTED
+    assert capsys.readouterr().err == "textwin: interrupted\n"
+
+
+def test_the_console_script_is_the_interruptible_entry_point():
+    import tomllib
+
+    with open(REPO / "pyproject.toml", "rb") as fh:
+        scripts = tomllib.load(fh)["project"]["scripts"]
+    assert scripts == {"textwin": "textwin._console:main"}
