@@ -14,7 +14,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 #   command line -> applications -> estimators -> data and text -> kernels.
 # A name stands for the module or the package of that name (and everything in it).
 LAYERS = {
-    "command line": ("textwin.cli", "textwin._cli_common", "textwin.reproduce.__main__"),
+    "command line": ("textwin.cli", "textwin._cli_common", "textwin._console",
+                     "textwin.reproduce.__main__"),
     "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"),
     "estimators": ("textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
                    "textwin._binary", "textwin._intercept", "textwin.model_selection",
