@@ -346,6 +346,23 @@ def test_auto_with_tuned_class_offsets_on_a_multi_class_corpus(capsys, tmp_path,
         one_line_error(err, "--auto tunes the thresholds", "drop --tune-thresholds")
 
 
+def test_auto_tunes_class_offsets_past_a_class_of_one_training_document(capsys, tmp_path):
+    # a tuning fold trains without the class: it was 'textwin: error: --tune-thresholds:
+    # shape mismatch: value array of shape (3,28) could not be broadcast ...'
+    corpus = _write_jsonl(tmp_path, "multiclass")
+    with open(corpus[1], "a") as fh:
+        fh.write(json.dumps({"text": "violet lilac violet the of", "labels": ["violet"],
+                             "split": "train"}) + "\n")
+    code, out, err = run(capsys, "train", *corpus, "--auto", "--tune-thresholds", "f1",
+                         "--json")
+    assert code == 0, err
+    thresholds = {row["category"]: row["threshold"] for row in json.loads(out)["categories"]}
+    assert set(thresholds) == {"red", "green", "blue", "violet"}
+    assert thresholds["violet"] == 0
+    assert any(ln.startswith("textwin: warning: --tune-thresholds: ") and "violet (1)" in ln
+               for ln in err.splitlines()), err
+
+
 def test_the_search_and_solver_warnings_name_the_method_not_a_class(capsys, tmp_path):
     # they said "DualGaussSeidelClassifierCV: ..." and "DualSVM did not converge ..."
     result, err = _train(capsys, tmp_path, "multiclass", "jsonl", "--lam", "auto",

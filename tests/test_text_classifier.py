@@ -94,6 +94,24 @@ def test_an_indicator_matrix_gives_its_columns_as_categories():
                                by_lists.decision_function(texts))
 
 
+@pytest.mark.parametrize("nb_scaling", [False, True])
+def test_a_single_label_indicator_with_a_class_without_texts_keeps_its_column(nb_scaling):
+    # a fold of --auto --tune-thresholds that trains without a rare class: the
+    # index of the classes dropped its row (a shape-mismatch error)
+    texts, y = corpus()
+    Y = np.zeros((len(texts), 4), dtype=int)
+    Y[np.arange(len(texts)), [1 + sorted(TOPICS).index(label) for label in y]] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the constant model of the empty column
+        clf = TextClassifier(task="multiclass", nb_scaling=nb_scaling).fit(texts, Y)
+    present = TextClassifier(nb_scaling=nb_scaling).fit(texts, y)
+    assert clf.task_ == "multiclass" and clf.coef_.shape[0] == 4
+    np.testing.assert_allclose(clf.decision_function(texts)[:, 1:],
+                               present.decision_function(texts), atol=1e-9)
+    np.testing.assert_allclose(clf.decision_function(texts)[:, 0], -1.0)  # no texts, no win
+    assert list(clf.predict(texts)) == [1 + sorted(TOPICS).index(c) for c in present.predict(texts)]
+
+
 def test_fit_returns_self_and_clone_keeps_the_parameters():
     clf = TextClassifier(stem=False, lam=0.01, loss="squared_hinge")
     texts, y = corpus()

@@ -273,8 +273,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _targets(self, Y, task):
         """The labels the linear model learns: an index for one class per text, the
-        indicator otherwise."""
-        return np.argmax(Y, axis=1) if task != "multilabel" else Y
+        indicator otherwise (also for classes without a text, as in a fold that lacks
+        one: the index would drop their rows; the indicator fits the same one-vs-rest
+        problems and gives them a constant model)."""
+        single = task != "multilabel" and bool(Y.any(axis=0).all())
+        return np.argmax(Y, axis=1) if single else Y
 
     def _fit_matrix(self, X, Y, task):
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
