@@ -856,6 +856,23 @@ def test_predict_skips_binary_files_and_hidden_folders(capsys, tmp_path, jsonl_c
     assert_one_line_error(err, "no document to score")
 
 
+def test_predict_names_a_skipped_named_pipe_in_a_sentence(capsys, tmp_path, jsonl_corpus):
+    # it said 'skipped 2 not a regular file files (a named pipe, ...)'
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+               "-o", model, "-q")[0] == 0
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / "a.txt").write_text("wheat and barley tonnes")
+    for name in ("p1", "p2"):
+        os.mkfifo(inbox / name)
+    code, out, err = run(capsys, "predict", model, inbox, "--json", "-q")
+    assert code == 0, err
+    assert [g["id"] for g in json.loads(out)] == [str(inbox / "a.txt")]
+    assert err == (f"textwin: warning: skipped 2 files (not a regular file: a named pipe, a "
+                   f"socket, a device): {inbox / 'p1'}, {inbox / 'p2'}\n")
+
+
 def test_a_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
     # the console script imported textwin.cli before any handler: a traceback
     import builtins

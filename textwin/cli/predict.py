@@ -91,9 +91,13 @@ def _read_inputs(inputs, model):
         raise CLIError(str(exc)) from None
     for reason, paths in skipped.items():  # as training says it, even with -q
         if paths:
-            # the readers' own reasons: "binary (NUL bytes, ...)" -> "binary file", "NUL ..."
+            # the readers' own reasons: "binary (NUL bytes, ...)" -> "binary file", "NUL
+            # ..."; "not a regular file (a named pipe, ...)" -> "file", "not a ...: a ..."
             what, _, why = SKIP_REASONS[reason].rstrip(")").partition(" (")
-            what = what if what.endswith("folder") else f"{what} file"
+            if what.endswith("file"):
+                what, why = "file", f"{what}: {why}"
+            elif not what.endswith("folder"):
+                what = f"{what} file"
             more = f", ... ({len(paths) - 3} more)" if len(paths) > 3 else ""
             logger.warning("warning: skipped %d %s%s (%s): %s%s", len(paths), what,
                            "s" if len(paths) > 1 else "", why, ", ".join(paths[:3]), more)
