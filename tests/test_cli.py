@@ -873,6 +873,26 @@ def test_predict_names_a_skipped_named_pipe_in_a_sentence(capsys, tmp_path, json
                    f"socket, a device): {inbox / 'p1'}, {inbox / 'p2'}\n")
 
 
+def test_predict_into_a_closed_pipe_is_no_input_error(capsys, monkeypatch, tmp_path,
+                                                      jsonl_corpus):
+    # `textwin predict m.npz docs.jsonl | head -1` said 'textwin: error: cannot read
+    # the input: Broken pipe' (a BrokenPipeError is an OSError) and exited 3
+    from textwin.cli import EXIT_OK
+    from textwin.cli import common
+
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", jsonl_corpus, "--category", "grain",
+               "-o", model, "-q")[0] == 0
+
+    def closed(text=""):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("wheat\nbarley\n"))
+    monkeypatch.setattr(common, "print", lambda *a, **k: closed(), raising=False)
+    code, out, err = run(capsys, "predict", model)
+    assert (code, err) == (EXIT_OK, "")
+
+
 def test_a_ctrl_c_while_the_command_line_loads_is_one_line(monkeypatch, capsys):
     # the console script imported textwin.cli before any handler: a traceback
     import builtins

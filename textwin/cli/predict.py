@@ -124,6 +124,8 @@ def cmd_predict(args):
                        f"{exc.strerror or exc}", EXIT_NO_DATA) from None
     try:
         return _predict(args, model)
+    except BrokenPipeError:  # `textwin predict ... | head`: stdout's reader left
+        raise
     except OSError as exc:  # an input that cannot be read
         raise CLIError(f"cannot read {exc.filename or 'the input'}: {exc.strerror or exc}",
                        EXIT_NO_DATA) from None
