@@ -51,6 +51,20 @@ def test_tokenize_words_lowercase_no_stopword_removal():
     assert tokenize("Mixed Case", lowercase=False) == ["Mixed", "Case"]
 
 
+def test_combining_marks_inside_a_character_class_of_ones_own_pattern():
+    # \p{M} became a bracketed class inside the user's brackets: [\w[...]]+, a
+    # pattern that silently found no word at all
+    from textwin.text import compile_token_pattern
+
+    text = "ọ̀rọ̀ a]\u0300 x-y"
+    assert compile_token_pattern(r"[\w\p{M}]+").findall(text) == ["ọ̀rọ̀", "a", "\u0300", "x", "y"]
+    assert compile_token_pattern(r"[^\p{M}\s]+").findall("ọ̀rọ̀ x") == ["ọ", "rọ", "x"]
+    assert compile_token_pattern(r"[]\p{M}a]+").findall("a]\u0300 b") == ["a]\u0300"]
+    assert compile_token_pattern(r"\\p{M}").findall(r"a\p{M}") == [r"\p{M}"]  # escaped
+    vec = TextVectorizer(token_pattern=r"[\w\p{M}]+", stem=False).fit(["ọ̀rọ̀ wọ́n"])
+    assert sorted(vec.vocabulary_) == ["wọ́n", "ọ̀rọ̀"]
+
+
 def test_a_word_keeps_its_combining_marks():
     # a mark is no letter to Python's re: Hindi fell apart into consonants, a Yoruba
     # tone on a dotted vowel cut the word in two

@@ -65,8 +65,8 @@ LETTERS_PATTERN = r"[^\W\d_]+"
 
 @functools.cache
 def _combining_marks():
-    """A character class of Unicode's combining marks (categories Mn, Mc, Me).
-    Planes 0, 1 and 14 hold all of them; the scan takes about 40 ms, once."""
+    """The ranges of Unicode's combining marks (categories Mn, Mc, Me), for a character
+    class. Planes 0, 1 and 14 hold all of them; the scan takes about 40 ms, once."""
     ranges = []
     for cp in itertools.chain(range(0x300, 0x20000), range(0xE0000, 0xE1000)):
         if unicodedata.category(chr(cp))[0] == "M":
@@ -74,17 +74,31 @@ def _combining_marks():
                 ranges[-1][1] = cp
             else:
                 ranges.append([cp, cp])
-    return "[" + "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "")
-                         for a, b in ranges) + "]"
+    return "".join(re.escape(chr(a)) + (f"-{re.escape(chr(b))}" if b > a else "")
+                   for a, b in ranges)
 
 
 @functools.cache
 def compile_token_pattern(pattern):
     """``re.compile(pattern)``, with ``\\p{M}`` (a combining mark, which Python's
-    ``re`` has no name for) read as the class of Unicode's combining marks."""
-    if r"\p{M}" in pattern:
-        pattern = pattern.replace(r"\p{M}", _combining_marks())
-    return re.compile(pattern)
+    ``re`` has no name for) read as Unicode's combining marks: their class, or inside
+    a class (``[\\w\\p{M}]``) their ranges."""
+    out, i, in_class = [], 0, False
+    while i < len(pattern):
+        if pattern.startswith(r"\p{M}", i):
+            out.append(_combining_marks() if in_class else f"[{_combining_marks()}]")
+            i += 5
+            continue
+        step = 2 if pattern[i] == "\\" else 1  # an escape is not a bracket
+        if step == 1 and pattern[i] == "[" and not in_class:
+            in_class = True
+            step += pattern.startswith("^", i + 1)
+            step += pattern.startswith("]", i + step)  # a leading ] is a member
+        elif step == 1 and pattern[i] == "]" and in_class:
+            in_class = False
+        out.append(pattern[i:i + step])
+        i += step
+    return re.compile("".join(out))
 
 
 # Fast path of TextVectorizer: the documents of a chunk joined by _SEP, encoded
