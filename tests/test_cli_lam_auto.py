@@ -198,6 +198,13 @@ def test_tuned_class_offsets_lift_an_underscored_class_and_predict_applies_them(
             truth[f"{i:03d}.txt"] = doc["labels"][0]
     code, out, err = run(capsys, "predict", model_path, test_dir, "--json")
     assert code == 0, err
+    # --threshold is for binary (also single-label) and multi-label models: the warning
+    # named single-label models; the offsets stay
+    code, ignored, err = run(capsys, "predict", model_path, test_dir, "--json",
+                             "--threshold", "5")
+    assert (code, ignored) == (0, out)
+    assert err.startswith("textwin: warning: --threshold does not apply to a multi-class "
+                          "model: "), err
     rows = json.loads(out)
     names = sorted(thresholds)
     for row in rows:

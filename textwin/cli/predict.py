@@ -147,8 +147,9 @@ def _predict(args, model):
         raise CLIError(str(exc), EXIT_BAD_MODEL) from None
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     if model.task == "multiclass" and args.threshold is not None:
-        warnings.warn("--threshold does not apply to a single-label model: each document "
-                      "gets exactly one class, that of its highest score", stacklevel=1)
+        warnings.warn("--threshold does not apply to a multi-class model: each document "
+                      "gets exactly one class, that of its highest score less the model's "
+                      "class thresholds (0 unless tuned)", stacklevel=1)
         args.threshold = None
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(model.target_names), args.threshold)
