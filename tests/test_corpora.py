@@ -810,3 +810,16 @@ def test_a_folder_of_split_files_without_its_test_file_is_one_line(tmp_path):
     with pytest.raises(CorpusError, match=r"holds train.jsonl and no test.\* file: a folder of "
                                           r"split files holds one train.\* and one test.\*"):
         load_corpus(root)
+
+
+def test_a_folder_to_score_reads_its_json_lines_files_line_by_line(tmp_path):
+    # predict split/ scored test.jsonl as one document, the whole file
+    from textwin.datasets import read_inputs
+
+    root = _split_files_folder(tmp_path / "c")
+    (root / "note.txt").write_text("a plain text")
+    ids, texts, _ = read_inputs([root], "text")
+    assert len(ids) == 6 + 4 + 1
+    assert texts[0] == "a plain text"  # in the order of the file names
+    assert texts[1:5] == [f"test.jsonl text {i}" for i in range(4)]
+    assert ids[1] == f"{root / 'test.jsonl'}:1" and ids[-1] == str(root / "train.jsonl") + ":6"

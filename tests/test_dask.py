@@ -6,6 +6,7 @@ instead of the workers, a matrix sent once per task, a dead worker that
 leaves a partial model.
 """
 import os
+import re
 import subprocess
 import sys
 import types
@@ -306,11 +307,13 @@ def test_workers_with_another_textwin_are_refused_before_any_work(cluster, monke
     import textwin._version
 
     _, client = cluster
+    real = textwin._version.__version__  # what the workers run
     monkeypatch.setattr(textwin._version, "__version__", "0.0-elsewhere")
     est = DualSVM()
     with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
         with pytest.raises(ClusterError, match=r"2 of 2 Dask workers cannot run this textwin "
-                                               r"0.0-elsewhere \(worker tcp://.*: 0\.1"):
+                                               r"0.0-elsewhere \(worker tcp://.*: "
+                                               + re.escape(real)):
             est.fit(*cluster_data(labels=3))
     assert not _task_workers(ts, "textwin-fit") and not hasattr(est, "coef_")
 

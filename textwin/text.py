@@ -172,9 +172,11 @@ def detect_language(texts, *, max_documents=2000):
     ``FUNCTION_WORDS`` of ``textwin._languages``): a language is a candidate when
     its texts use at least 60 % of its list and those words are at least 5 % of
     all words (text in another language quotes a few); of the candidates, the
-    one whose words are the most frequent. None: no language of the table, such
-    as Hindi or Yoruba, whose words are better left unstemmed than stemmed as
-    English.
+    one whose words are the most frequent. None: no language of the table (Hindi,
+    Yoruba; or texts too short to show their function words, such as titles); the
+    command line and ``TextClassifier(language="auto")`` then stem as English, as
+    they did before they read the language (``--no-stem``, ``stem=False`` keep the
+    words as they are).
 
     Examples
     --------

@@ -104,13 +104,24 @@ def _special(path):
 
 def folder_inputs(root, *, n_features=None):
     """Documents to score: ``(ids, texts, skipped)``, every file under ``root`` but
-    hidden ones (a ``.git/``), binary ones skipped; an id is the file's path."""
+    hidden ones (a ``.git/``), binary ones skipped; an id is the file's path. A JSON
+    Lines file (``test.jsonl`` of a folder of split files) is its lines, each a
+    document, as when it is given alone."""
+    from ._jsonl import jsonl_inputs
+    from ._layouts import LAYOUTS
+
+    jsonl = next(row for row in LAYOUTS if row.inputs == "_jsonl:jsonl_inputs")
     root = Path(root)
     skipped = {reason: [] for reason in SKIP_REASONS}
     files, _ = _walk(root, root, skipped["unreadable_folder"])
     ids, docs = [], []
     for rel in files:
         if rel.name.startswith("."):
+            continue
+        if jsonl.matches(root / rel) and not _special(root / rel):
+            part_ids, part_docs, _ = jsonl_inputs(root / rel)
+            ids += part_ids
+            docs += part_docs
             continue
         raw, reason = _read_to_score(root / rel)
         if reason:  # reported as training reports it; the other files are scored

@@ -91,7 +91,8 @@ def read_inputs(paths, kind, *, n_features=None):
     """The documents a model of ``kind`` (``"text"`` or ``"vectors"``) scores in
     files and folders: ``(ids, documents, skipped)``, the documents a list of texts
     or a CSR matrix of ``n_features`` columns, ``skipped`` the files not read by
-    reason. A folder is every file inside it (not category folders)."""
+    reason. A folder is every file inside it (not category folders), a JSON Lines
+    file among them its lines."""
     from ._corpus import CorpusError
 
     ids, parts, skipped = [], [], {}
