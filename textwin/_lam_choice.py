@@ -15,7 +15,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from .metrics import (accuracy_thresholds, breakeven_points, breakeven_thresholds,
-                      f1_thresholds)
+                      f1_thresholds, macro_f1_thresholds)
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for",
@@ -40,37 +40,16 @@ class SmallClassWarning(UserWarning):
 def cut_thresholds(Y_true, Y_score, objective):
     """Each column's cut ``t`` whose ``score > t`` has the best ``objective``: "accuracy"
     (:func:`~textwin.metrics.accuracy_thresholds`) or "macro-f1", the mean F1 of the
-    positives and the negatives, over every cut a threshold can make. As for accuracy,
-    ``t`` stays 0 unless a cut does better than ``score > 0``, and among equally good
-    cuts the one nearest 0 (in documents) wins.
+    positives and the negatives (:func:`~textwin.metrics.macro_f1_thresholds`); ``t``
+    stays 0 unless a cut does better than ``score > 0``.
 
     Examples
     --------
     >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "macro-f1")
     array([0.75])
     """
-    if objective == "accuracy":
-        return accuracy_thresholds(Y_true, Y_score)
-    T, S = np.asarray(Y_true) > 0, np.asarray(Y_score, dtype=np.float64)
-    n = S.shape[0]
-    out = np.zeros(S.shape[1])
-    for c in range(S.shape[1]):
-        order = np.argsort(-S[:, c], kind="stable")
-        col, pos = S[order, c], T[order, c]
-        ends = np.r_[0, np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1]  # selected
-        tp = np.r_[0, np.cumsum(pos)][ends]
-        P = int(pos.sum())
-        tn = (n - P) - (ends - tp)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            value = (np.nan_to_num(2 * tp / (ends + P))
-                     + np.nan_to_num(2 * tn / ((n - ends) + (n - P)))) / 2
-        at_zero = int(np.count_nonzero(col > 0))  # a break, or 0 or n: one of the ends
-        if value.max() > value[ends == at_zero][0]:
-            best = np.flatnonzero(value == value.max())
-            k = int(ends[best[np.argmin(np.abs(ends[best] - at_zero))]])
-            # score > t selects the top k: midway between the k-th score and the next
-            out[c] = np.inf if k == 0 else -np.inf if k == n else (col[k - 1] + col[k]) / 2
-    return out
+    tune = accuracy_thresholds if objective == "accuracy" else macro_f1_thresholds
+    return tune(Y_true, Y_score)
 
 
 def _tune(rule):

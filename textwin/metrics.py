@@ -41,6 +41,7 @@ __all__ = [
     "breakeven_thresholds",
     "f1_thresholds",
     "accuracy_thresholds",
+    "macro_f1_thresholds",
     "precision_recall_f1",
 ]
 
@@ -371,21 +372,17 @@ def f1_thresholds(Y_true, Y_score):
     array([2.5])
     """
     T, S = _validate_pair(Y_true, Y_score, 0.0)
-    n_samples, n_cat = S.shape
-    thresholds = np.empty(n_cat)
-    for c in range(n_cat):
-        order = np.argsort(-S[:, c], kind="stable")
-        col = S[order, c]
-        P = int(T[:, c].sum())
+    thresholds = np.empty(S.shape[1])
+    for c in range(S.shape[1]):
+        col, pos, ends = _cutoffs(T, S, c)
+        P = int(pos.sum())
         if P == 0:
             thresholds[c] = np.inf
             continue
-        # cutoffs at the breaks: n = i + 1 where col[i] > col[i + 1], and n = n_samples
-        ends = np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1
-        tp = np.cumsum(T[order, c])[ends - 1]
-        f1 = 2.0 * tp / (ends + P)
+        tp = np.cumsum(pos)[ends[1:] - 1]
+        f1 = 2.0 * tp / (ends[1:] + P)
         best = int(np.argmax(f1))  # first maximum: the fewest documents selected
-        n = int(ends[best]) if f1[best] > 0 else 0
+        n = int(ends[1:][best]) if f1[best] > 0 else 0
         thresholds[c] = _cut_between(col, n)
     return thresholds
 
@@ -407,22 +404,55 @@ def accuracy_thresholds(Y_true, Y_score):
     >>> accuracy_thresholds([1, 0, 1, 0], [1.0, -1.0, 2.0, -2.0])
     array([0.])
     """
+    def right(tp, n_selected, P, n):  # positives above, negatives at or below
+        return tp + (n - n_selected) - (P - tp)
+
+    return _cuts_from_zero(Y_true, Y_score, right)
+
+
+def macro_f1_thresholds(Y_true, Y_score):
+    """Per-category thresholds ``t_c`` whose cutoff ``score > t_c`` has the best mean F1
+    of the positives and the negatives (a two-class problem's macro-F1), tried and
+    chosen as in :func:`accuracy_thresholds` (0 unless a cutoff does better).
+
+    Examples
+    --------
+    >>> macro_f1_thresholds([1, 1, 0, 1, 0], [2.0, 1.0, 0.5, -0.5, -1.0])
+    array([0.75])
+    """
+    def macro_f1(tp, n_selected, P, n):
+        tn = (n - P) - (n_selected - tp)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.nan_to_num(2 * tp / (n_selected + P))
+                    + np.nan_to_num(2 * tn / ((n - n_selected) + (n - P)))) / 2
+
+    return _cuts_from_zero(Y_true, Y_score, macro_f1)
+
+
+def _cutoffs(T, S, c):
+    """Column ``c`` by decreasing score: ``(scores, positives, ends)``, ``ends`` the
+    counts ``n`` of top documents a threshold can select (0, every break between two
+    different scores, and all): a cutoff never splits documents of equal score."""
+    order = np.argsort(-S[:, c], kind="stable")
+    col, pos = S[order, c], T[order, c].astype(np.int64)
+    return col, pos, np.r_[0, np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1]
+
+
+def _cuts_from_zero(Y_true, Y_score, value):
+    """Per column, the threshold of the cutoff of best ``value(tp, n_selected, P, n)``
+    (arrays over the cutoffs): 0 unless a cutoff beats ``score > 0``, and among equally
+    good cutoffs the one nearest to it in documents."""
     T, S = _validate_pair(Y_true, Y_score, 0.0)
-    n_samples, n_cat = S.shape
-    thresholds = np.zeros(n_cat)
-    for c in range(n_cat):
-        order = np.argsort(-S[:, c], kind="stable")
-        col, pos = S[order, c], T[order, c].astype(np.int64)
-        # right(n): the positives among the top n and the negatives below them
-        ends = np.r_[0, np.flatnonzero(np.r_[col[:-1] > col[1:], True]) + 1]
-        above = np.r_[0, np.cumsum(pos)][ends]
-        right = above + (n_samples - ends) - (int(pos.sum()) - above)
-        at_zero = int(np.count_nonzero(col > 0))
-        here = int(np.count_nonzero(pos[:at_zero]) + np.count_nonzero(pos[at_zero:] == 0))
-        if right.max() > here:
-            best = np.flatnonzero(right == right.max())
-            n = int(best[np.argmin(np.abs(ends[best] - at_zero))])
-            thresholds[c] = _cut_between(col, int(ends[n]))
+    n = S.shape[0]
+    thresholds = np.zeros(S.shape[1])
+    for c in range(S.shape[1]):
+        col, pos, ends = _cutoffs(T, S, c)
+        values = value(np.r_[0, np.cumsum(pos)][ends], ends, int(pos.sum()), n)
+        at_zero = int(np.count_nonzero(col > 0))  # always one of the ends
+        if values.max() > values[ends == at_zero][0]:
+            best = np.flatnonzero(values == values.max())
+            nearest = best[np.argmin(np.abs(ends[best] - at_zero))]
+            thresholds[c] = _cut_between(col, int(ends[nearest]))
     return thresholds
 
 
