@@ -39,6 +39,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import add_common_args, emit_json, load_average, print_machine  # noqa: E402
+from bench_corpora import read_jsonl  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB = 1024  # ru_maxrss and /proc/self/status are in KiB
@@ -60,17 +61,6 @@ def _step(steps, name):
     steps.append({"step": name, "rss_mib": round(rss, 1), "peak_mib": round(hwm, 1)})
 
 
-def _read_jsonl(path):
-    texts, labels = [], []
-    with open(path, encoding="utf-8") as fh:
-        for line in fh:
-            if line.strip():
-                doc = json.loads(line)
-                texts.append(doc["text"])
-                labels.append(doc.get("labels", [doc.get("label")]))
-    return texts, labels
-
-
 def sklearn_child(train, test, ngrams, steps):
     """The peer's pipeline, step by step (what the script of a scikit-learn user does)."""
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -79,8 +69,8 @@ def sklearn_child(train, test, ngrams, steps):
     from sklearn.svm import LinearSVC
 
     _step(steps, "imports")
-    texts, labels = _read_jsonl(train)
-    test_texts, test_labels = _read_jsonl(test)
+    texts, labels = read_jsonl(train)
+    test_texts, test_labels = read_jsonl(test)
     _step(steps, "texts read")
     vec = TfidfVectorizer(ngram_range=(1, ngrams), sublinear_tf=True)
     X = vec.fit_transform(texts)
