@@ -936,9 +936,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 f"(token_pattern={self.token_pattern!r}); there is no vocabulary "
                 "to learn"
             )
-        min_df = self.min_df
-        if not isinstance(min_df, numbers.Integral):
-            min_df = math.ceil(min_df * self.n_documents_)
+        min_df = _min_count(self.min_df, self.n_documents_)
         # the terms in sorted order and the column each had (no Python int per term kept)
         terms = sorted(self._column_of_term)
         keep = np.fromiter(map(self._column_of_term.__getitem__, terms), dtype=np.int64,
@@ -1242,12 +1240,15 @@ def _fold_columns(vectorizer, df, n):
     if vectorizer.n_features is not None:  # hashed: every column stays
         keep = np.ones(df.size, dtype=bool)
     else:
-        min_df = vectorizer.min_df
-        if not isinstance(min_df, numbers.Integral):
-            min_df = math.ceil(min_df * n)
-        keep = df >= max(min_df, 1)
+        keep = df >= max(_min_count(vectorizer.min_df, n), 1)
     idf = smooth_idf(df[keep], n) if vectorizer.weighting == "tfidf" else None
     return np.where(keep, np.cumsum(keep) - 1, -1), idf
+
+
+def _min_count(min_df, n_documents):
+    """``min_df`` as a count of documents: an int as it is, a fraction of ``n_documents``
+    rounded up."""
+    return min_df if isinstance(min_df, numbers.Integral) else math.ceil(min_df * n_documents)
 
 
 def _take_rows(X, rows):
