@@ -14,8 +14,7 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from .metrics import (accuracy_thresholds, breakeven_points, breakeven_thresholds,
-                      f1_thresholds, macro_f1_thresholds)
+from .metrics import THRESHOLD_TUNERS, breakeven_points
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for",
@@ -48,14 +47,7 @@ def cut_thresholds(Y_true, Y_score, objective):
     >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "macro-f1")
     array([0.75])
     """
-    tune = accuracy_thresholds if objective == "accuracy" else macro_f1_thresholds
-    return tune(Y_true, Y_score)
-
-
-def _tune(rule):
-    if rule in _CUTS:
-        return lambda T, S: cut_thresholds(T, S, rule)
-    return {"f1": f1_thresholds, "breakeven": breakeven_thresholds}[rule]
+    return THRESHOLD_TUNERS[objective](Y_true, Y_score)
 
 
 def rule_for(task, scoring):
@@ -100,7 +92,7 @@ def tuned_thresholds(S, T, rule, min_positives):
     """
     if rule == "zero":
         return np.zeros(S.shape[1])
-    t = np.asarray(_tune(rule)(T, S), dtype=np.float64)
+    t = np.asarray(THRESHOLD_TUNERS[rule](T, S), dtype=np.float64)
     return np.where(np.asarray(T).sum(axis=0) < min_positives, 0.0, t)
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "f1_thresholds",
     "accuracy_thresholds",
     "macro_f1_thresholds",
+    "THRESHOLD_TUNERS",
     "precision_recall_f1",
 ]
 
@@ -427,6 +428,11 @@ def macro_f1_thresholds(Y_true, Y_score):
                     + np.nan_to_num(2 * tn / ((n - n_selected) + (n - P)))) / 2
 
     return _cuts_from_zero(Y_true, Y_score, macro_f1)
+
+
+#: The per-category threshold tuners, by the figure they maximise.
+THRESHOLD_TUNERS = {"f1": f1_thresholds, "breakeven": breakeven_thresholds,
+                    "accuracy": accuracy_thresholds, "macro-f1": macro_f1_thresholds}
 
 
 def _cutoffs(T, S, c):

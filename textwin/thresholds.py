@@ -22,13 +22,12 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from ._ovr import sparse_multilabel_tags
-from .metrics import accuracy_thresholds, breakeven_thresholds, f1_thresholds
+from .metrics import THRESHOLD_TUNERS
 from .tasks import predicted_classes
 
 __all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores"]
 
-_OBJECTIVES = {"f1": f1_thresholds, "breakeven": breakeven_thresholds,
-               "accuracy": accuracy_thresholds}
+_OBJECTIVES = {k: THRESHOLD_TUNERS[k] for k in ("f1", "breakeven", "accuracy")}
 #: What :func:`argmax_thresholds` maximises.
 ARGMAX_OBJECTIVES = ("accuracy", "f1")
 

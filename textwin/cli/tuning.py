@@ -92,7 +92,7 @@ def _tune_columns(est, X_train, Y_train, objective, names):
     training set; ``names`` are the categories, in column order."""
     import numpy as np
 
-    from ..metrics import accuracy_thresholds, breakeven_thresholds, f1_thresholds
+    from ..metrics import THRESHOLD_TUNERS
 
     # With fewer positives than folds, some fold trains without any: its
     # out-of-fold scores say nothing, and the tuned threshold fell far below 0
@@ -103,9 +103,7 @@ def _tune_columns(est, X_train, Y_train, objective, names):
         thresholds = np.ones(1)  # not 0: the warning below names it
     else:
         oof = _out_of_fold(est, X_train, Y_train, TUNING_FOLDS)
-        tune = {"f1": f1_thresholds, "breakeven": breakeven_thresholds,
-                "accuracy": accuracy_thresholds}[objective]
-        thresholds = np.asarray(tune(Y_train, oof), dtype=np.float64)
+        thresholds = np.asarray(THRESHOLD_TUNERS[objective](Y_train, oof), dtype=np.float64)
     rare = [j for j in range(thresholds.size)
             if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
     if rare:
