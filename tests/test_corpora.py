@@ -712,18 +712,51 @@ def test_compressed_svmlight_errors_name_the_line(tmp_path, suffix):
         load_corpus(path)  # a zlib.error traceback
 
 
-def test_gzipped_files_in_a_folder_are_gunzipped(tmp_path):
+def _damaged_gzip_files(folder):
+    """Two .gz files that gunzip fails on: one cut short, one not gzip-compressed."""
+    import gzip
+
+    (folder / "cut.txt.gz").write_bytes(gzip.compress(b"a long text " * 50)[:-20])
+    (folder / "plain.txt.gz").write_text("plain text, named .gz")
+
+
+def test_gzipped_files_in_a_folder_are_gunzipped(tmp_path, monkeypatch):
+    # a damaged .gz is skipped as such: it was "unreadable (permission or I/O error)",
+    # sending the user to chmod; a file without permission still is unreadable
     import gzip
 
     for cat in ("a", "b"):
         (tmp_path / cat).mkdir()
         for i in range(3):
             (tmp_path / cat / f"{i}.txt.gz").write_bytes(gzip.compress(f"{cat} text {i}".encode()))
-    (tmp_path / "a" / "cut.txt.gz").write_bytes(gzip.compress(b"a long text " * 50)[:-20])
-    with pytest.warns(UserWarning, match=r"1 unreadable .*a/cut.txt.gz"):
+    _damaged_gzip_files(tmp_path / "a")
+    (tmp_path / "b" / "locked.txt").write_text("b text")
+    _refuse_to_open(monkeypatch, tmp_path / "b" / "locked.txt")
+    with pytest.warns(UserWarning) as caught:
         c = read_folder(tmp_path)  # they were skipped as binary
+    assert str(caught[0].message) == (
+        f"{tmp_path}: skipped 3 files: "
+        "2 damaged gzip (truncated, corrupt, or not gzip-compressed) "
+        "(a/cut.txt.gz, a/plain.txt.gz); 1 unreadable (permission or I/O error) (b/locked.txt)")
+    assert c.report["skipped"] == {"damaged_gzip": ["a/cut.txt.gz", "a/plain.txt.gz"],
+                                   "unreadable": ["b/locked.txt"]}
+    assert any("skipped 2 damaged gzip (truncated," in line for line in c.describe())
     docs = dict(zip(c.ids_train + c.ids_test, c.train + c.test))
     assert docs == {f"{cat}/{i}.txt.gz": f"{cat} text {i}" for cat in "ab" for i in range(3)}
+
+
+def _refuse_to_open(monkeypatch, victim):
+    """Opening ``victim`` fails as under chmod 000 (the tests run as root)."""
+    import builtins
+
+    real_open = builtins.open
+
+    def guarded_open(file, *args, **kwargs):
+        if str(file) == str(victim):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", guarded_open)
 
 
 @pytest.fixture
@@ -756,16 +789,22 @@ def test_a_gzip_bomb_in_a_folder_is_skipped_unread(tmp_path, one_mib_documents):
     assert skipped["too_large"] == [str(tmp_path / "a" / "bomb.txt.gz")]
 
 
-def test_predict_skips_an_unreadable_file_of_a_folder_and_scores_the_rest(tmp_path):
+def test_predict_skips_an_unreadable_file_of_a_folder_and_scores_the_rest(tmp_path, monkeypatch):
     # training skipped it; predict stopped at it, scoring nothing
     from textwin.datasets import read_inputs
 
     (tmp_path / "a").mkdir()
     for i in range(3):
         (tmp_path / "a" / f"{i}.txt").write_text(f"text {i}")
-    (tmp_path / "a" / "cut.txt.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6)  # cut short
+    _damaged_gzip_files(tmp_path / "a")
+    (tmp_path / "a" / "header.txt.gz").write_bytes(b"\x1f\x8b\x08\x00" + b"\x00" * 6)  # cut short
+    (tmp_path / "a" / "locked.txt").write_text("text")
+    _refuse_to_open(monkeypatch, tmp_path / "a" / "locked.txt")
     ids, texts, skipped = read_inputs([tmp_path / "a"], "text")
-    assert len(ids) == 3 and skipped["unreadable"] == [str(tmp_path / "a" / "cut.txt.gz")]
+    assert len(ids) == 3
+    assert skipped["damaged_gzip"] == [str(tmp_path / "a" / name)
+                                       for name in ("cut.txt.gz", "header.txt.gz", "plain.txt.gz")]
+    assert skipped["unreadable"] == [str(tmp_path / "a" / "locked.txt")]
 
 
 def test_a_json_lines_file_without_line_breaks_is_not_read_whole(tmp_path, one_mib_documents):

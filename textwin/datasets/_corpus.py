@@ -24,6 +24,7 @@ SKIP_REASONS = {
     "hidden": "hidden (name starts with '.')",
     "empty": "empty (nothing but white space)",
     "binary": "binary (NUL bytes, or mostly non-text bytes)",
+    "damaged_gzip": "damaged gzip (truncated, corrupt, or not gzip-compressed)",
     "unreadable": "unreadable (permission or I/O error)",
     "special": "not a regular file (a named pipe, a socket, a device)",
     "too_large": f"too large (more than {in_units(MAX_DOCUMENT_BYTES)} of text, gunzipped)",

@@ -4,7 +4,7 @@ import gzip
 import zlib
 from pathlib import Path
 
-__all__ = ["DocumentTooLarge", "MAX_DOCUMENT_BYTES", "binary_at_start", "decode_text",
+__all__ = ["DamagedGzip", "DocumentTooLarge", "MAX_DOCUMENT_BYTES", "binary_at_start", "decode_text",
            "in_units", "looks_binary", "read_document", "text_file_inputs", "utf16"]
 
 
@@ -22,17 +22,22 @@ class DocumentTooLarge(OSError):
     """A document of more than :data:`MAX_DOCUMENT_BYTES`, read no further."""
 
 
+class DamagedGzip(OSError):
+    """A ``.gz`` file that gunzip fails on: cut short, corrupt, or not gzip-compressed
+    (an ``OSError`` without errno; a permission or I/O error is another one)."""
+
+
 def read_document(path):
     """The bytes of a document file, gunzipped if its name ends in ``.gz``; a damaged
-    gzip file is an ``OSError`` (unreadable), as a file without permission is, and one
-    of more than :data:`MAX_DOCUMENT_BYTES` a :class:`DocumentTooLarge`."""
+    gzip file is a :class:`DamagedGzip`, one of more than :data:`MAX_DOCUMENT_BYTES` a
+    :class:`DocumentTooLarge` (both ``OSError``, as a file without permission is)."""
     path = Path(path)
     gzipped = path.name.lower().endswith(".gz")
     try:
         with (gzip.open if gzipped else open)(path, "rb") as fh:
             raw = _read_at_most(fh, MAX_DOCUMENT_BYTES)  # a gzip bomb stops there
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-        raise OSError(f"{path}: not a complete gzip file ({exc})") from None
+        raise DamagedGzip(f"{path}: not a complete gzip file ({exc})") from None
     if raw is None:
         raise DocumentTooLarge(f"{path}: more than {in_units(MAX_DOCUMENT_BYTES)} of text"
                                + (" once gunzipped" if gzipped else "")

@@ -11,10 +11,10 @@ this way and gives the split. A file whose name ends in ``.gz`` is gunzipped.
 
 Nothing is dropped silently. Hidden files (a name starting with ``.``, or in
 such a folder), empty files (no character other than white space), binary
-files (see :func:`looks_binary`), unreadable files, what is not a regular file
-(a named pipe, which would wait for a writer forever; a device) and files
-outside a category folder are skipped, counted in the report and, except hidden ones,
-named in one ``UserWarning``.
+files (see :func:`looks_binary`), damaged ``.gz`` files, unreadable files (no
+permission, an I/O error), what is not a regular file (a named pipe, which would
+wait for a writer forever; a device) and files outside a category folder are
+skipped, counted in the report and, except hidden ones, named in one ``UserWarning``.
 """
 import hashlib
 import os
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from .._io import file_kind
 from ._corpus import SKIP_REASONS, CorpusError, Documents, finish, warn_skipped
-from ._encoding import (DocumentTooLarge, binary_at_start, decode_text, looks_binary,
-                        read_document)
+from ._encoding import (DamagedGzip, DocumentTooLarge, binary_at_start, decode_text,
+                        looks_binary, read_document)
 
 __all__ = ["folder_documents", "folder_inputs", "read_folder"]
 
@@ -56,6 +56,9 @@ def _read_category_folders(root, prefix, skipped):
                 raw = read_document(cat_dir / rel)
             except DocumentTooLarge:
                 skipped["too_large"].append(shown)
+                continue
+            except DamagedGzip:
+                skipped["damaged_gzip"].append(shown)
                 continue
             except OSError:
                 skipped["unreadable"].append(shown)
@@ -145,6 +148,8 @@ def _read_to_score(path):
         raw = read_document(path)
     except DocumentTooLarge:
         return None, "too_large"
+    except DamagedGzip:
+        return None, "damaged_gzip"
     except OSError:
         return None, "unreadable"
     return (None, "binary") if looks_binary(raw) else (raw, None)
