@@ -786,6 +786,20 @@ def test_train_lam_auto_reports_the_choice_and_plots_it(capsys, tmp_path, jsonl_
     assert "micro-f1" in out and "acq " in out.splitlines()[-2]
 
 
+@pytest.mark.corpus
+def test_reuters_lam_auto_heading_says_lam_is_chosen_per_category(capsys, reuters_data_home):
+    # the paper's figure, one break-even point per category: a lam each (here two, named
+    # below the table); the heading said "(here lam=auto)"
+    code, out, err = run(capsys, "train", "--category", "acq,corn", "--lam", "auto",
+                         "--epochs", 50, "-q")
+    assert code == 0, err
+    lines = out.splitlines()
+    chosen = lines[-2].split(": ")[-1]
+    assert chosen.startswith("acq ") and ", corn " in chosen
+    assert len(set(part.split()[1] for part in chosen.split(", "))) == 2
+    assert "(here lam per category by cross-validation, epochs=50)" in lines[0]
+
+
 def test_lam_auto_on_a_multiclass_corpus_is_one_lam_chosen_by_accuracy(capsys, tmp_path):
     # the classes' scores are compared (argmax), so they share one lam, chosen by the
     # accuracy the task is scored by, not one lam per class by break-even point

@@ -1,6 +1,7 @@
 """`textwin train --auto` and `textwin eval --auto`: the features and lambda chosen by
 cross-validation on the training set, reported, saved, and refused where they cannot be."""
 import json
+import re
 
 import numpy as np
 import pytest
@@ -112,6 +113,11 @@ def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
     assert code == 0, err
     line = next(ln for ln in out.splitlines() if ln.startswith("--auto chose"))
     assert "5-fold cross-validation on the training set (accuracy" in line and "C = " in line
+    lam, c = line.split("lambda ")[1].rstrip(")").split(" (C = ")
+    # the heading names the lam chosen and its C, as the line does
+    said = re.search(r"\(here lam=(\S+) \(C = (\S+)\) by cross-validation\)  \[",
+                     out.splitlines()[0])
+    assert float(said[1]) == pytest.approx(float(lam), rel=5e-3) and said[2] == c
     assert plot.stat().st_size > 1000
     model_path = tmp_path / "m.npz"
     code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--json",

@@ -105,6 +105,22 @@ def test_lam_auto_on_every_task_and_layout(capsys, tmp_path, task, layout):
         assert result["positive_f1"] == positive["f1"]
 
 
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_the_heading_names_the_lam_chosen(capsys, tmp_path, task):
+    # it said "(here lam=auto)", the one setting a user of --lam auto wants to read
+    corpus = _write_jsonl(tmp_path, task)
+    code, out, err = run(capsys, "train", *corpus, "--lam", "auto", "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    (lam,) = set(result["lam_by_cv"]["lam"].values())
+    code, out, err = run(capsys, "train", *corpus, "--lam", "auto")
+    assert code == 0, err
+    heading = out.splitlines()[0]
+    assert (f"(here lam={lam:g} (C = {1 / (lam * result['n_train']):.3g}) "
+            "by cross-validation)") in heading
+    assert "auto" not in heading
+
+
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @pytest.mark.parametrize("task", sorted(TASKS))
 @pytest.mark.parametrize("lam", [None, "auto"])

@@ -263,7 +263,8 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
     """The table: a heading line, a row per category, the summary, then what was chosen
     and written."""
     rows = result["categories"]
-    changed = ", ".join(f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+    changed = ", ".join(_chosen_lam(result) if k == "lam" and _lam_searched(result)
+                        else f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                         for k, v in overrides.items() if method.settings.get(k) != v)
     out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{d.source}: "
         f"{result['n_train']} train / {result['n_test']} test documents, "
@@ -293,6 +294,25 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         out(f"plot: {result['plot']}")
     if "model" in result:
         out(f"model: {result['model']}")
+
+
+def _lam_searched(result):
+    return "lam_by_cv" in result or "auto" in result
+
+
+def _chosen_lam(result):
+    """The heading's lam of --lam auto or --auto: the value chosen and its C = 1/(lam n),
+    or, where each category has its own (the break-even point on Reuters-21578), that
+    (the line below the table names them)."""
+    if "auto" in result:
+        lam, c = result["auto"]["chosen"]["lam"], result["auto"]["chosen"]["C"]
+    else:
+        lams = set(result["lam_by_cv"]["lam"].values())
+        if len(lams) > 1:
+            return "lam per category by cross-validation"
+        (lam,) = lams
+        c = 1 / (lam * result["n_train"])
+    return f"lam={lam:g} (C = {c:.3g}) by cross-validation"
 
 
 def _pick(values, j, kind):
