@@ -378,6 +378,73 @@ def test_class_without_training_document_is_never_predicted(capsys, tmp_path, mo
     assert out.splitlines()[1].split("\t")[0] == "politics"  # the tie: first learned class
 
 
+def _multilabel_with_a_category_only_in_test(root, layout):
+    """Three categories to learn (a sport document may be science too), and "absent"
+    on two test documents, with no training document: as JSON Lines or as folders."""
+    rng = np.random.default_rng(2)
+    every = " ".join(WORDS.values()).split()
+    docs = []
+    for split, n in (("train", 15), ("test", 8)):
+        for cat, words in WORDS.items():
+            for i in range(n):
+                text = " ".join([*rng.choice(words.split(), 2), *rng.choice(every, 4)])
+                docs.append((split, text, [cat] + ["science"] * (cat == "sport" and i % 3 == 0)))
+    docs += [("test", "unseen words", ["absent", "sport"]), ("test", "more unseen", ["absent"])]
+    if layout == "jsonl":
+        path = root / "c.jsonl"
+        path.write_text("".join(json.dumps({"text": t, "labels": labs, "split": split}) + "\n"
+                                for split, t, labs in docs))
+        return path
+    for i, (split, text, labs) in enumerate(docs):
+        for cat in labs:  # the same file in each of its categories' folders
+            (root / split / cat).mkdir(parents=True, exist_ok=True)
+            (root / split / cat / f"{i}.txt").write_text(text)
+    return root
+
+
+@pytest.mark.parametrize("layout", ["jsonl", "folders"])
+def test_a_category_without_training_document_has_no_breakeven_point(capsys, tmp_path, layout):
+    # Its constant model ranks every test document alike, and the table gave it the
+    # break-even point of that tie (its share of the test set: 2/26 = 7.7), as if it
+    # ranked something. Its row says it has none; the averages count its 2 test
+    # positives as missed.
+    corpus = _multilabel_with_a_category_only_in_test(tmp_path, layout)
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--json", "-q")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["task"] == "multilabel"
+    rows = {r["category"]: r for r in result["categories"]}
+    absent = rows.pop("absent")
+    assert absent["breakeven"] is None and absent["constant_model"] == "no training document"
+    assert (absent["train_positives"], absent["test_positives"]) == (0, 2)
+    assert absent["recall"] == 0 and result["constant_models"] == {"absent": "no training document"}
+    assert all(r["breakeven"] > 40 and "constant_model" not in r for r in rows.values())
+    P = sum(r["test_positives"] for r in rows.values())
+    found = sum(r["breakeven"] * r["test_positives"] for r in rows.values())
+    assert result["micro_breakeven"] == pytest.approx(found / (P + 2), abs=1e-3)
+    assert result["macro_breakeven"] == pytest.approx(
+        sum(r["breakeven"] for r in rows.values()) / 4, abs=1e-3)
+
+    code, out, err = run(capsys, "train", "--corpus", corpus, "-q")
+    assert code == 0, err
+    lines = out.splitlines()
+    row = next(ln for ln in lines if ln.startswith("absent "))
+    assert row.split()[1:3] == ["-", "-"]  # no break-even point, no precision
+    assert ("absent: a constant model (no training document) ranks nothing: no break-even "
+            "point; micro-BEP and macro-BEP count its 2 test positives as missed") in lines
+    assert f"micro-BEP {result['micro_breakeven']:.1f}" in out
+
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm", "--json", "-q")
+    assert code == 0, err
+    evaluated = json.loads(out)
+    assert evaluated["constant_models"] == {"absent": "no training document"}
+    assert evaluated["methods"][0]["micro_breakeven"] == result["micro_breakeven"]
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm", "-q")
+    assert code == 0, err
+    assert ("absent: a constant model (no training document) ranks nothing: no break-even "
+            "point; micro-BEP and macro-BEP count its 2 test positives as missed") in out
+
+
 def test_language_stems_a_french_corpus_and_the_model_keeps_it(capsys, tmp_path):
     words = {"sante": "médecins hôpitaux malades soignés infirmières traitements",
              "economie": "marchés financiers économiques banques investissements taux"}

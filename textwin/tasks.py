@@ -83,7 +83,18 @@ def predicted_classes(scores, thresholds=0.0):
     return np.argmax(scores - np.broadcast_to(thresholds, scores.shape[1:]), axis=1)
 
 
-def score_task(task, Y_true, scores, thresholds=0.0):
+def _breakeven_averages_with_misses(Y_true, beps):
+    """Micro- and macro-averaged break-even points over the categories with test
+    positives, a NaN break-even point (a constant model's) counted as 0."""
+    P = (np.asarray(Y_true) > 0).sum(axis=0)
+    has_pos = P > 0
+    if not has_pos.any():
+        return np.nan, np.nan
+    found = np.nan_to_num(beps[has_pos], nan=0.0)
+    return (found * P[has_pos]).sum() / P.sum(), found.mean()
+
+
+def score_task(task, Y_true, scores, thresholds=0.0, *, constant=None):
     """Summary figures and per-category rows of ``scores`` against ``Y_true``.
 
     Parameters
@@ -95,6 +106,11 @@ def score_task(task, Y_true, scores, thresholds=0.0):
         One score per category (for ``"binary"`` too: ``[-s, s]`` ranks as
         ``s`` does).
     thresholds : float or array of shape (n_categories,)
+    constant : None or bool array of shape (n_categories,)
+        The categories whose model is constant (no training document, or every one):
+        their scores rank nothing, so they have no break-even point (NaN), and the
+        micro- and macro-averaged break-even points count their test positives as
+        missed (a break-even point of 0), as if none of them were found.
 
     Returns
     -------
@@ -105,7 +121,8 @@ def score_task(task, Y_true, scores, thresholds=0.0):
         (multi-label), fractions; NaN where undefined.
     rows : dict
         ``breakeven``, ``precision``, ``recall``, ``f1`` arrays, one value per
-        category (NaN where undefined: a category without test documents).
+        category (NaN where undefined: a category without test documents; the
+        break-even point of a ``constant`` one).
     """
     from .metrics import (breakeven_points, macro_breakeven_point, micro_breakeven_point,
                           precision_recall_f1)
@@ -113,16 +130,19 @@ def score_task(task, Y_true, scores, thresholds=0.0):
     Y_true = np.asarray(Y_true)
     scores = np.asarray(scores, dtype=np.float64)
     beps = breakeven_points(Y_true, scores, zero_division=np.nan)
+    constant = None if constant is None or not np.any(constant) else np.asarray(constant, bool)
+    if constant is not None:
+        beps[constant] = np.nan
     if task == "multilabel":
         prf = precision_recall_f1(Y_true, Y_score=scores, threshold=thresholds,
                                   zero_division=np.nan)
-        summary = {
-            "micro_breakeven": float(micro_breakeven_point(Y_true, scores,
-                                                           zero_division=np.nan)),
-            "macro_breakeven": float(macro_breakeven_point(Y_true, scores,
-                                                           zero_division=np.nan)),
-            "micro_f1": prf.micro_f1, "macro_f1": prf.macro_f1,
-        }
+        if constant is None:
+            micro = micro_breakeven_point(Y_true, scores, zero_division=np.nan)
+            macro = macro_breakeven_point(Y_true, scores, zero_division=np.nan)
+        else:
+            micro, macro = _breakeven_averages_with_misses(Y_true, beps)
+        summary = {"micro_breakeven": float(micro), "macro_breakeven": float(macro),
+                   "micro_f1": prf.micro_f1, "macro_f1": prf.macro_f1}
         return summary, {"breakeven": beps, "precision": prf.precision,
                          "recall": prf.recall, "f1": prf.f1}
     if task not in TASKS:

@@ -27,6 +27,8 @@ from .training import (
     SUMMARY_NAMES,
     check_plot,
     check_trainable,
+    constant_models,
+    constant_note,
     cv_line,
     example_order,
     fit_task,
@@ -222,6 +224,9 @@ def _eval_corpus(args):
               "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
               "categories": list(d.categories), "order": order_text(args, methods[0]),
               "methods": rows, "corpus_report": d.report}
+    constant = constant_models(d.categories, d.Y_train)
+    if constant:  # categories without a break-even point, and why
+        result["constant_models"] = constant
     if d.preprocessing:  # how the texts became rows: language, stems, n-grams
         result["features"] = d.preprocessing
     if args.json:
@@ -314,6 +319,8 @@ def _print_methods(d, result, chosen):
     for r in rows:
         out(r["method"].ljust(name_w) + "".join(fmt(r[k], 11) for k in keys)
             + f"{r['seconds']:10.1f}")
+    if constant_note(d):
+        out(constant_note(d))
     for key, cv in chosen.items():
         out(auto_line(rows[-1]["auto"]) if key == "auto" else cv_line(cv, key))
     out(f"figures in percent on the test set; {result['order']}; lam = 1/n for "

@@ -30,6 +30,8 @@ from .training import (
     SUMMARY_NAMES,
     check_plot,
     class_thresholds,
+    constant_models,
+    constant_note,
     cv_line,
     example_order,
     fit_task,
@@ -116,6 +118,9 @@ def cmd_train(args):
         "n_features": int(d.X_train.shape[1]), **summary, "seconds": round(seconds, 3),
         "categories": _category_rows(d, per, est, thresholds, cv),
     }
+    constant = constant_models(d.categories, d.Y_train)
+    if constant:  # categories without a break-even point, and why
+        result["constant_models"] = constant
     if cv is not None:
         result["auto" if args.auto else "lam_by_cv"] = cv
     if args.tune_thresholds:
@@ -204,6 +209,7 @@ def _category_rows(d, per, est, thresholds, cv):
     """One row per category: its test figures, positives, and what the solve reached."""
     gap = getattr(est, "duality_gap_", None)
     n_iter = getattr(est, "n_iter_", None)
+    constant = constant_models(d.categories, d.Y_train)
     rows = []
     for j, cat in enumerate(d.categories):
         k = 0 if d.task == "binary" else j  # the binary problem serves both classes
@@ -218,6 +224,8 @@ def _category_rows(d, per, est, thresholds, cv):
             "duality_gap": _pick(gap, k, float),
             "epochs": _pick(n_iter, k, int),
         })
+        if cat in constant:  # why its break-even point is null
+            rows[-1]["constant_model"] = constant[cat]
         if thresholds is not None:
             rows[-1]["threshold"] = float(thresholds[j])  # +-inf: never / always
         if cv is not None:
@@ -283,6 +291,8 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         kind = "classes" if d.task != "multilabel" else "categories"
         out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
+    if constant_note(d):
+        out(constant_note(d))
     if "tuning" in result:
         out(tuning_line(result["tuning"], d.task, rows))
     if "lam_by_cv" in result:

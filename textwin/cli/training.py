@@ -234,6 +234,19 @@ def text_language(args, texts):
     return args.detected_language, True
 
 
+NO_TRAINING_DOCUMENT = "no training document"
+
+
+def constant_models(categories, Y_train):
+    """``{category: why}`` for the categories that cannot be learned and get a constant
+    model: no training document, or every one."""
+    import numpy as np
+
+    Y_train = np.asarray(Y_train)
+    return {c: NO_TRAINING_DOCUMENT if not Y_train[:, j].any() else "in every training document"
+            for j, c in enumerate(categories) if not Y_train[:, j].any() or Y_train[:, j].all()}
+
+
 def check_trainable(categories, Y_train, source, everything):
     """A category needs positive and negative training documents.
 
@@ -241,11 +254,12 @@ def check_trainable(categories, Y_train, source, everything):
     such categories are kept (a constant model, no break-even point) and named in
     one warning, unless no category at all can be learned.
     """
-    no_pos = [c for j, c in enumerate(categories) if not Y_train[:, j].any()]
-    no_neg = [c for j, c in enumerate(categories) if Y_train[:, j].all()]
-    if everything and len(no_pos) + len(no_neg) < len(categories):
-        if no_pos or no_neg:
-            n = len(no_pos) + len(no_neg)
+    constant = constant_models(categories, Y_train)
+    no_pos = [c for c, why in constant.items() if why == NO_TRAINING_DOCUMENT]
+    no_neg = [c for c, why in constant.items() if why != NO_TRAINING_DOCUMENT]
+    if everything and len(constant) < len(categories):
+        if constant:
+            n = len(constant)
             names = [*(f"{c} (no training document)" for c in no_pos),
                      *(f"{c} (in every training document)" for c in no_neg)]
             # A warning, not a log line: -q silences it as it does the estimators'.
@@ -517,9 +531,31 @@ def summarize(d, scores, thresholds=None):
 
     if thresholds is None:
         thresholds = class_thresholds(d)
+    constant = constant_models(d.categories, d.Y_train)
     summary, per = score_task(d.task, d.Y_test, scores,
-                              0.0 if thresholds is None else thresholds)
+                              0.0 if thresholds is None else thresholds,
+                              constant=[c in constant for c in d.categories])
     return {k: num(100 * v) for k, v in summary.items()}, per
+
+
+def constant_note(d):
+    """The line under a table that says which categories have no break-even point (a
+    constant model ranks nothing) and how the averages count them; None if none."""
+    constant = constant_models(d.categories, d.Y_train)
+    if not constant:
+        return None
+    names = list(constant)
+    if len(names) == 1:
+        (name, why), = constant.items()
+        line = f"{name}: a constant model ({why}) ranks nothing: no break-even point"
+    else:
+        line = (f"{len(names)} categories have a constant model, which ranks nothing: no "
+                f"break-even point for {first_names([f'{c} ({w})' for c, w in constant.items()])}")
+    missed = int(sum(d.Y_test[:, d.categories.index(c)].sum() for c in names))
+    if d.task == "multilabel" and missed:
+        line += (f"; micro-BEP and macro-BEP count {'its' if len(names) == 1 else 'their'} "
+                 f"{missed} test positive{'s' if missed != 1 else ''} as missed")
+    return line
 
 
 SUMMARY_NAMES = {"accuracy": "accuracy", "micro_breakeven": "micro-BEP",
