@@ -410,6 +410,47 @@ def test_held_out_path_scores_are_the_path_models_scores():
         held_out_path_scores(X[:200], y[:200], X[200:, :3], lams)
 
 
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_a_path_solved_in_pieces_gives_the_whole_paths_points(fit_intercept):
+    from sklearn.datasets import make_classification
+
+    from textwin.model_selection import held_out_path_scores
+
+    X, y = make_classification(300, 20, n_informative=5, n_classes=3, random_state=0)
+    X /= np.linalg.norm(X, axis=1)[:, None]
+    lams = np.logspace(-1, -3.5, 6)
+    p = dict(tol=1e-6, random_state=0, fit_intercept=fit_intercept, max_epochs=20000)
+    whole = held_out_path_scores(X[:200], y[:200], X[200:], lams, **p)
+    pieces, state = [], None
+    for part in (lams[:2], lams[2:3], lams[3:]):
+        pieces.append(held_out_path_scores(X[:200], y[:200], X[200:], part, warm_start=state,
+                                           **p))
+        state = pieces[-1].state
+    # each piece starts where the last stopped, rescaled as between two points of one path
+    np.testing.assert_array_equal(np.concatenate([q.scores for q in pieces]), whole.scores)
+    np.testing.assert_array_equal(np.concatenate([q.n_iter for q in pieces]), whole.n_iter)
+    with pytest.raises(ValueError, match="ended at lam=0.000316228; continue it below, not at lam=0.1"):
+        held_out_path_scores(X[:200], y[:200], X[200:], lams[:1], warm_start=state, **p)
+    with pytest.raises(ValueError, match="not the state of a path of these 3 problems on 150"):
+        held_out_path_scores(X[:150], y[:150], X[200:], lams[3:], warm_start=pieces[0].state,
+                             **p)
+
+
+def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():
+    from textwin._lam_choice import past_the_best
+
+    mean = np.array([[0.5, 0.8, 0.7, 0.6],     # two below 0.8 - 0.02: past
+                     [0.5, 0.8, 0.7, 0.79],    # the last within a standard error
+                     [0.5, 0.6, 0.8, 0.5],     # one point after the best
+                     [0.9, 0.8, 0.85, 0.6],    # the best first
+                     [0.5, 0.6, 0.7, 0.8]])    # still rising
+    assert past_the_best(mean, np.full(mean.shape, 0.02)).tolist() == [
+        True, False, False, True, False]
+    # the best's own standard error is the margin, in n_se of them
+    assert not past_the_best(mean[:1], np.array([[0.0, 0.25, 0.0, 0.0]]))[0]
+    assert past_the_best(mean[1:2], np.full((1, 4), 0.02), n_se=0)[0]
+
+
 # ---------------------------------------------------------------------------
 # The choice for the model's own decision (select_lam)
 # ---------------------------------------------------------------------------

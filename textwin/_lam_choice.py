@@ -176,7 +176,9 @@ def fold_scores(oof_scores, Y, fold_of, *, task, scoring=None, rule="zero"):
         return np.nanmean(_f1(tp, fp, fn), axis=1)
 
 
-def _mean_and_se(whole):
+def mean_and_se(whole):
+    """The mean over the folds of ``whole`` (n_folds, n_lams) and its standard error; a
+    lam undefined on every fold (or never reached) has mean -inf."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         mean = np.nanmean(whole, axis=0)
@@ -184,10 +186,23 @@ def _mean_and_se(whole):
     return np.where(np.isnan(mean), -np.inf, mean), np.nan_to_num(se)
 
 
+def past_the_best(mean, se, n_se=1.0):
+    """Per row of mean scores (rows, lams so far, descending lams) and their standard
+    errors: are the last two lams' means both more than ``n_se`` standard errors (the
+    best's) below the best? A path past its optimum, whose smaller lams (the costliest
+    to solve) can be left out; two points in a row, so that one low fold score alone
+    does not end it."""
+    mean, se = np.atleast_2d(mean), np.atleast_2d(se)
+    best = np.argmax(mean, axis=1)
+    rows = np.arange(mean.shape[0])
+    low = np.all(mean[:, -2:] < (mean[rows, best] - n_se * se[rows, best])[:, None], axis=1)
+    return low & (best < mean.shape[1] - 2)
+
+
 def shared_choice(whole, one_se):
     """Index of the best mean score over the folds (the first: the largest lam); with
     ``one_se``, the largest lam whose mean is within one standard error of it."""
-    mean, se = _mean_and_se(whole)
+    mean, se = mean_and_se(whole)
     best = int(np.argmax(mean))
     if one_se:
         best = int(np.flatnonzero(mean >= mean[best] - se[best])[0])
@@ -260,6 +275,16 @@ def select_lam(oof_scores, Y, fold_of, *, task="multilabel", scoring=None, rule=
     Y = Y[:, None] if Y.ndim == 1 else Y
     scoring = check_choice(task, scoring, rule)
     whole = fold_scores(S, Y, fold_of, task=task, scoring=scoring, rule=rule)
+    return choice_of(whole, S, Y, fold_of, task=task, scoring=scoring, rule=rule, one_se=one_se)
+
+
+def choice_of(whole, oof_scores, Y, fold_of, *, task, scoring, rule, one_se=False):
+    """:func:`select_lam`'s choice from the folds' scores ``whole`` (n_folds, n_lams) of
+    :func:`fold_scores` (NaN columns: lams a stopped path never reached) and the
+    out-of-fold scores they came from (n_samples, n_problems, n_lams)."""
+    S = np.asarray(oof_scores, dtype=np.float64)
+    Y = np.asarray(Y)
+    Y = Y[:, None] if Y.ndim == 1 else Y
     if not np.isfinite(whole).any():
         raise ValueError(f"select_lam: the scoring {scoring!r} is undefined on every "
                          f"held-out fold; choose another scoring or other folds.")

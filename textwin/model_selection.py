@@ -27,7 +27,8 @@ from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
 from textwin._lam_choice import (SCORINGS, SmallClassWarning, check_choice, cut_thresholds,
-                                 fold_scores, select_lam, shared_choice, tuned_thresholds)
+                                 fold_scores, past_the_best, select_lam, shared_choice,
+                                 tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
@@ -351,19 +352,20 @@ def regularization_path(X, y, lams=_DEFAULT_N_LAMS, *, sample_weight=None,
         intercept[l, k] = bias - theta
         dual[l, k] = alpha
 
-    gap, n_iter = _every_path("regularization_path", problems, lams, keep)
+    gap, n_iter, _ = _every_path("regularization_path", problems, lams, keep)
     return Bunch(lams=lams, coef=coef, intercept=intercept, dual_coef=dual, duality_gap=gap,
                  n_iter=n_iter, classes=problems.classes)
 
 
-def _every_path(name, problems, lams, keep):
+def _every_path(name, problems, lams, keep, starts=None):
     """Solve every problem's path along ``lams`` in the thread pool; ``keep(l, k, out,
-    alpha, bias)`` receives each point. Returns the gaps and epochs (n_lams, n_problems)
-    and warns about the points that stopped before ``tol``."""
+    alpha, bias)`` receives each point. ``starts``: each problem's ``(alpha, sigma)`` at
+    ``lams[0]``, to continue from. Returns the gaps and epochs (n_lams, n_problems) and
+    where each path stopped, and warns about the points that stopped before ``tol``."""
     L, K = lams.size, problems.n_problems
     gap, n_iter = np.empty((L, K)), np.empty((L, K), dtype=int)
     views = problems.views(problems.X)
-    failures = []
+    failures, ends = [], [None] * K
 
     def solve(k):
         y_k, weight = problems.rows(k)
@@ -374,20 +376,26 @@ def _every_path(name, problems, lams, keep):
             if not out["converged"]:
                 failures.append((lams[l], k, out["gap"]))
 
-        _solve_path(problems, views, problems.X, y_k, weight, lams, int(problems.seeds[k]), record)
+        ends[k] = _solve_path(problems, views, problems.X, y_k, weight, lams,
+                              int(problems.seeds[k]), record,
+                              None if starts is None else starts[k])
 
     map_problems(solve, K, problems.params["n_jobs"])
     _warn_path_failures(name, failures, L * K, problems.params["tol"], stacklevel=4)
-    return gap, n_iter
+    return gap, n_iter, ends
 
 
-def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, **params):
+def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_start=None,
+                         **params):
     """The scores of held-out rows along the warm-started path of (X, y).
 
     :func:`regularization_path` without its weights: each point's model
     scores ``X_held_out`` and only the scores are kept, so that a
     cross-validation over a vocabulary of millions of terms holds
     ``n_lams x n_held_out x n_problems`` numbers per fold, not the weights.
+    A path can be solved a piece at a time (``warm_start``), to stop it where
+    its scores say it is past its best: the pieces' points are those of one
+    call over the whole grid.
 
     Parameters
     ----------
@@ -397,6 +405,9 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, **params
     lams : array-like of float
         The grid, solved in descending order (duplicates dropped).
     sample_weight : array-like of shape (n_samples,), default=None
+    warm_start : the ``state`` of an earlier call, default=None
+        Continue that call's paths (same ``X``, ``y`` and parameters); its last
+        ``lam`` must be above ``lams[0]``.
     **params
         Parameters of :class:`~textwin.DualGaussSeidelClassifier` (not ``lam``).
 
@@ -406,25 +417,42 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, **params
         ``lams`` (n_lams,), descending; ``scores`` (n_lams, n_held_out,
         n_problems), ``decision_function``'s values with one column per
         binary problem (one for binary ``y``); ``duality_gap`` and ``n_iter``
-        (n_lams, n_problems); ``classes``.
+        (n_lams, n_problems); ``classes``; ``state``: where the paths stopped,
+        for ``warm_start``.
     """
+    name = "held_out_path_scores"
     if "lam" in params:
-        raise TypeError("held_out_path_scores takes lams (the grid), not lam.")
+        raise TypeError(f"{name} takes lams (the grid), not lam.")
     problems = _Problems(DualGaussSeidelClassifier(**params), X, y, sample_weight)
-    lams = _check_lams("held_out_path_scores", lams)
+    lams = _check_lams(name, lams)
     X_held_out = as_canonical_csr(X_held_out)
     if X_held_out.shape[1] != problems.d_user:
-        raise ValueError(f"held_out_path_scores: X_held_out has {X_held_out.shape[1]} "
+        raise ValueError(f"{name}: X_held_out has {X_held_out.shape[1]} "
                          f"features, X has {problems.d_user}.")
+    starts = None if warm_start is None else _continued(name, warm_start, problems, lams[0])
     d, theta = problems.d_user, problems.settings.theta
     scores = np.empty((lams.size, X_held_out.shape[0], problems.n_problems))
 
     def keep(l, k, out, alpha, bias):
         scores[l, :, k] = X_held_out @ out["w"][:d] + (bias - theta)
 
-    gap, n_iter = _every_path("held_out_path_scores", problems, lams, keep)
+    gap, n_iter, ends = _every_path(name, problems, lams, keep, starts)
     return Bunch(lams=lams, scores=scores, duality_gap=gap, n_iter=n_iter,
-                 classes=problems.classes)
+                 classes=problems.classes, state=Bunch(lam=float(lams[-1]), paths=ends))
+
+
+def _continued(name, state, problems, lam):
+    """Each problem's ``(alpha, sigma)`` of ``state`` rescaled to ``lam``, as between the
+    points of one path (:func:`_solve_path`)."""
+    paths = getattr(state, "paths", None)
+    if paths is None or len(paths) != problems.n_problems or any(
+            np.shape(alpha) != (problems.n,) for alpha, _ in paths):
+        raise ValueError(f"{name}: warm_start is not the state of a path of these "
+                         f"{problems.n_problems} problems on {problems.n} samples.")
+    if not lam < state.lam:
+        raise ValueError(f"{name}: warm_start ended at lam={state.lam:g}; continue it below, "
+                         f"not at lam={lam:g}.")
+    return [(alpha * (lam / state.lam), sigma) for alpha, sigma in paths]
 
 
 class _Worded:
@@ -1018,12 +1046,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
 
     def _past_the_best(self, run):
         """Per problem: are the last two lams' mean scores below best - one standard error?"""
-        mean, se = self._mean_and_se(run)
-        best = np.argmax(mean, axis=1)
-        rows = np.arange(mean.shape[0])
-        # two points in a row: one low fold score alone does not end a path
-        past = np.all(mean[:, -2:] < (mean[rows, best] - se[rows, best])[:, None], axis=1)
-        return self._per_problem(run, past & (best < mean.shape[1] - 2))
+        return self._per_problem(run, past_the_best(*self._mean_and_se(run)))
 
     def _rising_at_the_bottom(self, run):
         """Per problem: does the smallest lam's mean score beat all others by a standard error?"""
