@@ -345,11 +345,38 @@ def test_cv_with_classes_smaller_than_the_folds_warns_once_and_scores_every_fold
     train, test = folds[lacking[0]]
     vec = TextVectorizer(stem=False).fit([texts[i] for i in train])
     Y = np.asarray(y[:, None] == search.classes_, dtype=int)
-    S = search._fold_path(vec.transform([texts[i] for i in train]),
-                          vec.transform([texts[i] for i in test]), Y[train], "multiclass",
-                          np.array([3.0, 0.3]) / train.size, "hinge", nb_scaling, False)
+    S, _ = search._fold_path(vec.transform([texts[i] for i in train]),
+                             vec.transform([texts[i] for i in test]), Y[train], "multiclass",
+                             np.array([3.0, 0.3]) / train.size, "hinge", nb_scaling, False)
     absent = list(search.classes_).index("platinum")
     assert np.all(np.isneginf(S[:, :, absent])) and np.all(np.isfinite(np.delete(S, absent, 2)))
+
+
+@pytest.mark.parametrize("task", ["multiclass", "binary", "multilabel"])
+def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_grid(task):
+    texts, y = {"multiclass": lambda: corpus(n_per_class=40, noise=0.6),
+                "binary": lambda: corpus(n_per_class=60, classes=("grain", "money"),
+                                         noise=0.7),
+                "multilabel": lambda: multilabel_corpus(n=200)}[task]()
+    kw = dict(ngrams=[1, 2], lam_grid=np.logspace(2, -4, 7), cv=3, tol=1e-4)
+    whole = TextClassifierCV(early_stopping=False, **kw).fit(texts, y)
+    search = TextClassifierCV(**kw).fit(texts, y)
+    full = np.array(whole.cv_results_["mean_test_score"]).reshape(-1, 7)
+    mean = np.array(search.cv_results_["mean_test_score"]).reshape(-1, 7)
+    reached = np.isfinite(mean)
+    assert np.isfinite(full).all() and not reached.all()
+    # the points solved are the whole grid's, each path continued where it stopped
+    np.testing.assert_array_equal(mean[reached], full[reached])
+    n_reached = reached.sum(axis=1)
+    rules = len(search._rules(search.task_, search.scoring_))
+    for c in range(0, len(mean), rules):  # a combination's rules stop together
+        assert len(set(n_reached[c:c + rules])) == 1
+        if n_reached[c] < 7:  # stopped: every rule two points below its best
+            for row in mean[c:c + rules, :n_reached[c]]:
+                best = np.argmax(row)
+                assert best < n_reached[c] - 2 and np.all(row[-2:] < row[best])
+    assert search.best_params_ == whole.best_params_
+    assert search.best_score_ == whole.best_score_
 
 
 def test_cv_on_two_classes_one_of_a_single_text_goes_on():

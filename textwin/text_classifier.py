@@ -39,9 +39,10 @@ from tqdm import tqdm
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
-from textwin._lam_choice import rule_for
+from textwin._lam_choice import (choice_of, fold_scores, mean_and_se, past_the_best,
+                                 rule_for)
 from textwin.model_selection import (SmallClassWarning, check_choice, fold_shortfall,
-                                     held_out_path_scores, select_lam)
+                                     held_out_path_scores)
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import MAX_NGRAM, TextVectorizer, Words, detect_language, fold_matrices
@@ -119,10 +120,10 @@ def nb_ratios(X, positive, alpha=1.0):
     """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
     binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
     others: scaling column ``j`` by ``r_j`` is NBSVM's feature map."""
-    B = X.copy()
-    B.data[:] = 1.0
-    p = alpha + np.asarray(B[positive].sum(axis=0)).ravel()
-    q = alpha + np.asarray(B[~positive].sum(axis=0)).ravel()
+    in_positive = np.repeat(np.asarray(positive, dtype=bool), np.diff(X.indptr))
+    every = np.bincount(X.indices, minlength=X.shape[1])
+    p = np.bincount(X.indices[in_positive], minlength=X.shape[1])
+    p, q = alpha + p, alpha + (every - p)
     return np.log(p / p.sum()) - np.log(q / q.sum())
 
 
@@ -419,6 +420,36 @@ SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold 
                         "without a class never predicts it")
 
 
+def _fold_of(folds, n):
+    """The held-out fold of each text (-1: in none)."""
+    fold_of = np.full(n, -1)
+    for f, (_, test) in enumerate(folds):
+        fold_of[test] = f
+    return fold_of
+
+
+def _turned(whole):
+    """Has the mean over the folds of ``whole`` (n_folds, lams so far) been below its best
+    at the last two lams? Past that, a smaller lam changes the choice only by rising
+    above the best again, and by more than a standard error under the one-standard-error
+    rule."""
+    return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
+
+
+class _FoldJudge:
+    """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_lams, n_texts,
+    n_problems) at each decision rule the search compares (``rules``), by
+    :func:`textwin._lam_choice.fold_scores`."""
+
+    def __init__(self, rules, Y, task, scoring, fold_of):
+        self.rules, self.task, self.scoring, self.fold_of = rules, task, scoring, fold_of
+        self.T = Y[:, 1:] if task == "binary" else Y
+
+    def __call__(self, scores, rule):
+        return fold_scores(np.transpose(scores, (1, 2, 0)), self.T, self.fold_of,
+                           task=self.task, scoring=self.scoring, rule=rule)
+
+
 def _candidates(value, name):
     """A searched parameter's candidates: a list or tuple of values, or one value."""
     values = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -487,6 +518,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         the corpora of docs/benchmarks.md it chooses as the plain maximum does,
         but on GermEval 2018, where the folds' figures are noisy (test accuracy
         73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
+    early_stopping : bool, default=True
+        Solve a combination's paths a ``lam`` at a time on every fold, and stop
+        them once the mean score of each rule has been below its best at two
+        ``lam`` in a row: the paths are past their optimum, and the smallest
+        ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
+        A path solved in pieces gives the points of one solved whole, so the
+        choice differs only where a curve would rise above its best again; on
+        the seven corpora of docs/benchmarks.md it is the whole grid's choice.
+        False solves the whole grid.
     cv : int or list of (train, test) index arrays, default=5
         An int: as many folds, stratified for one class per text, plain
         otherwise, shuffled with ``random_state``. Pairs (a splitter's
@@ -524,8 +564,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="auto",
                  min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
-                 scoring=None, tune_thresholds="auto", one_se=True, cv=5, task=None, tol=1e-3,
-                 max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+                 scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
+                 task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     # -- the search space ---------------------------------------------------------
@@ -616,114 +656,138 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
         words = Words(texts, max(n for _, n in features))  # found once for all
-        oof, seconds = self._out_of_fold(texts, Y, task, folds, features, variants, grid, words)
-        self._choose(Y, task, folds, grid, oof, seconds, scoring, rules)
+        judge = _FoldJudge(rules, Y, task, scoring, _fold_of(folds, len(texts)))
+        oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
+                                                grid, words, judge)
+        self._choose(Y, task, folds, grid, oof, whole, seconds, scoring)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, words)
         return self
 
-    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words):
-        """{(stem, ngrams, loss, nb_scaling, fit_intercept): scores (n_lams, n_texts,
-        n_problems)} and the seconds each took (its share of the vectorizing, and its
-        paths)."""
-        K = 1 if task == "binary" else Y.shape[1]
-        oof = {(*f, *v): np.empty((grid.size, len(texts), K)) for f in features for v in variants}
-        seconds = dict.fromkeys(oof, 0.0)
-        bar = tqdm(total=len(features) * len(folds), desc="TextClassifierCV (settings x folds)",
-                   unit="fold", file=sys.stderr, leave=False,
+    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge):
+        """Every combination's paths on the folds: {(stem, ngrams, loss, nb_scaling,
+        fit_intercept): scores (n_lams, n_texts, n_problems)}, the folds' scores of each
+        rule {key: {rule: (n_folds, n_lams)}} (``judge``), and the seconds each took (its
+        share of the vectorizing, and its paths)."""
+        oof, whole, seconds = {}, {}, {}
+        bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
+                   desc="TextClassifierCV (settings x folds x lams)", unit="fit",
+                   file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
         with bar:
             for stem, ngrams in features:
+                start = time.perf_counter()
                 vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df)
-                matrices = fold_matrices(vec, texts, folds, words)  # counted once
-                for train, test in folds:
+                matrices = list(fold_matrices(vec, texts, folds, words))  # counted once
+                shared = (time.perf_counter() - start) / len(variants)
+                for variant in variants:
                     start = time.perf_counter()
-                    X_train, X_test = next(matrices)
-                    shared = (time.perf_counter() - start) / len(variants)
-                    for variant in variants:
-                        start = time.perf_counter()
-                        key = (stem, ngrams, *variant)
-                        oof[key][:, test] = self._fold_path(X_train, X_test, Y[train], task,
-                                                            grid / train.size, *variant)
-                        seconds[key] += shared + time.perf_counter() - start
-                    bar.update(1)
+                    key = (stem, ngrams, *variant)
+                    oof[key], whole[key] = self._paths(matrices, Y, task, folds, grid, variant,
+                                                       judge, bar)
+                    seconds[key] = shared + time.perf_counter() - start
         if self._unconverged:  # one line for the search, not one per path
             warnings.warn(
                 f"{type(self).__name__}: {self._unconverged} paths had points that stopped at "
                 f"max_epochs={self.max_epochs} before the relative duality gap reached "
                 f"tol={self.tol:g} (the smallest lams are the hardest); their scores are "
                 "those of the solutions reached", ConvergenceWarning, stacklevel=3)
-        return oof, seconds
+        return oof, whole, seconds
 
-    def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept):
-        """The held-out scores (n_lams, n_held_out, n_problems) of one fold's paths: all the
-        problems on one matrix, or with ``nb`` each on its own scaled matrices."""
+    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
+        """One combination's paths down ``grid``, a lam at a time on every fold, each
+        continued from where it stopped; with ``early_stopping``, they end once every
+        rule's curve has turned (:func:`_turned`), the lams below left unscored (NaN)."""
+        K = 1 if task == "binary" else Y.shape[1]
+        scores = np.full((grid.size, Y.shape[0], K), np.nan)
+        whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
+        states = [None] * len(folds)
+        # no path is past its best before its third lam: those are solved in one piece
+        steps = [0] + list(range(3, grid.size)) if self.early_stopping else [0]
+        for l, end in zip(steps, steps[1:] + [grid.size]):
+            for f, ((train, test), (A, B)) in enumerate(zip(folds, matrices)):
+                scores[l:end, test], states[f] = self._fold_path(
+                    A, B, Y[train], task, grid[l:end] / train.size, *variant, states[f])
+                bar.update(end - l)
+            for rule in judge.rules:
+                whole[rule][:, l:end] = judge(scores[l:end], rule)
+            if self.early_stopping and all(_turned(w[:, :end]) for w in whole.values()):
+                bar.total -= len(folds) * (grid.size - end)
+                break
+        return scores, whole
+
+    def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):
+        """The held-out scores (n_lams, n_held_out, n_problems) of one fold's paths at
+        ``lams``, continued from ``state``, and where they stopped: all the problems on
+        one matrix, or with ``nb`` each on its own scaled matrices."""
         params = dict(loss=loss, **intercept_params(fit_intercept), tol=self.tol,
                       max_epochs=self.max_epochs, random_state=self.random_state,
                       n_jobs=self.n_jobs)
         if not nb:
             if task == "multilabel":
-                return self._path(A, Y, B, lams, params)
-            return self._classes_path(A, B, Y, task, lams, params)
+                return self._path(A, Y, B, lams, params, state)
+            return self._classes_path(A, B, Y, task, lams, params, state)
         positives = problem_positives(Y, task)
         scores = np.empty((lams.size, B.shape[0], positives.shape[1]))
+        states = [None] * positives.shape[1] if state is None else list(state)
         for k, y in enumerate(positives.T):
             if y.all() or not y.any():  # no problem to solve in this fold: a constant
                 absent = -np.inf if task == "multiclass" else -1.0  # never the argmax
                 scores[:, :, k] = 1.0 if y.all() else absent
                 continue
             r = nb_ratios(A, y)
-            scores[:, :, k] = self._path(_scale_columns(A, r), y.astype(int),
-                                         _scale_columns(B, r), lams, params)[:, :, 0]
-        return scores
+            path, states[k] = self._path(_scale_columns(A, r), y.astype(int),
+                                         _scale_columns(B, r), lams, params, states[k])
+            scores[:, :, k] = path[:, :, 0]
+        return scores, states
 
-    def _classes_path(self, A, B, Y, task, lams, params):
+    def _classes_path(self, A, B, Y, task, lams, params, state):
         """One class per text. A class the fold's training part lacks (one smaller than the
         folds) never wins in the fold: its score is -inf (two classes: the other one always
         wins); the others are one-vs-rest, as on all the texts."""
         present = Y.any(axis=0)
         if present.all():
-            return self._path(A, np.argmax(Y, axis=1), B, lams, params)
+            return self._path(A, np.argmax(Y, axis=1), B, lams, params, state)
         shape = (lams.size, B.shape[0])
         if task == "binary":
-            return np.full(shape + (1,), 1.0 if present[1] else -1.0)
+            return np.full(shape + (1,), 1.0 if present[1] else -1.0), None
         scores = np.full(shape + (Y.shape[1],), -np.inf)
         if present.sum() == 1:
             scores[:, :, present] = 1.0
         else:
-            scores[:, :, present] = self._path(A, Y[:, present], B, lams, params)
-        return scores
+            scores[:, :, present], state = self._path(A, Y[:, present], B, lams, params, state)
+        return scores, state
 
-    def _path(self, A, y, B, lams, params):
+    def _path(self, A, y, B, lams, params, state):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", ConvergenceWarning)
-            path = held_out_path_scores(A, y, B, lams, **params)
+            path = held_out_path_scores(A, y, B, lams, warm_start=state, **params)
         self._unconverged += sum(isinstance(w.message, ConvergenceWarning) for w in caught)
-        return path.scores
+        return path.scores, path.state
 
-    def _choose(self, Y, task, folds, grid, oof, seconds, scoring, rules):
+    def _choose(self, Y, task, folds, grid, oof, whole, seconds, scoring):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
-        :func:`textwin.model_selection.select_lam` on each combination's out-of-fold scores
-        at each rule (on a tie the earlier combination, and score > 0 before a tuned rule)."""
-        fold_of = np.full(Y.shape[0], -1)
-        for f, (_, test) in enumerate(folds):
-            fold_of[test] = f
+        :func:`textwin.model_selection.select_lam`'s rule on each combination's folds'
+        scores at each rule (on a tie the earlier combination, and score > 0 before a
+        tuned rule)."""
+        fold_of = _fold_of(folds, Y.shape[0])
         T = Y[:, 1:] if task == "binary" else Y
         rows, best = [], None
         for key, S in oof.items():
-            for rule in rules:
+            for rule, scores in whole[key].items():
                 params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"),
                                   key), rule=rule)
-                choice = select_lam(np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
-                                    scoring=scoring, rule=rule, one_se=self.one_se)
+                choice = choice_of(scores, np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
+                                   scoring=scoring, rule=rule, one_se=self.one_se)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all
                     std = np.nanstd(choice.fold_scores, axis=0)
-                for l in range(grid.size):
+                for l in range(grid.size):  # NaN: a lam the paths stopped above
+                    mean = choice.mean[l] if np.isfinite(choice.mean[l]) else math.nan
                     rows.append(dict(params=params, lam_n=float(grid[l]),
-                                     mean_test_score=float(choice.mean[l]),
+                                     mean_test_score=float(mean),
                                      std_test_score=float(std[l]), fit_seconds=seconds[key]))
                 if best is None or choice.score > best[0]:
                     thresholds = choice.thresholds if rule != "zero" else None
