@@ -107,6 +107,21 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
     assert [r["precision"] for r in result["categories"]] == pytest.approx(precision, abs=1e-3)
 
 
+def test_auto_plot_stars_the_chosen_setting_at_the_chosen_lam():
+    from textwin.cli.auto import auto_curves
+
+    base = dict(stem=True, ngrams=2, loss="hinge", nb_scaling=False, fit_intercept=True,
+                rule="zero")
+    summary = {"n_train": 100, "lam_n": [10.0, 1.0, 0.1], "scoring": "accuracy",
+               "chosen": {**base, "lam": 0.1},  # one standard error: not the curve's best
+               "curves": [{"params": base, "scores": [0.8, 0.85, 0.9]},
+                          {"params": {**base, "stem": False}, "scores": [0.7, 0.95, None]}]}
+    curves = auto_curves(summary)
+    assert curves["lams"] == [0.1, 0.01, 0.001]
+    assert curves["lam"] == {"stems and bigrams, bias": 0.1}  # no star on the others
+    assert curves["curves"]["words and bigrams, bias"] == [0.7, 0.95, None]  # stopped
+
+
 def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
     plot = tmp_path / "cv.png"
     code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--plot", plot)

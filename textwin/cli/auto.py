@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 import warnings
 
-from .common import CLIError, first_line, logger
+from .common import CLIError, first_line
 from .training import text_language
 
 #: The folds of --auto's cross-validation.
@@ -166,16 +166,15 @@ def auto_summary(search, d):
 
 def auto_curves(summary):
     """``summary``'s curves as ``--lam auto``'s plot takes them: the score of every
-    combination against lambda, its best lambda starred."""
+    combination against lambda (None where its paths stopped), the chosen combination's
+    lambda starred."""
     n = summary["n_train"]
     lams = [x / n for x in summary["lam_n"]]
-    curves, best = {}, {}
-    for curve in summary["curves"]:
-        name = setting_text(curve["params"])
-        curves[name] = curve["scores"]
-        finite = [(-1.0 if v is None else v) for v in curve["scores"]]
-        best[name] = lams[finite.index(max(finite))]
-    return {"scoring": summary["scoring"], "lams": lams, "curves": curves, "lam": best}
+    curves = {setting_text(c["params"]): c["scores"] for c in summary["curves"]}
+    chosen = summary["chosen"]
+    lam = min(lams, key=lambda x: abs(x - chosen["lam"]))
+    return {"scoring": summary["scoring"], "lams": lams, "curves": curves,
+            "lam": {setting_text(chosen): lam}}
 
 
 def auto_line(summary):

@@ -628,8 +628,10 @@ def plot_cv(summaries, path):
             y = [float("nan") if v is None else 100 * v for v in values]
             label = " ".join(x for x in (method, "" if name == "all" else name) if x) or "mean"
             line, = ax.semilogx(cv["lams"], y, "-o", ms=3, lw=1.2, label=label)
-            lam = next(iter(cv["lam"].values())) if name == "all" else cv["lam"][name]
-            ax.semilogx([lam], [y[cv["lams"].index(lam)]], "*", ms=11, color=line.get_color())
+            lam = next(iter(cv["lam"].values())) if name == "all" else cv["lam"].get(name)
+            if lam is not None:  # --auto: only the chosen setting's curve
+                ax.semilogx([lam], [y[cv["lams"].index(lam)]], "*", ms=11,
+                            color=line.get_color())
     ax.set_xlabel("lambda (star: chosen)")
     ax.set_ylabel(f"cross-validated {' / '.join(sorted(scoring))} (%)")
     ax.grid(alpha=0.3)
