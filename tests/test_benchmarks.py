@@ -213,21 +213,27 @@ def test_corpora_unknown_names_are_one_line(capsys):
         bench.parse_args(["--methods", "textwin,fasttxt"])
 
 
-def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
+def _two_topics(folder, n_train, noise):
+    """train.jsonl and test.jsonl (20 texts) of two topics in ``folder``: three words of
+    each text's topic, of the other topic with probability ``noise``, and two common."""
     import json
 
-    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its _common
-    bench = _load("bench_auto")
     rng = np.random.default_rng(0)
-    topics = {"a": "wheat corn grain harvest", "b": "bank rate loan dollar"}
-    folder = tmp_path / "agnews-small"
+    topics = {"a": "wheat corn grain harvest crop", "b": "bank rate loan dollar money"}
     folder.mkdir()
-    for split, n in (("train", 60), ("test", 20)):
+    for split, n in (("train", n_train), ("test", 20)):
         with open(folder / f"{split}.jsonl", "w") as fh:
             for i in range(n):
                 label = "ab"[i % 2]
-                words = list(rng.choice(topics[label].split(), 3)) + ["the", "news"]
+                words = [rng.choice(topics["ab"[(label == "a") == (rng.random() < noise)]]
+                                    .split()) for _ in range(3)] + ["the", "news"]
                 fh.write(json.dumps({"text": " ".join(words), "labels": [label]}) + "\n")
+
+
+def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its _common
+    bench = _load("bench_auto")
+    _two_topics(tmp_path / "agnews-small", 60, noise=0.0)
     monkeypatch.setattr(bench, "CORPORA", str(tmp_path))
     result = bench.run_corpus("agnews", 1)
     rows = result["rows"]
@@ -239,6 +245,18 @@ def test_auto_searches_run_on_the_same_folds_and_grid(tmp_path, monkeypatch):
         rows["TextClassifierCV (--auto)"]["seconds"] / rows["sklearn GridSearchCV"]["seconds"])
     assert rows["TextClassifierCV, same grid"]["chosen"]["stem"] is False
     assert all(r["test"]["accuracy"] > 0.9 for r in rows.values())
+
+
+def test_early_stop_bench_compares_the_two_searches_on_one_corpus(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its _common
+    bench = _load("bench_early_stop")
+    _two_topics(tmp_path / "agnews-small", 90, noise=0.5)  # the small lams overfit it
+    r = bench.run_corpus("agnews-small", str(tmp_path), str(tmp_path))
+    stop, whole = r["early_stopping"], r["whole_grid"]
+    assert whole["points_scored"] == whole["points"] == 8 * 2 * 7  # settings x rules x lams
+    assert stop["points"] == whole["points"] and stop["points_scored"] <= whole["points"]
+    assert r["same_choice"] == (stop["chosen"] == whole["chosen"])
+    assert r["time_ratio"] == pytest.approx(stop["seconds"] / whole["seconds"])
 
 
 def test_train_memory_measures_both_sides_and_every_step(tmp_path, monkeypatch):
