@@ -719,3 +719,23 @@ def test_last_level_cache_is_read_or_defaults():
 
     size = last_level_cache_bytes()
     assert isinstance(size, int) and 2 ** 16 <= size <= 2 ** 34
+
+
+def test_append_constant_is_hstack_with_a_constant_column_in_canonical_form():
+    import scipy.sparse as sp
+
+    from textwin._ovr import append_constant
+
+    rng = np.random.default_rng(0)
+    X = sp.random(40, 9, density=0.3, format="csr", random_state=rng)
+    X[[3, 17]] = 0  # empty rows
+    X.eliminate_zeros()
+    out = append_constant(X, 2.5)
+    expected = sp.hstack([X, np.full((40, 1), 2.5)], format="csr")
+    expected.sort_indices()
+    assert out.shape == (40, 10) and out.indices.dtype == out.indptr.dtype == np.int32
+    np.testing.assert_array_equal(out.indptr, expected.indptr)
+    np.testing.assert_array_equal(out.indices, expected.indices)
+    np.testing.assert_array_equal(out.data, expected.data)
+    assert out.has_canonical_format  # as it says, read off a fresh matrix of its arrays
+    assert sp.csr_matrix((out.data, out.indices, out.indptr), shape=out.shape).has_canonical_format

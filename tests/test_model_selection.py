@@ -434,6 +434,22 @@ def test_a_path_solved_in_pieces_gives_the_whole_paths_points(fit_intercept):
     with pytest.raises(ValueError, match="not the state of a path of these 3 problems on 150"):
         held_out_path_scores(X[:150], y[:150], X[200:], lams[3:], warm_start=pieces[0].state,
                              **p)
+    with pytest.raises(ValueError, match="warm_start was solved with other parameters"):
+        held_out_path_scores(X[:200], y[:200], X[200:], lams[3:], warm_start=pieces[1].state,
+                             **{**p, "loss": "logistic"})
+
+
+def test_a_path_continued_on_the_same_matrix_prepares_it_once():
+    from textwin.model_selection import held_out_path_scores
+
+    rng = np.random.default_rng(0)
+    X, y = rng.random((60, 5)), rng.integers(0, 2, 60)
+    first = held_out_path_scores(X, y, X, [1e-1], random_state=0)
+    same = held_out_path_scores(X, y.copy(), X, [1e-2], warm_start=first.state, random_state=0)
+    other = held_out_path_scores(X.copy(), y, X, [1e-2], warm_start=first.state, random_state=0)
+    assert same.state.problems is first.state.problems  # validated and copied once
+    assert other.state.problems is not first.state.problems
+    np.testing.assert_array_equal(same.scores, other.scores)
 
 
 def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():

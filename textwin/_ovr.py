@@ -91,9 +91,23 @@ def check_finite_csr(X):
 
 
 def append_constant(X, value=1.0):
-    """[X, value] as canonical CSR (the constant feature of a regularized bias)."""
-    ones = sp.csr_matrix(np.full((X.shape[0], 1), value))
-    return as_canonical_csr(sp.hstack([X, ones], format="csr"))
+    """[X, value] as canonical CSR (the constant feature of a regularized bias): each
+    row's entries, then the constant in the new last column."""
+    X = as_canonical_csr(X)
+    n, d = X.shape
+    if X.nnz + n > INT32_MAX or d + 1 > INT32_MAX:  # as_canonical_csr says what to do
+        ones = sp.csr_matrix(np.full((n, 1), value))
+        return as_canonical_csr(sp.hstack([X, ones], format="csr"))
+    indptr = X.indptr + np.arange(n + 1, dtype=np.int32)
+    ends = indptr[1:] - 1
+    rest = np.ones(X.nnz + n, dtype=bool)
+    rest[ends] = False
+    data, indices = np.empty(X.nnz + n), np.empty(X.nnz + n, dtype=np.int32)
+    data[rest], indices[rest] = X.data, X.indices
+    data[ends], indices[ends] = value, d
+    out = sp.csr_matrix((data, indices, indptr), shape=(n, d + 1))
+    out.has_canonical_format = True  # sorted rows, d above every column of X
+    return out
 
 
 def effective_n_jobs(n_jobs):

@@ -111,6 +111,12 @@ class _Problems:
                     self._class_index[self.labels.column(k) > 0] = k
         return self._class_index
 
+    def own_views(self):
+        """:meth:`views` of the problems' own matrix, made once."""
+        if getattr(self, "_own_views", None) is None:
+            self._own_views = self.views(self.X)
+        return self._own_views
+
     def views(self, X):
         """The kernels' checked views of X: the solver's, and the square solve's of the
         automatic scale (None without it), made once per matrix."""
@@ -364,7 +370,7 @@ def _every_path(name, problems, lams, keep, starts=None):
     where each path stopped, and warns about the points that stopped before ``tol``."""
     L, K = lams.size, problems.n_problems
     gap, n_iter = np.empty((L, K)), np.empty((L, K), dtype=int)
-    views = problems.views(problems.X)
+    views = problems.own_views()
     failures, ends = [], [None] * K
 
     def solve(k):
@@ -423,7 +429,10 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
     name = "held_out_path_scores"
     if "lam" in params:
         raise TypeError(f"{name} takes lams (the grid), not lam.")
-    problems = _Problems(DualGaussSeidelClassifier(**params), X, y, sample_weight)
+    est = DualGaussSeidelClassifier(**params)
+    problems = _prepared(warm_start, X, y, sample_weight, est)
+    if problems is None:
+        problems = _Problems(est, X, y, sample_weight)
     lams = _check_lams(name, lams)
     X_held_out = as_canonical_csr(X_held_out)
     if X_held_out.shape[1] != problems.d_user:
@@ -437,8 +446,34 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
         scores[l, :, k] = X_held_out @ out["w"][:d] + (bias - theta)
 
     gap, n_iter, ends = _every_path(name, problems, lams, keep, starts)
+    state = Bunch(lam=float(lams[-1]), paths=ends, problems=problems, X=X, y=np.array(y),
+                  sample_weight=sample_weight)
     return Bunch(lams=lams, scores=scores, duality_gap=gap, n_iter=n_iter,
-                 classes=problems.classes, state=Bunch(lam=float(lams[-1]), paths=ends))
+                 classes=problems.classes, state=state)
+
+
+def _prepared(state, X, y, sample_weight, estimator):
+    """The problems ``state``'s call prepared, when this call gives the same matrix (the
+    same object), labels and no weights: a path continued in pieces validates and copies
+    its matrix once. A state of other parameters is refused."""
+    if state is None or getattr(state, "problems", None) is None:
+        return None
+    params = estimator._all_params()
+    old = state.problems.params
+    if old.keys() != params.keys() or not all(_equal(old[k], params[k]) for k in params):
+        raise ValueError("held_out_path_scores: warm_start was solved with other "
+                         "parameters; continue a path with the parameters it began with.")
+    if state.X is not X or sample_weight is not None or state.sample_weight is not None:
+        return None
+    y = np.asarray(y)
+    return state.problems if y.shape == state.y.shape and np.array_equal(y, state.y) else None
+
+
+def _equal(a, b):
+    try:
+        return a is b or bool(a == b)
+    except (TypeError, ValueError):  # arrays
+        return np.array_equal(a, b)
 
 
 def _continued(name, state, problems, lam):

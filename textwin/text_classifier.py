@@ -116,12 +116,13 @@ def _texts(X, name):
 # Naive Bayes scaling (Wang & Manning 2012)
 # ---------------------------------------------------------------------------
 
-def nb_ratios(X, positive, alpha=1.0):
+def nb_ratios(X, positive, alpha=1.0, counts=None):
     """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
     binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
-    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map."""
+    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map. ``counts``: X's
+    :func:`document_counts`, when already counted."""
     in_positive = np.repeat(np.asarray(positive, dtype=bool), np.diff(X.indptr))
-    every = np.bincount(X.indices, minlength=X.shape[1])
+    every = document_counts(X) if counts is None else counts
     p = np.bincount(X.indices[in_positive], minlength=X.shape[1])
     p, q = alpha + p, alpha + (every - p)
     return np.log(p / p.sum()) - np.log(q / q.sum())
@@ -133,10 +134,14 @@ def problem_positives(Y, task):
     return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
 
 
+def document_counts(X):
+    """The rows of CSR ``X`` that hold each column."""
+    return np.bincount(X.indices, minlength=X.shape[1])
+
+
 def _scale_columns(X, r):
-    X = X.copy()
-    X.data *= r[X.indices]
-    return X
+    """X with column j scaled by r[j]; its index arrays are X's own (never written)."""
+    return sp.csr_matrix((X.data * r[X.indices], X.indices, X.indptr), shape=X.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -436,6 +441,15 @@ def _turned(whole):
     return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
 
 
+def _first_turn(whole, end):
+    """The first end (past ``end``) of the lams solved at which every rule's curve
+    (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its best so
+    far. Checking no sooner spares the pieces that cannot stop, each of which prepares
+    its matrices again."""
+    bests = [int(np.argmax(mean_and_se(w[:, :end])[0])) for w in whole.values()]
+    return max(end + 1, max(bests) + 3)
+
+
 class _FoldJudge:
     """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_lams, n_texts,
     n_problems) at each decision rule the search compares (``rules``), by
@@ -704,9 +718,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         scores = np.full((grid.size, Y.shape[0], K), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
         states = [None] * len(folds)
-        # no path is past its best before its third lam: those are solved in one piece
-        steps = [0] + list(range(3, grid.size)) if self.early_stopping else [0]
-        for l, end in zip(steps, steps[1:] + [grid.size]):
+        l, end = 0, min(3, grid.size) if self.early_stopping else grid.size
+        while l < grid.size:  # pieces [l, end), each to the first lam that could stop it
             for f, ((train, test), (A, B)) in enumerate(zip(folds, matrices)):
                 scores[l:end, test], states[f] = self._fold_path(
                     A, B, Y[train], task, grid[l:end] / train.size, *variant, states[f])
@@ -716,6 +729,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             if self.early_stopping and all(_turned(w[:, :end]) for w in whole.values()):
                 bar.total -= len(folds) * (grid.size - end)
                 break
+            l, end = end, min(grid.size, _first_turn(whole, end))
         return scores, whole
 
     def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):
@@ -732,12 +746,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         positives = problem_positives(Y, task)
         scores = np.empty((lams.size, B.shape[0], positives.shape[1]))
         states = [None] * positives.shape[1] if state is None else list(state)
+        counts = document_counts(A)  # one count for every problem
         for k, y in enumerate(positives.T):
             if y.all() or not y.any():  # no problem to solve in this fold: a constant
                 absent = -np.inf if task == "multiclass" else -1.0  # never the argmax
                 scores[:, :, k] = 1.0 if y.all() else absent
                 continue
-            r = nb_ratios(A, y)
+            r = nb_ratios(A, y, counts=counts)
             path, states[k] = self._path(_scale_columns(A, r), y.astype(int),
                                          _scale_columns(B, r), lams, params, states[k])
             scores[:, :, k] = path[:, :, 0]
