@@ -452,6 +452,25 @@ def test_a_path_continued_on_the_same_matrix_prepares_it_once():
     np.testing.assert_array_equal(same.scores, other.scores)
 
 
+def test_a_path_continues_with_a_sparse_indicator_matrix_of_labels():
+    import scipy.sparse as sp
+
+    from textwin.model_selection import held_out_path_scores
+
+    rng = np.random.default_rng(0)
+    X, Y = rng.random((60, 5)), (rng.random((60, 3)) < 0.4).astype(int)
+    lams = [1e-1, 1e-2]
+    whole = held_out_path_scores(X, sp.csr_matrix(Y), X, lams, random_state=0)
+    first = held_out_path_scores(X, sp.csr_matrix(Y), X, lams[:1], random_state=0)
+    rest = held_out_path_scores(X, sp.csr_matrix(Y), X, lams[1:], warm_start=first.state,
+                                random_state=0)
+    assert rest.state.problems is first.state.problems  # the same labels, as a new matrix
+    np.testing.assert_array_equal(rest.scores, whole.scores[1:])
+    other = sp.csr_matrix(1 - Y)
+    assert held_out_path_scores(X, other, X, lams[1:], warm_start=first.state,
+                                random_state=0).state.problems is not first.state.problems
+
+
 def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():
     from textwin._lam_choice import past_the_best
 

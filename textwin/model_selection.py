@@ -18,6 +18,7 @@ from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import check_scoring, get_scorer
 from sklearn.model_selection import check_cv
@@ -446,8 +447,8 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
         scores[l, :, k] = X_held_out @ out["w"][:d] + (bias - theta)
 
     gap, n_iter, ends = _every_path(name, problems, lams, keep, starts)
-    state = Bunch(lam=float(lams[-1]), paths=ends, problems=problems, X=X, y=np.array(y),
-                  sample_weight=sample_weight)
+    state = Bunch(lam=float(lams[-1]), paths=ends, problems=problems, X=X,
+                  y=y.copy() if sp.issparse(y) else np.array(y), sample_weight=sample_weight)
     return Bunch(lams=lams, scores=scores, duality_gap=gap, n_iter=n_iter,
                  classes=problems.classes, state=state)
 
@@ -465,8 +466,16 @@ def _prepared(state, X, y, sample_weight, estimator):
                          "parameters; continue a path with the parameters it began with.")
     if state.X is not X or sample_weight is not None or state.sample_weight is not None:
         return None
+    return state.problems if _same_labels(y, state.y) else None
+
+
+def _same_labels(y, old):
+    """Are the labels ``y`` those of ``old`` (arrays, or sparse indicator matrices)?"""
+    if sp.issparse(y) or sp.issparse(old):
+        return (sp.issparse(y) and sp.issparse(old) and y.shape == old.shape
+                and (y != old).nnz == 0)
     y = np.asarray(y)
-    return state.problems if y.shape == state.y.shape and np.array_equal(y, state.y) else None
+    return y.shape == old.shape and np.array_equal(y, old)
 
 
 def _equal(a, b):
