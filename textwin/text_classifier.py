@@ -33,6 +33,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
@@ -753,8 +754,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 scores[:, :, k] = 1.0 if y.all() else absent
                 continue
             r = nb_ratios(A, y, counts=counts)
-            path, states[k] = self._path(_scale_columns(A, r), y.astype(int),
-                                         _scale_columns(B, r), lams, params, states[k])
+            path, state = self._path(_scale_columns(A, r), y.astype(int),
+                                     _scale_columns(B, r), lams, params, states[k])
+            # where the path stopped, without its problems: the next piece scales a new
+            # matrix, on which they are not reused, and each holds a copy of this one
+            states[k] = Bunch(lam=state.lam, paths=state.paths)
             scores[:, :, k] = path[:, :, 0]
         return scores, states
 
