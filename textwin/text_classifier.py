@@ -534,7 +534,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         but on GermEval 2018, where the folds' figures are noisy (test accuracy
         73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
     early_stopping : bool, default=True
-        Solve a combination's paths a ``lam`` at a time on every fold, and stop
+        Solve a combination's paths a few ``lam`` at a time on every fold, and stop
         them once the mean score of each rule has been below its best at two
         ``lam`` in a row: the paths are past their optimum, and the smallest
         ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
@@ -712,9 +712,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return oof, whole, seconds
 
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
-        """One combination's paths down ``grid``, a lam at a time on every fold, each
-        continued from where it stopped; with ``early_stopping``, they end once every
-        rule's curve has turned (:func:`_turned`), the lams below left unscored (NaN)."""
+        """One combination's paths down ``grid`` on every fold, in pieces each continued
+        from where the last stopped; with ``early_stopping``, they end once every rule's
+        curve has turned (:func:`_turned`), the lams below left unscored (NaN)."""
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((grid.size, Y.shape[0], K), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
