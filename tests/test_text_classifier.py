@@ -1,5 +1,6 @@
 """TextClassifier and TextClassifierCV: raw texts in, the task from the labels, model files,
 and the cross-validated search over the features and lam."""
+import sys
 import warnings
 
 import numpy as np
@@ -416,6 +417,26 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
                 assert best < n_reached[c] - 2 and np.all(row[-2:] < row[best])
     assert search.best_params_ == whole.best_params_
     assert search.best_score_ == whole.best_score_
+
+
+def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):
+    extra = {"ships": "vessel port cargo tanker shipping freight",
+             "metal": "copper zinc nickel smelter tonnes ore"}
+    monkeypatch.setattr(sys.modules[__name__], "TOPICS", {**TOPICS, **extra})
+    texts, y = corpus(n_per_class=12, classes=tuple(sorted({**TOPICS, **extra})), noise=0.5)
+    calls = []
+    original = TextClassifierCV._fold_path
+
+    def counted(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):
+        calls.append((nb, lams.size))
+        return original(self, A, B, Y, task, lams, loss, nb, fit_intercept, state)
+
+    monkeypatch.setattr(TextClassifierCV, "_fold_path", counted)
+    TextClassifierCV(stem=False, ngrams=1, lam_grid=np.logspace(2, -4, 7), cv=3,
+                     tol=1e-4).fit(texts, y)
+    # five classes: each fold's naive Bayes paths in one piece; the others in pieces
+    assert [size for nb, size in calls if nb] == [7, 7, 7]
+    assert [size for nb, size in calls if not nb][:3] == [3, 3, 3]
 
 
 def test_cv_on_two_classes_one_of_a_single_text_goes_on():

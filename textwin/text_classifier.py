@@ -442,6 +442,12 @@ def _turned(whole):
     return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
 
 
+#: The most naive Bayes problems (classes) whose paths are solved in pieces, to stop early
+#: (benchmarks/bench_early_stop.py: 4 on AG News 0.72 of the whole grid's time; 8 and 52
+#: on R8 and R52 1.05 and 1.12).
+_MAX_RESCALED = 4
+
+
 def _first_turn(whole, end):
     """The first end (past ``end``) of the lams solved at which every rule's curve
     (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its best so
@@ -541,7 +547,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         A path solved in pieces gives the points of one solved whole, so the
         choice differs only where a curve would rise above its best again; on
         the seven corpora of docs/benchmarks.md it is the whole grid's choice.
-        False solves the whole grid.
+        The naive Bayes scaling of more than four classes is solved whole (each
+        piece would scale every class's matrices again). False solves the whole
+        grid.
     cv : int or list of (train, test) index arrays, default=5
         An int: as many folds, stratified for one class per text, plain
         otherwise, shuffled with ``random_state``. Pairs (a splitter's
@@ -719,7 +727,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         scores = np.full((grid.size, Y.shape[0], K), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
         states = [None] * len(folds)
-        l, end = 0, min(3, grid.size) if self.early_stopping else grid.size
+        # a piece of naive Bayes paths scales the fold's matrices for every class again:
+        # with many classes that costs more than the lams an early stop leaves out
+        stops = self.early_stopping and not (variant[1] and K > _MAX_RESCALED)
+        l, end = 0, min(3, grid.size) if stops else grid.size
         while l < grid.size:  # pieces [l, end), each to the first lam that could stop it
             for f, ((train, test), (A, B)) in enumerate(zip(folds, matrices)):
                 scores[l:end, test], states[f] = self._fold_path(
@@ -727,7 +738,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 bar.update(end - l)
             for rule in judge.rules:
                 whole[rule][:, l:end] = judge(scores[l:end], rule)
-            if self.early_stopping and all(_turned(w[:, :end]) for w in whole.values()):
+            if stops and all(_turned(w[:, :end]) for w in whole.values()):
                 bar.total -= len(folds) * (grid.size - end)
                 break
             l, end = end, min(grid.size, _first_turn(whole, end))
