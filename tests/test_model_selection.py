@@ -447,9 +447,16 @@ def test_a_path_continued_on_the_same_matrix_prepares_it_once():
     first = held_out_path_scores(X, y, X, [1e-1], random_state=0)
     same = held_out_path_scores(X, y.copy(), X, [1e-2], warm_start=first.state, random_state=0)
     other = held_out_path_scores(X.copy(), y, X, [1e-2], warm_start=first.state, random_state=0)
-    assert same.state.problems is first.state.problems  # validated and copied once
-    assert other.state.problems is not first.state.problems
+    prepared = first.state.prepared.problems
+    assert same.state.prepared.problems is prepared  # validated and copied once
+    assert other.state.prepared.problems is not prepared
     np.testing.assert_array_equal(same.scores, other.scores)
+    with pytest.raises(ValueError, match="warm_start was solved on other labels"):
+        held_out_path_scores(X, 1 - y, X, [1e-2], warm_start=first.state, random_state=0)
+    first.state.prepared = None  # let the copy go: the next piece prepares its own
+    again = held_out_path_scores(X, y, X, [1e-2], warm_start=first.state, random_state=0)
+    assert again.state.prepared.problems is not prepared
+    np.testing.assert_array_equal(again.scores, same.scores)
 
 
 def test_a_path_continues_with_a_sparse_indicator_matrix_of_labels():
@@ -464,11 +471,12 @@ def test_a_path_continues_with_a_sparse_indicator_matrix_of_labels():
     first = held_out_path_scores(X, sp.csr_matrix(Y), X, lams[:1], random_state=0)
     rest = held_out_path_scores(X, sp.csr_matrix(Y), X, lams[1:], warm_start=first.state,
                                 random_state=0)
-    assert rest.state.problems is first.state.problems  # the same labels, as a new matrix
+    # the same labels, as a new matrix
+    assert rest.state.prepared.problems is first.state.prepared.problems
     np.testing.assert_array_equal(rest.scores, whole.scores[1:])
-    other = sp.csr_matrix(1 - Y)
-    assert held_out_path_scores(X, other, X, lams[1:], warm_start=first.state,
-                                random_state=0).state.problems is not first.state.problems
+    with pytest.raises(ValueError, match="warm_start was solved on other labels"):
+        held_out_path_scores(X, sp.csr_matrix(1 - Y), X, lams[1:], warm_start=first.state,
+                             random_state=0)
 
 
 def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():

@@ -458,6 +458,8 @@ def test_cv_bad_input_says_what_to_do():
         TextClassifierCV(scoring="micro_f1").fit(*corpus())
     with pytest.raises(ValueError, match="lam_grid"):
         TextClassifierCV(lam_grid=[1.0, -1.0]).fit(*corpus())
+    with pytest.raises(ValueError, match="early_stopping='no' is not True or False"):
+        TextClassifierCV(early_stopping="no").fit(*corpus())
 
 
 def test_cv_takes_the_folds_of_another_search():

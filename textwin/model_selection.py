@@ -413,8 +413,10 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
         The grid, solved in descending order (duplicates dropped).
     sample_weight : array-like of shape (n_samples,), default=None
     warm_start : the ``state`` of an earlier call, default=None
-        Continue that call's paths (same ``X``, ``y`` and parameters); its last
-        ``lam`` must be above ``lams[0]``.
+        Continue that call's paths (same ``X``, ``y`` and parameters; other
+        labels or parameters are refused); its last ``lam`` must be above
+        ``lams[0]``. Given the same ``X`` object, the call reuses the training
+        matrix the earlier one prepared.
     **params
         Parameters of :class:`~textwin.DualGaussSeidelClassifier` (not ``lam``).
 
@@ -425,13 +427,17 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
         n_problems), ``decision_function``'s values with one column per
         binary problem (one for binary ``y``); ``duality_gap`` and ``n_iter``
         (n_lams, n_problems); ``classes``; ``state``: where the paths stopped,
-        for ``warm_start``.
+        for ``warm_start`` (``lam``, ``paths``, ``params``, ``y``), and
+        ``state.prepared``, the prepared copy of the training matrix: set it to
+        None to let that copy go when the next piece gives another matrix.
     """
     name = "held_out_path_scores"
     if "lam" in params:
         raise TypeError(f"{name} takes lams (the grid), not lam.")
     est = DualGaussSeidelClassifier(**params)
-    problems = _prepared(warm_start, X, y, sample_weight, est)
+    if warm_start is not None:
+        _check_continuation(name, warm_start, y, est)
+    problems = _prepared(warm_start, X, sample_weight)
     if problems is None:
         problems = _Problems(est, X, y, sample_weight)
     lams = _check_lams(name, lams)
@@ -447,26 +453,38 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
         scores[l, :, k] = X_held_out @ out["w"][:d] + (bias - theta)
 
     gap, n_iter, ends = _every_path(name, problems, lams, keep, starts)
-    state = Bunch(lam=float(lams[-1]), paths=ends, problems=problems, X=X,
-                  y=y.copy() if sp.issparse(y) else np.array(y), sample_weight=sample_weight)
+    state = Bunch(lam=float(lams[-1]), paths=ends, params=problems.params,
+                  y=y.copy() if sp.issparse(y) else np.array(y),
+                  prepared=Bunch(problems=problems, X=X, sample_weight=sample_weight))
     return Bunch(lams=lams, scores=scores, duality_gap=gap, n_iter=n_iter,
                  classes=problems.classes, state=state)
 
 
-def _prepared(state, X, y, sample_weight, estimator):
-    """The problems ``state``'s call prepared, when this call gives the same matrix (the
-    same object), labels and no weights: a path continued in pieces validates and copies
-    its matrix once. A state of other parameters is refused."""
-    if state is None or getattr(state, "problems", None) is None:
-        return None
+def _check_continuation(name, state, y, estimator):
+    """Refuse a ``warm_start`` solved on other labels or with other parameters: its
+    solutions are no start of this path."""
     params = estimator._all_params()
-    old = state.problems.params
-    if old.keys() != params.keys() or not all(_equal(old[k], params[k]) for k in params):
-        raise ValueError("held_out_path_scores: warm_start was solved with other "
-                         "parameters; continue a path with the parameters it began with.")
-    if state.X is not X or sample_weight is not None or state.sample_weight is not None:
+    old = getattr(state, "params", None)
+    if old is not None and (old.keys() != params.keys()
+                            or not all(_equal(old[k], params[k]) for k in params)):
+        raise ValueError(f"{name}: warm_start was solved with other parameters; continue "
+                         "a path with the parameters it began with.")
+    old_y = getattr(state, "y", None)  # (another number of samples: said below)
+    if (old_y is not None and getattr(y, "shape", np.shape(y)) == old_y.shape
+            and not _same_labels(y, old_y)):
+        raise ValueError(f"{name}: warm_start was solved on other labels; continue a path "
+                         "with the labels it began with.")
+
+
+def _prepared(state, X, sample_weight):
+    """The problems ``state``'s call prepared, when this call gives the same matrix (the
+    same object) and no weights: a path continued in pieces validates and copies its
+    matrix once."""
+    prepared = getattr(state, "prepared", None)
+    if (prepared is None or prepared.X is not X or sample_weight is not None
+            or prepared.sample_weight is not None):
         return None
-    return state.problems if _same_labels(y, state.y) else None
+    return prepared.problems
 
 
 def _same_labels(y, old):

@@ -33,7 +33,6 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils import Bunch
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
@@ -672,6 +671,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self : TextClassifierCV
         """
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
+        if not isinstance(self.early_stopping, (bool, np.bool_)):
+            raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
+                             "is not True or False")
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
         features, variants = self._settings(task)
@@ -769,7 +771,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                      _scale_columns(B, r), lams, params, states[k])
             # where the path stopped, without its problems: the next piece scales a new
             # matrix, on which they are not reused, and each holds a copy of this one
-            states[k] = Bunch(lam=state.lam, paths=state.paths)
+            state.prepared = None
+            states[k] = state
             scores[:, :, k] = path[:, :, 0]
         return scores, states
 

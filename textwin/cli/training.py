@@ -635,7 +635,10 @@ def plot_cv(summaries, path):
     ax.set_xlabel("lambda (star: chosen)")
     ax.set_ylabel(f"cross-validated {' / '.join(sorted(scoring))} (%)")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    if sum(len(cv["curves"]) for cv in summaries.values()) > 6:  # --auto's: below the axes
+        ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.15))
+    else:
+        ax.legend(fontsize=7, ncol=2)
     buf = io.BytesIO()
     fig.savefig(buf, format=path.suffix.lower().lstrip("."), dpi=110, bbox_inches="tight")
     plt.close(fig)
