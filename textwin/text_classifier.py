@@ -442,8 +442,8 @@ def _turned(whole):
 
 
 #: The most naive Bayes problems (classes) whose paths are solved in pieces, to stop early
-#: (benchmarks/bench_early_stop.py: 4 on AG News 0.72 of the whole grid's time; 8 and 52
-#: on R8 and R52 1.05 and 1.12).
+#: (benchmarks/bench_early_stop.py: with AG News's four classes the pieces pay; with R8's
+#: eight and R52's 52 they cost more than the lams they left out).
 _MAX_RESCALED = 4
 
 
