@@ -149,6 +149,15 @@ def _breakeven_counts(S, T, fold_of, n_folds):
     return tp, np.broadcast_to(npos, tp.shape)
 
 
+def fold_of(folds, n):
+    """The held-out fold of each of ``n`` samples, from (train, test) index pairs (-1: in
+    no held-out part), as :func:`fold_scores` takes it."""
+    out = np.full(n, -1, dtype=np.intp)
+    for f, (_, test) in enumerate(folds):
+        out[test] = f
+    return out
+
+
 def fold_scores(oof_scores, Y, fold_of, *, task, scoring=None, rule="zero"):
     """(n_folds, n_lams): ``scoring`` of each held-out fold's predictions at ``rule``
     (see :func:`select_lam`), NaN where undefined."""

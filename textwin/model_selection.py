@@ -28,7 +28,8 @@ from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
 from textwin._lam_choice import (SCORINGS, SmallClassWarning, check_choice, cut_thresholds,
-                                 fold_scores, past_the_best, select_lam, shared_choice,
+                                 fold_of, fold_scores, past_the_best, select_lam,
+                                 shared_choice,
                                  tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
@@ -761,9 +762,7 @@ class _FoldPaths:
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
         self.truth = np.column_stack([problems.labels.column(k) > 0 for k in range(K)])
-        self.fold_of = np.full(problems.n, -1, dtype=np.intp)  # -1: in no held-out part
-        for f, (_, test) in enumerate(folds):
-            self.fold_of[test] = f
+        self.fold_of = fold_of(folds, problems.n)
         self.cluster = active_cluster()
         if self.cluster is None:
             self.data, self.matrices = None, [_fold_matrices(problems, *fold) for fold in folds]

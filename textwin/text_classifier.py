@@ -39,8 +39,8 @@ from tqdm import tqdm
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
-from textwin._lam_choice import (choice_of, fold_scores, mean_and_se, past_the_best,
-                                 rule_for)
+from textwin._lam_choice import (choice_of, fold_of, fold_scores, mean_and_se,
+                                 past_the_best, rule_for)
 from textwin.model_selection import (SmallClassWarning, check_choice, fold_shortfall,
                                      held_out_path_scores)
 from textwin.persistence import TextModel, load_model, save_model
@@ -425,14 +425,6 @@ SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold 
                         "without a class never predicts it")
 
 
-def _fold_of(folds, n):
-    """The held-out fold of each text (-1: in none)."""
-    fold_of = np.full(n, -1)
-    for f, (_, test) in enumerate(folds):
-        fold_of[test] = f
-    return fold_of
-
-
 def _turned(whole):
     """Has the mean over the folds of ``whole`` (n_folds, lams so far) been below its best
     at the last two lams? Past that, a smaller lam changes the choice only by rising
@@ -681,10 +673,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
         words = Words(texts, max(n for _, n in features))  # found once for all
-        judge = _FoldJudge(rules, Y, task, scoring, _fold_of(folds, len(texts)))
+        judge = _FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
                                                 grid, words, judge)
-        self._choose(Y, task, folds, grid, oof, whole, seconds, scoring)
+        self._choose(grid, oof, whole, seconds, judge)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, words)
@@ -800,20 +792,19 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self._unconverged += sum(isinstance(w.message, ConvergenceWarning) for w in caught)
         return path.scores, path.state
 
-    def _choose(self, Y, task, folds, grid, oof, whole, seconds, scoring):
+    def _choose(self, grid, oof, whole, seconds, judge):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
         :func:`textwin.model_selection.select_lam`'s rule on each combination's folds'
         scores at each rule (on a tie the earlier combination, and score > 0 before a
         tuned rule)."""
-        fold_of = _fold_of(folds, Y.shape[0])
-        T = Y[:, 1:] if task == "binary" else Y
         rows, best = [], None
         for key, S in oof.items():
             for rule, scores in whole[key].items():
                 params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"),
                                   key), rule=rule)
-                choice = choice_of(scores, np.transpose(S, (1, 2, 0)), T, fold_of, task=task,
-                                   scoring=scoring, rule=rule, one_se=self.one_se)
+                choice = choice_of(scores, np.transpose(S, (1, 2, 0)), judge.T, judge.fold_of,
+                                   task=judge.task, scoring=judge.scoring, rule=rule,
+                                   one_se=self.one_se)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all
                     std = np.nanstd(choice.fold_scores, axis=0)
