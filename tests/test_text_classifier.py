@@ -536,7 +536,10 @@ def test_cv_chooses_between_score_zero_and_tuned_thresholds_on_held_out_folds():
 
 
 def test_cut_thresholds_maximise_accuracy_or_macro_f1_nearest_zero():
-    from textwin.model_selection import cut_thresholds
+    from textwin.metrics import THRESHOLD_TUNERS
+
+    def cut_thresholds(y, s, objective):  # the tuners of select_lam's cut rules
+        return THRESHOLD_TUNERS[objective](y, s)
 
     y = [[1], [0], [1], [0], [1], [0], [0], [0]]
     s = [[3.0], [2.0], [1.0], [0.5], [-1.0], [-2.0], [-3.0], [-4.0]]

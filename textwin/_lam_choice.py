@@ -17,7 +17,7 @@ from sklearn.utils import Bunch
 from .metrics import THRESHOLD_TUNERS, breakeven_points
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
-           "shared_choice", "select_lam", "tuned_thresholds", "cut_thresholds", "rule_for",
+           "shared_choice", "select_lam", "tuned_thresholds", "rule_for",
            "SmallClassWarning"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
@@ -34,20 +34,6 @@ class SmallClassWarning(UserWarning):
     does). Defined here, not in :mod:`textwin.model_selection` (which names it too), so
     that ``textwin train`` can silence it without importing scikit-learn's model
     selection and metrics (5 MB) when it fits no search."""
-
-
-def cut_thresholds(Y_true, Y_score, objective):
-    """Each column's cut ``t`` whose ``score > t`` has the best ``objective``: "accuracy"
-    (:func:`~textwin.metrics.accuracy_thresholds`) or "macro-f1", the mean F1 of the
-    positives and the negatives (:func:`~textwin.metrics.macro_f1_thresholds`); ``t``
-    stays 0 unless a cut does better than ``score > 0``.
-
-    Examples
-    --------
-    >>> cut_thresholds([[1], [1], [0], [1], [0]], [[2.], [1.], [.5], [-.5], [-1.]], "macro-f1")
-    array([0.75])
-    """
-    return THRESHOLD_TUNERS[objective](Y_true, Y_score)
 
 
 def rule_for(task, scoring):
@@ -135,7 +121,7 @@ def _counts(P, T, fold_of, n_folds):
 
 def _breakeven_counts(S, T, fold_of, n_folds):
     """(tp at the break-even cutoff, positives) of every (fold, problem, lam)."""
-    F, (n, K, L) = n_folds, S.shape
+    F, (_, K, L) = n_folds, S.shape
     tp, npos = np.zeros((F, K, L)), np.zeros((F, K, 1))
     for f in range(F):
         rows = fold_of == f
@@ -185,13 +171,13 @@ def fold_scores(oof_scores, Y, fold_of, *, task, scoring=None, rule="zero"):
         return np.nanmean(_f1(tp, fp, fn), axis=1)
 
 
-def mean_and_se(whole):
-    """The mean over the folds of ``whole`` (n_folds, n_lams) and its standard error; a
-    lam undefined on every fold (or never reached) has mean -inf."""
+def mean_and_se(whole, axis=0):
+    """The mean over the folds (``axis`` of ``whole``, (n_folds, n_lams) by default) and
+    its standard error; a lam undefined on every fold (or never reached) has mean -inf."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        mean = np.nanmean(whole, axis=0)
-        se = np.nanstd(whole, axis=0) / math.sqrt(max(whole.shape[0], 1))
+        mean = np.nanmean(whole, axis=axis)
+        se = np.nanstd(whole, axis=axis) / math.sqrt(max(whole.shape[axis], 1))
     return np.where(np.isnan(mean), -np.inf, mean), np.nan_to_num(se)
 
 

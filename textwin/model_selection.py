@@ -27,10 +27,9 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import solve_binary_problem
-from textwin._lam_choice import (SCORINGS, SmallClassWarning, check_choice, cut_thresholds,
-                                 fold_of, fold_scores, past_the_best, select_lam,
-                                 shared_choice,
-                                 tuned_thresholds)
+from textwin._lam_choice import (SCORINGS, SmallClassWarning, check_choice, fold_of,
+                                 fold_scores, mean_and_se, past_the_best, select_lam,
+                                 shared_choice, tuned_thresholds)
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import loss_named, regularizer_named
@@ -41,7 +40,7 @@ from textwin.linear import DualGaussSeidelClassifier
 from textwin.metrics import breakeven_points
 
 __all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
-           "lam_max", "lam_grid", "select_lam", "cut_thresholds", "LamGridWarning",
+           "lam_max", "lam_grid", "select_lam", "LamGridWarning",
            "PathConvergenceWarning", "SmallClassWarning"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
@@ -1095,12 +1094,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
     def _mean_and_se(self, run):
         """Mean held-out score and its standard error over the folds, (problems, lams)
         (one row when lam is shared); -inf where a path did not reach."""
-        per_fold = self.cv_scores_[None] if run.shared else self.cv_scores_
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # lams not reached: NaN
-            mean = np.nanmean(per_fold, axis=1)
-            se = np.nanstd(per_fold, axis=1) / math.sqrt(per_fold.shape[1])
-        return np.where(np.isnan(mean), -np.inf, mean), se
+        return mean_and_se(self.cv_scores_[None] if run.shared else self.cv_scores_, axis=1)
 
     def _per_problem(self, run, flags):
         return np.broadcast_to(flags, (run.problems.n_problems,)) if run.shared else flags

@@ -26,6 +26,7 @@ flat arrays of rows and columns.
 """
 import array
 import functools
+import collections
 import itertools
 import math
 import numbers
@@ -184,11 +185,12 @@ def detect_language(texts, *, max_documents=2000):
     ...                  "das ist ein Bericht des Tages mit einer Frage zu den Kindern."])
     'german'
     """
-    counts, total = {}, 0
+    listed = {w for words in FUNCTION_WORDS.values() for w in words.split()}
+    counts, total = collections.Counter(), 0
     for text in itertools.islice(texts, max_documents):
-        for word in tokenize(text):
-            counts[word] = counts.get(word, 0) + 1
-            total += 1
+        words = tokenize(text)
+        total += len(words)
+        counts.update(w for w in words if w in listed)  # only the lists' words count
     best, best_share = None, 0.05
     for language, words in FUNCTION_WORDS.items():
         words = words.split()
