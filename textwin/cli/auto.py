@@ -15,7 +15,7 @@ import time
 import warnings
 
 from .common import CLIError, first_line
-from .training import text_language
+from .training import text_language, two_class_scores, two_class_thresholds
 
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5
@@ -119,12 +119,9 @@ def fit_auto(args, d, progress):
                 vocabulary=vec.vocabulary_, support=None,
                 idf=getattr(vec, "idf_", None), preprocessing=vec.preprocessing_params())
     scores = np.asarray(d.X_test @ best.coef_.T) + best.intercept_
-    if d.task == "binary":
-        scores = np.hstack([-scores, scores])
     thresholds = best.thresholds_ if d.task == "multilabel" else None
-    if d.task == "binary":  # the one problem decides s > t: [-s, s] less [-t, t]
-        cut = float(best.thresholds_[-1])
-        thresholds = [-cut, cut]
+    if d.task == "binary":
+        scores, thresholds = two_class_scores(scores), two_class_thresholds(best.thresholds_[-1])
     return search, d, seconds, scores, thresholds
 
 

@@ -12,8 +12,6 @@ from .common import (
     HelpFormatter,
     SHOWN_ROWS,
     check_destination,
-    first_line,
-    first_names,
     fmt,
     logger,
     num,
@@ -39,6 +37,7 @@ from .training import (
     method_settings,
     order_text,
     plot_cv,
+    two_class_thresholds,
     positive_label,
     summarize,
     task_text,
@@ -156,8 +155,7 @@ def _fit_method(args, method, d, given):
     cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
     thresholds = problem_thresholds(args, method, est, d, overrides, example_order(args))
     if thresholds is not None and d.task == "binary":
-        # the one problem decides s > t: the classes' scores [-s, s] less [-t, t]
-        thresholds = [0.0 - thresholds[0], thresholds[0]]  # not -0.0
+        thresholds = two_class_thresholds(thresholds[0])
     return d, est, seconds, scores, overrides, thresholds, cv
 
 

@@ -490,8 +490,6 @@ def cv_settings(args, d, settings):
 def fit_task(method, d, settings, order, args):
     """Fit ``method`` for ``d.task``; return (estimator, seconds, test scores with one
     column per category: a binary problem's ``s`` becomes ``[-s, s]``)."""
-    import numpy as np
-
     from ..experiments import score_matrix
 
     from .._lam_choice import SmallClassWarning  # not model_selection: 5 MB of imports
@@ -509,8 +507,21 @@ def fit_task(method, d, settings, order, args):
         args.method_key = None
     scores = score_matrix(est, d.X_test)
     if d.task == "binary":
-        scores = np.hstack([-scores, scores])
+        scores = two_class_scores(scores)
     return est, seconds, scores
+
+
+def two_class_scores(scores):
+    """A two-class corpus's one score ``s`` (documents x 1) as the classes' ``[-s, s]``."""
+    import numpy as np
+
+    return np.hstack([-scores, scores])
+
+
+def two_class_thresholds(cut):
+    """The one problem decides ``s > cut``: the classes' thresholds ``[-cut, cut]``
+    (0, never -0.0, at a cut of 0)."""
+    return [0.0 - float(cut), float(cut)]
 
 
 def class_thresholds(d):
