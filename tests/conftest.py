@@ -36,7 +36,7 @@ def _test_the_installed_textwin_unless_built_here():
     if spec is None or Path(spec.origin).resolve().is_relative_to(_CHECKOUT / "textwin"):
         raise pytest.UsageError(
             "textwin is not installed and this checkout's kernels are not built: run "
-            "`pip install .` or `python setup.py build_ext --inplace` first")
+            "`pip install .`, or `pip install \".[build]\" && python setup.py build_ext --inplace`, first")
 
 
 def pytest_configure(config):

@@ -286,7 +286,7 @@ def test_a_ray_client_address_without_ray_client_is_one_line_naming_the_extra(ca
     code = cli.main(["train", "-c", "acq", "--scheduler", "ray://127.0.0.1:1", "--offline"])
     err = capsys.readouterr().err
     assert code == cli.EXIT_USAGE and err.count("\n") == 1
-    assert "Ray Client" in err and 'pip install -U "textwin[ray]"' in err
+    assert "Ray Client" in err and 'pip install -U "ray[client]>=2.9"' in err
     assert "ray start" not in err  # not: start a cluster, which would not help
 
 

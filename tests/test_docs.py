@@ -4,6 +4,7 @@ README.md quotes docs/reproduction.md (written by ``textwin reproduce``) and
 docs/performance.md; when either is regenerated, these tests say which README
 figure has gone stale. The user guide's `textwin reproduce` examples are rerun.
 """
+import os
 import re
 from pathlib import Path
 
@@ -159,6 +160,30 @@ def test_user_guide_reproduce_errors_are_what_the_command_prints(tmp_path, capsy
         assert main(argv) == int(code), command
         err = capsys.readouterr().err.strip()
         assert err.replace(str(empty), "/tmp/empty") == message
+
+
+def test_readme_reproduce_command_in_an_unbuilt_checkout_says_what_to_do(tmp_path):
+    """`python -m textwin.reproduce` from a checkout's root imports the checkout; unbuilt,
+    that was an ImportError traceback after the corpus had loaded."""
+    import shutil
+    import subprocess
+    import sys
+
+    command = re.search(r"^\* Command: `([^`]+)`", _read("docs/reproduction.md"), re.M).group(1)
+    assert command.startswith("python -m textwin.reproduce ")
+    shutil.copytree(REPO / "textwin", tmp_path / "textwin",
+                    ignore=shutil.ignore_patterns("*.so", "*.pyd", "__pycache__"))
+    (tmp_path / "docs").mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["TEXTWIN_DATA_HOME"] = str(tmp_path / "no_data")  # never reached
+    run = subprocess.run([sys.executable, *command.split()[1:]], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, timeout=120, check=False)
+    options = command.split(" ", 3)[3]
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert f"`textwin reproduce {options}`" in run.stderr
+    assert 'pip install ".[build]" && python setup.py build_ext --inplace' in run.stderr
+    assert not (tmp_path / "docs" / "reproduction.md").exists()
 
 
 def test_user_guide_regenerate_command_is_the_recorded_one():

@@ -32,7 +32,7 @@ import weakref
 # own dask backend needs about as much.
 MIN_DISTRIBUTED = (2023, 1)
 
-_INSTALL_HINT = 'pip install -U "textwin[dask]"'
+_INSTALL_HINT = 'pip install -U "dask[distributed]>=2023.1"'
 # The oldest Ray whose API the Ray engine was written against (the scheduling
 # strategies, RayTaskError.cause)
 MIN_RAY = (2, 9)
@@ -150,7 +150,7 @@ def connect_ray(address=None):
         from ray.util.joblib import register_ray
     except ImportError as exc:
         raise ClusterError(f"running on Ray needs Ray, which is not installed ({exc}): "
-                           f'pip install -U "textwin[ray]"') from None
+                           f'pip install -U "ray[client]>=2.9"') from None
     if not ray.is_initialized():
         where = address or os.environ.get("RAY_ADDRESS") or "auto"
         try:
@@ -160,8 +160,7 @@ def connect_ray(address=None):
             if "ray[client]" in first:  # ray://: Ray Client, whose packages Ray leaves out
                 raise ClusterError(
                     f"{where!r} is a Ray Client address, and Ray Client needs packages that "
-                    f"this Ray was installed without: pip install -U \"textwin[ray]\" "
-                    f"(or \"ray[client]\")") from None
+                    f"this Ray was installed without: pip install -U \"ray[client]>=2.9\"") from None
             raise ClusterError(
                 f"cannot reach a Ray cluster at {where!r} ({first}); start one with "
                 f"`ray start --head` (it prints the address to join, HOST:6379) and "
@@ -442,7 +441,7 @@ class RayCluster:
         if _version_tuple(ray.__version__) < MIN_RAY:
             need = ".".join(str(v) for v in MIN_RAY)
             raise ClusterError(f"textwin on Ray needs ray >= {need}; this one is "
-                               f"{ray.__version__}: pip install -U \"textwin[ray]\"")
+                               f"{ray.__version__}: pip install -U \"ray[client]>=2.9\"")
         if not ray.is_initialized():
             ray.init()
         if ray.get_runtime_context().worker.mode != ray.SCRIPT_MODE:

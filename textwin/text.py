@@ -131,7 +131,7 @@ STEMMERS = ("auto", "nltk", "pystemmer")
 
 
 
-_PYSTEMMER_HINT = 'pip install PyStemmer (or pip install "textwin[fast]")'
+_PYSTEMMER_HINT = 'pip install PyStemmer'
 
 
 def tokenize(text, *, lowercase=True):
@@ -666,7 +666,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     stemmer : {"auto", "nltk", "pystemmer"}, default="auto"
         Which Porter stemmer (see :class:`PorterStemmer`): ``"pystemmer"``,
         Snowball's C implementation of Porter's original algorithm (``pip
-        install "textwin[fast]"``); ``"nltk"``, NLTK's pure-Python one in its
+        install PyStemmer``); ``"nltk"``, NLTK's pure-Python one in its
         default mode (the Reuters-21578 reproduction's); ``"auto"``,
         PyStemmer when it is installed, else NLTK. The two give different
         stems for about 2 % of English words, so a fitted vectorizer keeps

@@ -264,6 +264,10 @@ def run_command(args):
     """``args.func(args)`` with what every command shares: library warnings as log
     lines, the cluster of ``--scheduler``, and its failures as one line and an exit code."""
     try:
+        try:  # first: an unbuilt checkout fails here, not deep inside a long run
+            import textwin._kernels  # noqa: F401
+        except ImportError as exc:
+            raise CLIError(str(exc), EXIT_USAGE) from None
         with warnings_as_log_lines(args), on_cluster(getattr(args, "scheduler", None)):
             return args.func(args)
     except CLIError as exc:
@@ -453,7 +457,7 @@ def _settings_options(p):
                         "each category's break-even point)")
     g.add_argument("--plot", metavar="FILE.png", type=Path, default=None,
                    help="with --lam auto or --auto: draw the cross-validated score against "
-                        "lambda (needs matplotlib: pip install 'textwin[plot]')")
+                        "lambda (needs matplotlib: pip install matplotlib)")
     g.add_argument("--force", action="store_true",
                    help="replace an existing file at --output or --plot that textwin did "
                         "not write (never a file the command reads)")

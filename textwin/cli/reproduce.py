@@ -132,7 +132,7 @@ def cmd_reproduce(args):
     # Checked first: the figures come at the end of a long run.
     if importlib.util.find_spec("matplotlib") is None:
         raise CLIError("`textwin reproduce` draws its figures with matplotlib, which is not "
-                       "installed: pip install 'textwin[plot]' (or pip install matplotlib)",
+                       "installed: pip install matplotlib",
                        EXIT_NO_DATA)
     # -q / --quiet only silence stderr: the document is the same, so the recorded
     # command leaves them out

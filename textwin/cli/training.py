@@ -612,7 +612,7 @@ def check_plot(args):
         return
     if importlib.util.find_spec("matplotlib") is None:
         raise CLIError("--plot draws with matplotlib, which is not installed: "
-                       "pip install 'textwin[plot]' (or pip install matplotlib)")
+                       "pip install matplotlib")
     if args.plot.suffix.lower() not in (".png", ".pdf", ".svg"):
         raise CLIError(f"--plot {args.plot}: give a .png, .pdf or .svg file")
     output = getattr(args, "output", None)
