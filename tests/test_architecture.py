@@ -14,8 +14,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 #   command line -> applications -> estimators -> data and text -> kernels.
 # A name stands for the module or the package of that name (and everything in it).
 LAYERS = {
-    "command line": ("textwin.cli", "textwin._cli_common", "textwin._console",
-                     "textwin.reproduce.__main__"),
+    "command line": ("textwin.cli", "textwin._console", "textwin.reproduce.__main__"),
     "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"),
     "estimators": ("textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
                    "textwin._binary", "textwin._intercept", "textwin.model_selection",
@@ -23,13 +22,14 @@ LAYERS = {
                    "textwin._losses_and_regularizers", "textwin._lam_choice"),
     "data and text": ("textwin.datasets", "textwin.corpora", "textwin.tasks", "textwin.text",
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
-                      "textwin._io", "textwin._languages", "textwin._version"),
+                      "textwin._io", "textwin._languages", "textwin._version",
+                      "textwin._messages"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
-# The one import upwards: the reproduction's own command line raises the command's
-# errors with its exit codes (a re-export of textwin.cli.common).
-UPWARD = {("applications", "textwin._cli_common")}
+# No import runs upwards: the reproduction raises its own errors, which its command
+# (textwin.cli.reproduce) maps to exit codes.
+UPWARD = set()
 # The commands share textwin.cli.common (all) and textwin.cli.training (train, eval).
 COMMANDS = ("train", "eval", "predict", "data", "reproduce")
 

@@ -154,13 +154,13 @@ def test_reproduce_is_a_command_with_its_own_options(capsys, monkeypatch):
     assert out.startswith("usage: textwin reproduce") and "--quick" in out
     assert "reproduce" in build_parser().format_help()
     calls = []
-    monkeypatch.setattr(textwin.reproduce, "run", lambda args, command: calls.append(
-        (args.quick, args.output, args.quiet, command)) or 0)
+    monkeypatch.setattr(textwin.reproduce, "run", lambda output, *, command, **options: calls.append(
+        (options["quick"], output, options["progress"], command)))
     assert run(capsys, "-q", "reproduce", "--quick", "--output", "x.md")[0] == 0
     # the report records the command as typed, without -q (the document is the same)
-    assert calls[-1] == (True, "x.md", True, "textwin reproduce --quick --output x.md")
+    assert calls[-1] == (True, "x.md", False, "textwin reproduce --quick --output x.md")
     assert reproduce_command.main(["--output=y.md", "-q"]) == 0
-    assert calls[-1] == (False, "y.md", True, "python -m textwin.reproduce --output=y.md")
+    assert calls[-1] == (False, "y.md", False, "python -m textwin.reproduce --output=y.md")
     # a bad option: the usage of `textwin reproduce`, not of `textwin`
     with pytest.raises(SystemExit) as exc:
         main(["reproduce", "--bogus"])

@@ -23,6 +23,7 @@ from pathlib import Path
 from .._distributed import ClusterError, connect, connect_ray
 from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
 from .._languages import LANGUAGES
+from .._messages import first_line
 from ..datasets import CacheDirError, describe_layouts, get_data_home
 
 logger = logging.getLogger("textwin")
@@ -54,15 +55,6 @@ class CLIError(Exception):
     def __init__(self, message, code=EXIT_USAGE):
         super().__init__(message)
         self.code = code
-
-
-def first_line(exc):
-    """The first line of a library error, without the API-only advice."""
-    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()] or [type(exc).__name__]
-    text = lines[0]
-    if text.endswith(":") and len(lines) > 1:  # "could not download ...:" then the reason
-        text = f"{text} {lines[1]}"
-    return text.replace(" and download_if_missing=False", "").rstrip(".")
 
 
 def missing_data(exc, data_home):

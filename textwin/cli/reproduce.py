@@ -1,5 +1,7 @@
 """`textwin reproduce` (and ``python -m textwin.reproduce``): rerun the papers'
-experiments and write their report; the runs are :mod:`textwin.reproduce`'s."""
+experiments and write their report. The options, and the exit code of each
+:class:`~textwin.reproduce.ReproductionError`, are here; the runs are
+:mod:`textwin.reproduce`'s."""
 from __future__ import annotations
 
 import argparse
@@ -15,9 +17,11 @@ from .common import (
     EXIT_USAGE,
     CLIError,
     HelpFormatter,
+    damaged_corpus,
     fail,
     first_line,
     n_jobs_error,
+    progress_enabled,
     run_command,
     setup_logging,
 )
@@ -124,8 +128,10 @@ def main(argv=None, prog="python -m textwin.reproduce"):
 
 
 def cmd_reproduce(args):
+    """The reproduction the options ask for, its errors mapped to exit codes."""
     try:
         from .. import reproduce
+        from ..datasets import ReutersFormatError
     except ImportError as exc:
         raise CLIError(f"`textwin reproduce` is not available in this installation ({exc}); "
                        "reinstall textwin (`pip install .`)", EXIT_INTERNAL) from None
@@ -139,8 +145,17 @@ def cmd_reproduce(args):
     command = shlex.join(shlex.split(args.prog)
                          + [a for a in args.words if a not in ("-q", "--quiet")])
     try:
-        return reproduce.run(args, command) or EXIT_OK
-    except (FileNotFoundError, OSError) as exc:
+        reproduce.run(args.output, command=command, figures=args.figures, quick=args.quick,
+                      draws=args.draws, data_home=args.data_home, offline=args.offline,
+                      force=args.force, n_jobs=args.n_jobs, progress=progress_enabled(args))
+    except reproduce.DestinationError as exc:
+        raise CLIError(str(exc), EXIT_USAGE) from None
+    except reproduce.DataError as exc:
+        raise CLIError(str(exc), EXIT_NO_DATA) from None
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, args.data_home) from None
+    except OSError as exc:
         raise CLIError(f"{first_line(exc)}; the reproduction needs the Reuters-21578 corpus "
                        "(see `textwin data --help`) and a writable --output folder",
                        EXIT_NO_DATA) from None
+    return EXIT_OK

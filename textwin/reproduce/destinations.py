@@ -11,13 +11,16 @@ import errno
 import os
 from pathlib import Path
 
+from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
+from .._messages import first_line
+from .errors import DestinationError
 from .figures import FIGURE_NAMES, figure_run
 from .report import report_run
 
 
 def check_destinations(output, figures, *, quick, force):
-    """Raise :class:`textwin.cli.CLIError` if the report (``output``, as given) or the
-    figures (folder ``figures``) may not be written. Nothing is created here."""
+    """Raise :class:`~textwin.reproduce.DestinationError` if the report (``output``, as
+    given) or the figures (folder ``figures``) may not be written. Nothing is created here."""
     _check_writable(Path(output), "--output", folder=False)
     _check_file_name(output)
     _check_writable(figures, "--figures", folder=True)
@@ -28,29 +31,24 @@ def check_destinations(output, figures, *, quick, force):
 
 def _check_file_name(output):
     """A name without a suffix (``--output docs``) is taken for a folder."""
-    from .._cli_common import EXIT_USAGE, CLIError
-
     text, path = os.fspath(output), Path(output)
     if path.exists() or (path.suffix and not text.endswith(("/", os.sep))):
         return
-    raise CLIError(f"--output {text} has no file suffix, so it reads as a folder; pass "
-                   f"--output a file name, such as {path / 'reproduction.md'}", EXIT_USAGE)
+    raise DestinationError(f"--output {text} has no file suffix, so it reads as a folder; "
+                           f"pass --output a file name, such as {path / 'reproduction.md'}")
 
 
 def _check_replace(path, option, what, run_of, quick, force):
     """An existing file at ``path`` must be one of ours (``run_of(path)`` is not None),
     and with --quick one of a quick run."""
-    from .._cli_common import EXIT_USAGE, CLIError
-    from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
-
     try:
         check_overwrite(path, ours=lambda p: run_of(p) is not None, what=what, force=force)
     except (NotARegularFileError, OverwriteRefusedError) as exc:
-        raise CLIError(f"{option}: {exc}", EXIT_USAGE) from None
+        raise DestinationError(f"{option}: {exc}") from None
     if quick and not force and path.is_file() and run_of(path) not in (None, "quick"):
-        raise CLIError(f"--quick does not replace {path}, a full run's {what}: a quick run's "
-                       f"numbers are not comparable with the papers'; pass {option} another "
-                       "path, or add --force to replace it", EXIT_USAGE)
+        raise DestinationError(f"--quick does not replace {path}, a full run's {what}: a "
+                               "quick run's numbers are not comparable with the papers'; pass "
+                               f"{option} another path, or add --force to replace it")
 
 
 def _check_writable(path, option, folder):
@@ -59,14 +57,12 @@ def _check_writable(path, option, folder):
     ``folder``: whether ``path`` is a folder to write into (else a file). The
     missing folders are created when the results are written.
     """
-    from .._cli_common import EXIT_USAGE, CLIError
-
     if folder and path.exists() and not path.is_dir():
-        raise CLIError(f"{option} {path} is a file, not a folder; pass {option} a folder "
-                       "(it is created if missing)", EXIT_USAGE)
+        raise DestinationError(f"{option} {path} is a file, not a folder; pass {option} a "
+                               "folder (it is created if missing)")
     if not folder and path.is_dir():
-        raise CLIError(f"{option} {path} is a folder; pass {option} a file name, such as "
-                       f"{path / 'reproduction.md'}", EXIT_USAGE)
+        raise DestinationError(f"{option} {path} is a folder; pass {option} a file name, "
+                               f"such as {path / 'reproduction.md'}")
     existing = (path if folder else path.parent).absolute()
     while not existing.exists():
         existing = existing.parent
@@ -76,14 +72,12 @@ def _check_writable(path, option, folder):
         problem = f"{existing} is not writable"
     else:
         return
-    raise CLIError(f"cannot write {option} {path} ({problem}); pass a writable {option}",
-                   EXIT_USAGE)
+    raise DestinationError(f"cannot write {option} {path} ({problem}); pass a writable "
+                           f"{option}")
 
 
 def write_error(path, option, exc):
     """The one line for an OSError raised while writing ``path`` after the run."""
-    from .._cli_common import first_line
-
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         return (f"cannot write {path}: the disk is full ({exc.strerror}); free some space, "
                 f"or pass {option} a path on another disk, and run again")
