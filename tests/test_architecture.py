@@ -19,7 +19,7 @@ LAYERS = {
     "estimators": ("textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
                    "textwin._binary", "textwin._intercept", "textwin.model_selection",
                    "textwin._scale", "textwin._distributed", "textwin.text_classifier",
-                   "textwin._losses_and_regularizers", "textwin._lam_choice"),
+                   "textwin._losses_and_regularizers"),
     "data and text": ("textwin.datasets", "textwin.corpora", "textwin.tasks", "textwin.text",
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
                       "textwin._io", "textwin._languages", "textwin._version",

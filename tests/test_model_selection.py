@@ -349,23 +349,24 @@ def test_the_accuracy_shortcut_scores_as_scikit_learns_scorer():
 def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
     # on Ray, the client cuts each fold's training rows once and ships them; the
     # workers' tasks must read those, not cut the matrix again in every process
-    import textwin.model_selection as M
+    import textwin.model_selection._validation as V
     from textwin._distributed import Shipment
+    from textwin.model_selection._paths import Problems, resolve_lams
 
     rng = np.random.default_rng(0)
     X = sp.random(90, 30, density=0.2, format="csr", random_state=rng)
     Y = (rng.random((90, 2)) < 0.4).astype(int)
-    est = M.DualGaussSeidelClassifierCV(cv=3, lams=3, scoring="micro_breakeven_point",
+    est = DualGaussSeidelClassifierCV(cv=3, lams=3, scoring="micro_breakeven_point",
                                         random_state=0)
-    problems = M._Problems(est, X, Y, None)
-    scoring = M._Scoring(est.scoring, est)
+    problems = Problems(est, X, Y, None)
+    scoring = V.Scoring(est.scoring, est)
     folds = est._folds(problems, Y)
-    lams = M._resolve_lams("test", 3, 1e-2, problems)
-    cut = M._held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
+    lams = resolve_lams("test", 3, 1e-2, problems)
+    cut = V.held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
                                               folds=folds), "t"), 0, 1, 0, None, lams)
-    given = [M.as_canonical_csr(problems.X[train]) for train, _ in folds]
-    monkeypatch.setattr(M, "as_canonical_csr", lambda X: pytest.fail("cut again"))
-    shipped = M._held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
+    given = [V.as_canonical_csr(problems.X[train]) for train, _ in folds]
+    monkeypatch.setattr(V, "as_canonical_csr", lambda X: pytest.fail("cut again"))
+    shipped = V.held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
                                                   folds=folds, fold_X=given), "t"), 0, 1, 0, None,
                                     lams)
     assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
@@ -480,7 +481,7 @@ def test_a_path_continues_with_a_sparse_indicator_matrix_of_labels():
 
 
 def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():
-    from textwin._lam_choice import past_the_best
+    from textwin.model_selection._choice import past_the_best
 
     mean = np.array([[0.5, 0.8, 0.7, 0.6],     # two below 0.8 - 0.02: past
                      [0.5, 0.8, 0.7, 0.79],    # the last within a standard error
@@ -579,7 +580,7 @@ def test_single_label_tasks_score_the_argmax_and_both_binary_classes():
 
 
 def test_one_standard_error_takes_the_largest_lam_the_folds_cannot_tell_from_the_best():
-    from textwin._lam_choice import shared_choice
+    from textwin.model_selection._choice import shared_choice
 
     whole = np.array([[.80, .85, .86], [.70, .86, .84], [.82, .86, .88], [.78, .85, .86]])
     best, mean, se = shared_choice(whole, one_se=False)

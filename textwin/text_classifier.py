@@ -32,17 +32,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.linear import DualGaussSeidelClassifier
-from textwin._lam_choice import (choice_of, fold_of, fold_scores, mean_and_se,
-                                 past_the_best, rule_for)
-from textwin.model_selection import (SmallClassWarning, check_choice, fold_shortfall,
-                                     held_out_path_scores)
+from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, first_turn,
+                                             rule_for, turned)
+from textwin.model_selection._paths import held_out_path_scores
+from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import MAX_NGRAM, TextVectorizer, Words, detect_language, fold_matrices
@@ -420,46 +419,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 # The cross-validated search
 # ---------------------------------------------------------------------------
 
-#: What the search does with a class smaller than the folds.
-SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold that trains "
-                        "without a class never predicts it")
-
-
-def _turned(whole):
-    """Has the mean over the folds of ``whole`` (n_folds, lams so far) been below its best
-    at the last two lams? Past that, a smaller lam changes the choice only by rising
-    above the best again, and by more than a standard error under the one-standard-error
-    rule."""
-    return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
-
-
 #: The most naive Bayes problems (classes) whose paths are solved in pieces, to stop early
 #: (benchmarks/bench_early_stop.py: with AG News's four classes the pieces pay; with R8's
 #: eight and R52's 52 they cost more than the lams they left out).
 _MAX_RESCALED = 4
-
-
-def _first_turn(whole, end):
-    """The first end (past ``end``) of the lams solved at which every rule's curve
-    (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its best so
-    far. Checking no sooner spares the pieces that cannot stop, each of which prepares
-    its matrices again."""
-    bests = [int(np.argmax(mean_and_se(w[:, :end])[0])) for w in whole.values()]
-    return max(end + 1, max(bests) + 3)
-
-
-class _FoldJudge:
-    """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_lams, n_texts,
-    n_problems) at each decision rule the search compares (``rules``), by
-    :func:`textwin._lam_choice.fold_scores`."""
-
-    def __init__(self, rules, Y, task, scoring, fold_of):
-        self.rules, self.task, self.scoring, self.fold_of = rules, task, scoring, fold_of
-        self.T = Y[:, 1:] if task == "binary" else Y
-
-    def __call__(self, scores, rule):
-        return fold_scores(np.transpose(scores, (1, 2, 0)), self.T, self.fold_of,
-                           task=self.task, scoring=self.scoring, rule=rule)
 
 
 def _candidates(value, name):
@@ -621,33 +584,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return features, variants
 
     def _folds(self, Y, task, classes=None):
-        name, n = type(self).__name__, Y.shape[0]
-        if not isinstance(self.cv, Integral):  # (train, test) index pairs, as they are
-            folds = [(np.asarray(train), np.asarray(test)) for train, test in self.cv]
-            if not folds or sorted(np.concatenate([t for _, t in folds]).tolist()) != list(range(n)):
-                raise ValueError(f"{name}: the held-out parts of cv must cover every text "
-                                 "once, as KFold's do")
-            return folds
-        if not (2 <= self.cv <= n):
-            raise ValueError(f"{name}: cv={self.cv!r}; give a number of folds from 2 to the "
-                             f"{n} texts")
-        if task == "multilabel":
-            splitter = KFold(self.cv, shuffle=True, random_state=self.random_state)
-            return list(splitter.split(np.zeros((n, 1))))
-        counts = Y.sum(axis=0)
-        names = np.arange(counts.size) if classes is None else classes
-        if counts.max() < self.cv:  # StratifiedKFold refuses: no fold could hold each class
-            raise ValueError(f"{name}: {fold_shortfall(counts, names, self.cv, 'texts')}; "
-                             f"lower cv to at most {max(int(counts.max()), 2)} or add texts")
-        if counts.min() < self.cv:
-            warnings.warn(SmallClassWarning(
-                f"{name}: {fold_shortfall(counts, names, self.cv, 'texts')}; "
-                f"{SMALL_CLASS_FALLBACK}"), stacklevel=3)
-        splitter = StratifiedKFold(self.cv, shuffle=True, random_state=self.random_state)
-        with warnings.catch_warnings():  # scikit-learn's own, said above in our words
-            warnings.filterwarnings("ignore", message="The least populated class",
-                                    category=UserWarning)
-            return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
+        return text_folds(type(self).__name__, self.cv, Y, task, classes, self.random_state)
 
     # -- fit ----------------------------------------------------------------------
     def fit(self, X, y):
@@ -673,7 +610,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
         words = Words(texts, max(n for _, n in features))  # found once for all
-        judge = _FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
+        judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
                                                 grid, words, judge)
         self._choose(grid, oof, whole, seconds, judge)
@@ -716,7 +653,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
         """One combination's paths down ``grid`` on every fold, in pieces each continued
         from where the last stopped; with ``early_stopping``, they end once every rule's
-        curve has turned (:func:`_turned`), the lams below left unscored (NaN)."""
+        curve has turned (:func:`~textwin.model_selection._choice.turned`), the lams below left unscored (NaN)."""
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((grid.size, Y.shape[0], K), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
@@ -732,10 +669,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 bar.update(end - l)
             for rule in judge.rules:
                 whole[rule][:, l:end] = judge(scores[l:end], rule)
-            if stops and all(_turned(w[:, :end]) for w in whole.values()):
+            if stops and all(turned(w[:, :end]) for w in whole.values()):
                 bar.total -= len(folds) * (grid.size - end)
                 break
-            l, end = end, min(grid.size, _first_turn(whole, end))
+            l, end = end, min(grid.size, first_turn(whole, end))
         return scores, whole
 
     def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):

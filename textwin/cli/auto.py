@@ -58,8 +58,8 @@ def warn_small_classes(d, option="--auto"):
     """One line for the classes smaller than the folds of ``option`` (--auto or --lam
     auto), in this command line's words; the estimators' own warnings are silenced where
     they are fitted."""
-    from ..model_selection import SMALL_CLASS_NOISE, DualGaussSeidelClassifierCV, fold_shortfall
-    from ..text_classifier import SMALL_CLASS_FALLBACK
+    from ..model_selection import (SMALL_CLASS_FALLBACK, SMALL_CLASS_NOISE,
+                                   DualGaussSeidelClassifierCV, fold_shortfall)
 
     counts = _class_sizes(d)
     folds = AUTO_FOLDS if option == "--auto" else DualGaussSeidelClassifierCV().cv

@@ -475,7 +475,7 @@ def cv_settings(args, d, settings):
     --tune-thresholds, the task's default; else each category's break-even point,
     the paper's figure), the thresholds the model will apply, and a grid through
     the default lam."""
-    from .._lam_choice import default_scoring
+    from ..model_selection._choice import default_scoring
 
     if settings.get("lam") != "auto":
         return None
@@ -492,7 +492,7 @@ def fit_task(method, d, settings, order, args):
     column per category: a binary problem's ``s`` becomes ``[-s, s]``)."""
     from ..experiments import score_matrix
 
-    from .._lam_choice import SmallClassWarning  # not model_selection: 5 MB of imports
+    from ..model_selection._split import SmallClassWarning  # light: no scikit-learn search
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     args.method_key = method.key  # the degenerate-solution warning's name of the estimator

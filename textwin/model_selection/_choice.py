@@ -14,11 +14,11 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from .metrics import THRESHOLD_TUNERS, breakeven_points
+from textwin.metrics import THRESHOLD_TUNERS, breakeven_points
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
-           "shared_choice", "select_lam", "tuned_thresholds", "rule_for",
-           "SmallClassWarning"]
+           "shared_choice", "select_lam", "choice_of", "tuned_thresholds", "rule_for",
+           "mean_and_se", "past_the_best", "turned", "first_turn", "FoldJudge"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
 SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
@@ -26,14 +26,6 @@ SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
 #: or a two-class problem's one cut tuned for accuracy or macro-F1 (both classes).
 RULES = ("zero", "f1", "breakeven", "accuracy", "macro-f1")
 _CUTS = ("accuracy", "macro-f1")
-
-
-class SmallClassWarning(UserWarning):
-    """A class has fewer training examples than the folds: the search goes on, the folds
-    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
-    does). Defined here, not in :mod:`textwin.model_selection` (which names it too), so
-    that ``textwin train`` can silence it without importing scikit-learn's model
-    selection and metrics (5 MB) when it fits no search."""
 
 
 def rule_for(task, scoring):
@@ -133,15 +125,6 @@ def _breakeven_counts(S, T, fold_of, n_folds):
                 bep = breakeven_points(pos, S[rows, :, l], zero_division=0.0)
             tp[f, :, l] = bep * npos[f, :, 0]
     return tp, np.broadcast_to(npos, tp.shape)
-
-
-def fold_of(folds, n):
-    """The held-out fold of each of ``n`` samples, from (train, test) index pairs (-1: in
-    no held-out part), as :func:`fold_scores` takes it."""
-    out = np.full(n, -1, dtype=np.intp)
-    for f, (_, test) in enumerate(folds):
-        out[test] = f
-    return out
 
 
 def fold_scores(oof_scores, Y, fold_of, *, task, scoring=None, rule="zero"):
@@ -289,3 +272,34 @@ def choice_of(whole, oof_scores, Y, fold_of, *, task, scoring, rule, one_se=Fals
                   if task != "multiclass" else np.zeros(S.shape[1]))
     return Bunch(index=best, score=float(mean[best]), fold_scores=whole, mean=mean, se=se,
                  thresholds=thresholds, scoring=scoring, rule=rule)
+
+
+def turned(whole):
+    """Has the mean over the folds of ``whole`` (n_folds, lams so far) been below its best
+    at the last two lams? Past that, a smaller lam changes the choice only by rising
+    above the best again, and by more than a standard error under the one-standard-error
+    rule."""
+    return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
+
+
+def first_turn(whole, end):
+    """The first end (past ``end``) of the lams solved at which every rule's curve
+    (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its best so
+    far. Checking no sooner spares the pieces that cannot stop, each of which prepares
+    its matrices again."""
+    bests = [int(np.argmax(mean_and_se(w[:, :end])[0])) for w in whole.values()]
+    return max(end + 1, max(bests) + 3)
+
+
+class FoldJudge:
+    """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_lams, n_texts,
+    n_problems) at each decision rule the search compares (``rules``), by
+    :func:`fold_scores`."""
+
+    def __init__(self, rules, Y, task, scoring, fold_of):
+        self.rules, self.task, self.scoring, self.fold_of = rules, task, scoring, fold_of
+        self.T = Y[:, 1:] if task == "binary" else Y
+
+    def __call__(self, scores, rule):
+        return fold_scores(np.transpose(scores, (1, 2, 0)), self.T, self.fold_of,
+                           task=self.task, scoring=self.scoring, rule=rule)

@@ -1,0 +1,143 @@
+"""The folds of every cross-validation in textwin, and what a class smaller than them does.
+
+The one place that builds folds (scikit-learn's ``KFold``, ``StratifiedKFold`` and
+``check_cv``): the searches over a path (:class:`~textwin.DualGaussSeidelClassifierCV`,
+:class:`~textwin.TextClassifierCV`), the out-of-fold scores that thresholds are tuned on,
+and the command line's tuning. A class with fewer training examples than the folds is
+named here, in one wording (:func:`fold_shortfall`).
+
+scikit-learn's model selection is imported inside the functions: the command line
+silences :class:`SmallClassWarning` without loading it when it fits no search.
+"""
+import warnings
+from numbers import Integral
+
+import numpy as np
+
+__all__ = ["SmallClassWarning", "SMALL_CLASS_NOISE", "SMALL_CLASS_FALLBACK",
+           "fold_shortfall", "fold_of", "search_folds", "text_folds", "split_folds",
+           "stratified_folds"]
+
+
+class SmallClassWarning(UserWarning):
+    """A class has fewer training examples than the folds: the search goes on, the folds
+    stratified as far as they go (as :class:`~sklearn.model_selection.StratifiedKFold`
+    does)."""
+
+
+#: What a class smaller than the folds does to DualGaussSeidelClassifierCV's choice.
+SMALL_CLASS_NOISE = ("some folds train or test without it, which makes its part of the CV "
+                     "score noisy")
+
+#: What the search does with a class smaller than the folds.
+SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold that trains "
+                        "without a class never predicts it")
+
+
+def fold_shortfall(counts, names, folds, noun):
+    """The classes smaller than ``folds``, in words: the smallest (or, when every class is,
+    the largest) with its count of training ``noun`` ("texts", "documents")."""
+    counts = np.asarray(counts)
+    if counts.max() < folds:
+        k = int(np.argmax(counts))
+        return (f"every class has fewer training {noun} than the {folds} folds (the "
+                f"largest, {_label(names[k])!r}, has {int(counts[k])})")
+    k, short = int(np.argmin(counts)), int((counts < folds).sum())
+    many = f" (the smallest of {short} such classes)" if short > 1 else ""
+    return (f"class {_label(names[k])!r} has {int(counts[k])} training "
+            f"{noun if counts[k] != 1 else noun[:-1]}, fewer than the {folds} folds{many}")
+
+
+def _label(x):
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def fold_of(folds, n):
+    """The held-out fold of each of ``n`` samples, from (train, test) index pairs (-1: in
+    no held-out part)."""
+    out = np.full(n, -1, dtype=np.intp)
+    for f, (_, test) in enumerate(folds):
+        out[test] = f
+    return out
+
+
+def search_folds(name, cv, n, mode, y_split, classes):
+    """The (train, test) pairs of :class:`~textwin.DualGaussSeidelClassifierCV`: ``cv`` as
+    scikit-learn's ``check_cv`` reads it, stratified on ``y_split`` (each sample's class
+    index; None for multi-label targets), unshuffled; one-line errors and warnings about
+    sizes."""
+    from sklearn.model_selection import check_cv
+
+    if isinstance(cv, Integral) and not isinstance(cv, bool):
+        if cv < 2:
+            raise ValueError(f"{name}: cv={cv}; cross-validation needs at least 2 folds.")
+        if cv > n:
+            raise ValueError(f"{name}: cv={cv} folds but only {n} samples; "
+                             f"lower cv to at most {n}.")
+    splitter = check_cv(cv, y_split, classifier=mode != "multilabel")
+    n_splits = splitter.get_n_splits(np.zeros((n, 1)), y_split)
+    if mode != "multilabel":
+        counts = np.bincount(y_split, minlength=classes.size)
+        if counts.min() < n_splits:
+            warnings.warn(SmallClassWarning(
+                f"{name}: {fold_shortfall(counts, classes, n_splits, 'examples')}"
+                f": {SMALL_CLASS_NOISE}. Lower cv to at most {max(counts.min(), 2)} for a "
+                "fold per example."), stacklevel=4)
+    with warnings.catch_warnings():
+        # said above in textwin's words
+        warnings.filterwarnings("ignore", message=".*least populated class")
+        return list(splitter.split(np.zeros((n, 1)), y_split))
+
+
+def text_folds(name, cv, Y, task, classes, random_state):
+    """The (train, test) pairs of :class:`~textwin.TextClassifierCV`: an int is as many
+    folds, stratified for one class per text, plain otherwise, shuffled with
+    ``random_state``; given pairs must hold out every text once."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    n = Y.shape[0]
+    if not isinstance(cv, Integral):  # (train, test) index pairs, as they are
+        folds = [(np.asarray(train), np.asarray(test)) for train, test in cv]
+        if not folds or sorted(np.concatenate([t for _, t in folds]).tolist()) != list(range(n)):
+            raise ValueError(f"{name}: the held-out parts of cv must cover every text "
+                             "once, as KFold's do")
+        return folds
+    if not (2 <= cv <= n):
+        raise ValueError(f"{name}: cv={cv!r}; give a number of folds from 2 to the "
+                         f"{n} texts")
+    if task == "multilabel":
+        splitter = KFold(cv, shuffle=True, random_state=random_state)
+        return list(splitter.split(np.zeros((n, 1))))
+    counts = Y.sum(axis=0)
+    names = np.arange(counts.size) if classes is None else classes
+    if counts.max() < cv:  # StratifiedKFold refuses: no fold could hold each class
+        raise ValueError(f"{name}: {fold_shortfall(counts, names, cv, 'texts')}; "
+                         f"lower cv to at most {max(int(counts.max()), 2)} or add texts")
+    if counts.min() < cv:
+        warnings.warn(SmallClassWarning(
+            f"{name}: {fold_shortfall(counts, names, cv, 'texts')}; "
+            f"{SMALL_CLASS_FALLBACK}"), stacklevel=4)
+    splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
+    with warnings.catch_warnings():  # scikit-learn's own, said above in our words
+        warnings.filterwarnings("ignore", message="The least populated class",
+                                category=UserWarning)
+        return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
+
+
+def split_folds(cv, X, split_y):
+    """The (train, test) pairs of ``cv`` as scikit-learn's ``check_cv`` reads it for a
+    classifier: an int is a ``StratifiedKFold`` of binary or multi-class ``split_y``, a
+    ``KFold`` of a multi-label indicator, unshuffled."""
+    from sklearn.model_selection import check_cv
+
+    return check_cv(cv, split_y, classifier=True).split(X, split_y)
+
+
+def stratified_folds(n_folds, y):
+    """``n_folds`` unshuffled folds stratified on the classes ``y``; a class smaller than
+    the folds is the caller's to name (scikit-learn's warning is silenced)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return list(StratifiedKFold(n_folds).split(np.zeros((len(y), 1)), y))

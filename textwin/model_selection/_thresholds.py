@@ -1,0 +1,339 @@
+"""Per-category decision thresholds tuned on held-out scores.
+
+A linear text classifier decides "in category c" at ``score > 0``. For rare
+categories that cutoff is often far from the best one: the bias is fitted to the
+hinge or squared loss, not to F1 or the break-even point. :class:`TunedThresholdsClassifierCV`
+wraps any textwin (or scikit-learn) linear classifier, scores every training
+document by cross-validation (each scored by a model that did not see it), chooses
+one threshold per category on those scores, and then fits the wrapped model on all
+the data. The thresholds travel with the model: :func:`textwin.persistence.save_model`
+stores ``thresholds_`` and ``textwin predict`` applies them.
+
+A multi-class model gives the class of the highest score; there
+:func:`argmax_thresholds` tunes an offset per class, subtracted from its score
+before the argmax, for accuracy or macro-F1 (a class the one-vs-rest scores
+under-rate wins more of its documents).
+"""
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted
+
+from textwin._ovr import sparse_multilabel_tags
+from textwin.metrics import THRESHOLD_TUNERS
+from textwin.model_selection._split import split_folds
+from textwin.tasks import predicted_classes
+
+__all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores",
+           "ARGMAX_OBJECTIVES"]
+
+_OBJECTIVES = {k: THRESHOLD_TUNERS[k] for k in ("f1", "breakeven", "accuracy")}
+#: What :func:`argmax_thresholds` maximises.
+ARGMAX_OBJECTIVES = ("accuracy", "f1")
+
+
+def _scores_2d(scores):
+    scores = np.asarray(scores, dtype=np.float64)
+    return scores[:, None] if scores.ndim == 1 else scores
+
+
+def _rows(X, idx):
+    """X's rows at the integer positions idx, keeping X's kind: a matrix or array
+    is indexed, a DataFrame through ``iloc``, anything else (a list of raw texts
+    for a Pipeline that starts with a vectorizer) item by item."""
+    if hasattr(X, "iloc"):
+        return X.iloc[idx]
+    if sp.issparse(X) or isinstance(X, np.ndarray):
+        return X[idx]
+    if hasattr(X, "__array__") and not isinstance(X, (list, tuple)):
+        return np.asarray(X)[idx]
+    return [X[i] for i in idx]
+
+
+def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
+    """Scores (n_samples, n_categories) of every document by a model that did not see it.
+
+    For each split of ``cv`` (:func:`sklearn.model_selection.check_cv`: an int is
+    a ``StratifiedKFold`` for binary labels, including one indicator column, and
+    a ``KFold`` for a multi-label indicator), a clone of ``estimator`` is fitted
+    on the training part and its ``decision_function`` scores the held-out part.
+    """
+    if sp.issparse(X):
+        X = X.tocsr()  # row indexing for the folds
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
+    Y = Y.tocsr() if sp.issparse(Y) else np.asarray(Y)
+    # one indicator column splits as binary labels (stratified), not as a matrix
+    split_y = Y[:, 0] if Y.ndim == 2 and Y.shape[1] == 1 else Y
+    if sp.issparse(split_y):
+        split_y = split_y.toarray().ravel()
+    sw = None if sample_weight is None else np.asarray(sample_weight)
+    oof = None
+    for train, test in split_folds(cv, X, split_y):
+        est = clone(estimator)
+        kwargs = {} if sw is None else {"sample_weight": sw[train]}
+        est.fit(_rows(X, train), Y[train], **kwargs)
+        part = _scores_2d(est.decision_function(_rows(X, test)))
+        if oof is None:
+            oof = np.full((n, part.shape[1]), np.nan)
+        oof[test] = part
+    if oof is None or np.isnan(oof).any():
+        raise ValueError(f"cv={cv!r} left some documents without an out-of-fold score; "
+                         "use splits whose test parts cover every document (such as an "
+                         "int, or KFold).")
+    return oof
+
+
+def _argmax_score(y, predicted, K, objective):
+    """Accuracy, or macro-F1 over the classes that are true or predicted somewhere."""
+    if objective == "accuracy":
+        return float(np.mean(predicted == y))
+    true = np.bincount(y, minlength=K)
+    pred = np.bincount(predicted, minlength=K)
+    tp = np.bincount(y[predicted == y], minlength=K)
+    return _macro_f1(tp, pred, true)
+
+
+def _macro_f1(tp, pred, true):
+    """Macro-F1 of counts (..., K), over the classes with ``pred + true > 0``."""
+    den = pred + true
+    f1 = np.divide(2.0 * tp, den, out=np.zeros(np.shape(den)), where=den > 0)
+    return f1.sum(axis=-1) / np.maximum((den > 0).sum(axis=-1), 1)
+
+
+def _cut_scores(y, d, k, r, K, objective):
+    """The objective when class ``k``'s threshold lies below the ``j``-th smallest of
+    ``d`` (j = 0..n): the documents below it go to their runner-up ``r``, the
+    others to ``k`` (``d``, ``r`` sorted by ``d``)."""
+    n = d.size
+    if objective == "accuracy":
+        to_k = np.r_[0, np.cumsum(y == k)]       # right answers lost by leaving k
+        to_r = np.r_[0, np.cumsum(y == r)]       # right answers won by going to r
+        return (to_k[-1] - to_k + to_r) / n
+    moved = np.zeros((n + 1, K), dtype=np.int64)
+    np.add.at(moved, (np.arange(1, n + 1), r), 1)
+    moved[1:, k] -= 1
+    pred = np.cumsum(moved, axis=0)
+    pred[:, k] += n
+    hits = np.zeros((n + 1, K), dtype=np.int64)
+    right_r = np.flatnonzero(y == r)
+    np.add.at(hits, (right_r + 1, r[right_r]), 1)
+    hits[1:, k] -= y == k
+    tp = np.cumsum(hits, axis=0)
+    tp[:, k] += int(np.sum(y == k))
+    return _macro_f1(tp, pred, np.bincount(y, minlength=K))
+
+
+def _best_threshold(S, y, t, k, objective, current):
+    """Class ``k``'s threshold of the best objective given the others' (``t``), or
+    ``t[k]`` unless some cut point improves on ``current``."""
+    others = S - t
+    others[:, k] = -np.inf
+    r = np.argmax(others, axis=1)                 # the class a document gets without k
+    d = S[:, k] - others[np.arange(S.shape[0]), r]  # k wins while its threshold is below d
+    if not np.isfinite(d).all():
+        return t[k]
+    order = np.argsort(d, kind="stable")
+    d, values = d[order], _cut_scores(y[order], d[order], k, r[order], S.shape[1], objective)
+    # a threshold can only lie between two different values of d (or beyond them all);
+    # values equal but for rounding are one (the comparison at predict time may differ)
+    cut = np.r_[True, np.diff(d) > 1e-9 * np.maximum(1.0, np.abs(d[1:])), True]
+    candidates = np.r_[d[0] - 1.0, d[:-1] / 2 + d[1:] / 2, d[-1] + 1.0]
+    values = np.where(cut, values, -np.inf)
+    if values.max() <= current:
+        return t[k]
+    best = np.flatnonzero(values == values.max())
+    return float(candidates[best[np.argmin(np.abs(candidates[best] - t[k]))]])
+
+
+def argmax_thresholds(y, scores, objective="accuracy", *, tunable=None, max_sweeps=5):
+    """Per-class thresholds for a multi-class argmax, tuned on held-out scores.
+
+    A document gets the class ``argmax_k(scores[:, k] - thresholds[k])``
+    (:func:`textwin.tasks.predicted_classes`): a threshold is an offset
+    subtracted from the class's one-vs-rest score. Starting from 0, each
+    tunable class in turn takes the threshold, among the cut points where some
+    document changes class, that gives the best ``objective`` on ``scores``
+    with the other thresholds fixed (coordinate ascent), and keeps it only if
+    it improves on the thresholds so far; sweeps over the classes repeat
+    until one changes nothing, at most ``max_sweeps`` times. The result is
+    deterministic and never scores below all-zero thresholds on ``scores``.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Each document's class, a column index of ``scores``.
+    scores : array-like of shape (n_samples, n_classes)
+        Out-of-fold scores (each document scored by a model that did not see it).
+    objective : {"accuracy", "f1"}
+        Accuracy, or macro-F1 over the classes true or predicted somewhere.
+    tunable : array-like of bool, shape (n_classes,), optional
+        The classes whose threshold may move (default: all); the others keep 0.
+    max_sweeps : int, default=5
+
+    Returns
+    -------
+    thresholds : ndarray of shape (n_classes,)
+
+    Examples
+    --------
+    >>> S = [[1.0, 0.9], [1.0, 0.8], [1.0, 0.7], [1.0, 2.0]]
+    >>> argmax_thresholds([1, 1, 0, 1], S)
+    array([0.25, 0.  ])
+    """
+    S = np.asarray(scores, dtype=np.float64)
+    y = np.asarray(y, dtype=np.intp)
+    if objective not in ARGMAX_OBJECTIVES:
+        raise ValueError(f"objective={objective!r} is not one of {', '.join(ARGMAX_OBJECTIVES)}")
+    if S.ndim != 2 or y.shape != S.shape[:1] or not np.isfinite(S).all():
+        raise ValueError("scores must be finite, one row per label of y, one column per class")
+    K = S.shape[1]
+    tunable = np.ones(K, dtype=bool) if tunable is None else np.asarray(tunable, dtype=bool)
+    t = np.zeros(K)
+    best = _argmax_score(y, predicted_classes(S, t), K, objective)
+    for _ in range(max_sweeps):
+        moved = False
+        for k in np.flatnonzero(tunable):
+            trial = t.copy()
+            trial[k] = _best_threshold(S, y, t, k, objective, best)
+            score = _argmax_score(y, predicted_classes(S, trial), K, objective)
+            if score > best:
+                t, best, moved = trial, score, True
+        if not moved:
+            break
+    return t
+
+
+class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
+    """One decision threshold per category, tuned on cross-validated scores.
+
+    For a multi-label indicator ``y`` (or a binary ``y``), ``fit``:
+
+    1. splits the data with ``cv`` and, for each split, fits a clone of
+       ``estimator`` on the training part and scores the held-out part with its
+       ``decision_function``, so every document gets an out-of-fold score;
+    2. sets ``thresholds_[c]`` from those scores: with ``objective="f1"`` the
+       cutoff ``score > t`` of largest F1 (:func:`textwin.metrics.f1_thresholds`);
+       with ``"breakeven"`` the cutoff that selects as many documents as there are
+       positives, where precision equals recall
+       (:func:`textwin.metrics.breakeven_thresholds`); with ``"accuracy"`` the cutoff
+       right about the most documents, 0 unless another is right about more
+       (:func:`textwin.metrics.accuracy_thresholds`);
+    3. fits ``estimator`` on all the data (``estimator_``).
+
+    ``predict`` returns the categories whose score is above their threshold, so a
+    document may get no category. A category without positives in the training
+    data gets ``+inf`` (never predicted).
+
+    Parameters
+    ----------
+    estimator : classifier with ``decision_function``
+        For example :class:`textwin.DualSVM`. It is cloned, never fitted in place.
+    objective : {"f1", "breakeven", "accuracy"}, default="f1"
+        What the thresholds maximize on the out-of-fold scores.
+    cv : int, cross-validation generator or iterable, default=5
+        As in scikit-learn (:func:`sklearn.model_selection.check_cv`): an int is
+        a ``StratifiedKFold`` for a binary ``y`` and a ``KFold`` (no shuffling)
+        for a multi-label ``y``.
+
+    Attributes
+    ----------
+    estimator_ : estimator
+        ``estimator`` fitted on all the data.
+    thresholds_ : ndarray of shape (n_categories,)
+        Predict category ``c`` where ``estimator_``'s score is above
+        ``thresholds_[c]`` (one entry for a binary ``y``: the threshold of
+        ``classes_[1]``).
+    classes_ : ndarray
+        As ``estimator_.classes_``.
+    coef_, intercept_ : ndarray
+        ``estimator_``'s weights (when it has them), so that
+        :func:`textwin.persistence.save_model` writes the weights and the thresholds.
+    oof_scores_ : ndarray of shape (n_samples, n_categories)
+        The out-of-fold scores the thresholds were chosen on.
+    n_features_in_ : int
+    """
+
+    def __init__(self, estimator, *, objective="f1", cv=5):
+        self.estimator = estimator
+        self.objective = objective
+        self.cv = cv
+
+    def fit(self, X, y, sample_weight=None):
+        """Tune the thresholds by cross-validation, then fit on all the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,) or (n_samples, n_categories)
+            Binary labels or a multi-label 0/1 indicator matrix (dense or sparse).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Passed to the estimator's ``fit`` (each fold gets its part).
+
+        Returns
+        -------
+        self : object
+        """
+        name = type(self).__name__
+        if self.objective not in _OBJECTIVES:
+            raise ValueError(f"{name}: objective={self.objective!r} is not valid; use one of "
+                             f"{sorted(_OBJECTIVES)}.")
+        if not hasattr(self.estimator, "decision_function"):
+            raise ValueError(f"{name}: the estimator {type(self.estimator).__name__} has no "
+                             "decision_function; thresholds need scores.")
+        kind = type_of_target(y, input_name="y")
+        if kind not in ("binary", "multilabel-indicator"):
+            raise ValueError(
+                f"{name}: y is {kind}; per-category thresholds need a binary y or a "
+                "multi-label indicator matrix (a multi-class prediction is an argmax "
+                "over the classes, with no threshold to tune).")
+        Y = y.tocsr() if sp.issparse(y) else np.asarray(y)
+        sw = None if sample_weight is None else np.asarray(sample_weight)
+        oof = out_of_fold_scores(self.estimator, X, Y, self.cv, sw)
+        if kind == "binary":
+            labels = np.ravel(Y.toarray() if sp.issparse(Y) else Y)
+            truth = (labels == np.unique(labels)[-1])[:, None]
+        else:
+            truth = Y.toarray() if sp.issparse(Y) else Y
+        self.thresholds_ = _OBJECTIVES[self.objective](truth, oof)
+        self.oof_scores_ = oof
+
+        kwargs = {} if sw is None else {"sample_weight": sw}
+        self.estimator_ = clone(self.estimator).fit(X, y, **kwargs)
+        self.classes_ = self.estimator_.classes_
+        self._binary = kind == "binary"
+        self._sparse_labels = sp.issparse(y)
+        for attr in ("coef_", "intercept_", "n_features_in_"):
+            if hasattr(self.estimator_, attr):
+                setattr(self, attr, getattr(self.estimator_, attr))
+        return self
+
+    def decision_function(self, X):
+        """The estimator's scores minus the thresholds: positive means "in the category".
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples,) for a binary y, else (n_samples, n_categories)
+        """
+        check_is_fitted(self, "thresholds_")
+        scores = np.asarray(self.estimator_.decision_function(X), dtype=np.float64)
+        if self._binary:
+            return scores.ravel() - self.thresholds_[0]
+        return scores - self.thresholds_
+
+    def predict(self, X):
+        """Categories whose score is above their threshold (an indicator row; may be empty).
+
+        Returns
+        -------
+        y : ndarray of shape (n_samples,) for a binary y (labels from ``classes_``),
+            else an (n_samples, n_categories) 0/1 indicator (sparse if y was)
+        """
+        above = self.decision_function(X) > 0
+        if self._binary:
+            return self.classes_[above.astype(int)]
+        Y = above.astype(int)
+        return sp.csr_matrix(Y) if self._sparse_labels else Y
+
+    def __sklearn_tags__(self):
+        return sparse_multilabel_tags(super().__sklearn_tags__())
