@@ -20,7 +20,10 @@ A model file holds everything needed to score raw text again:
   ``"multiclass"``: one class per document, as the estimator predicted) and
   its classes (a binary model's positive class, whose score it holds, second),
   the preprocessing settings, the estimator's class and
-  parameters and any training information (duality gap, epochs, test scores).
+  parameters and any training information (duality gap, epochs, test scores),
+  and, when the model has one, its ``calibration``: how scores become
+  probabilities (:class:`textwin.calibration.Calibration`: the logistic loss's
+  link, or Platt's ``a`` and ``b`` per problem).
 
 The file is read with ``allow_pickle=False``: loading never runs code from the
 file. Before any array is read, the shapes that the arrays' headers declare are
@@ -55,8 +58,8 @@ FORMAT_NAME = "textwin-model"
 #: a newer minor version only adds optional fields (1.1: ``task`` and ``classes``;
 #: a 1.0 file is read as ``task="multilabel"``). 2.0: the terms as UTF-8 bytes and
 #: offsets (a format 1 reader would have taken a file without ``vocabulary`` for a
-#: model of numeric features).
-FORMAT_VERSION = "2.0"
+#: model of numeric features). 2.1: ``calibration``.
+FORMAT_VERSION = "2.1"
 #: The major versions this reader reads: 1 (``vocabulary``) and 2.
 _READ_MAJORS = ("1", "2")
 _TASKS = ("multilabel", "binary", "multiclass")
@@ -270,11 +273,14 @@ class TextModel:
         The classes :meth:`predict` returns for ``"binary"`` (two) and
         ``"multiclass"`` (one per problem); default ``[0, 1]`` and
         ``target_names``.
+    calibration : textwin.calibration.Calibration or None
+        How :meth:`predict_proba` turns scores into probabilities; None: the
+        model has none (a logistic model's scores are still log-odds).
     """
 
     def __init__(self, coef, intercept, target_names, *, vocabulary=None, selected=None,
                  preprocessing=None, idf=None, thresholds=None, metadata=None,
-                 task="multilabel", classes=None):
+                 task="multilabel", classes=None, calibration=None):
         self.coef = np.atleast_2d(np.asarray(coef, dtype=np.float64))
         self.intercept = np.asarray(intercept, dtype=np.float64).reshape(-1)
         self.target_names = [str(t) for t in target_names]
@@ -290,6 +296,7 @@ class TextModel:
         if classes is None:
             classes = [0, 1] if task == "binary" else list(self.target_names)
         self.classes = list(classes)
+        self.calibration = calibration
         self._vectorizer = None
         self._check()
 
@@ -315,6 +322,9 @@ class TextModel:
         for name in ("coef", "intercept"):
             if not np.all(np.isfinite(getattr(self, name))):
                 raise ModelFormatError(f"{name} contains NaN or infinite values")
+        calibrated = None if self.calibration is None else self.calibration.n_problems
+        if calibrated is not None and calibrated != n:
+            raise ModelFormatError(f"the calibration has {calibrated} sigmoids for {n} problems")
         # +inf: a category never predicted (tuned with no positives); -inf: always
         if np.isnan(self.thresholds).any():
             raise ModelFormatError("thresholds contains NaN")
@@ -433,6 +443,37 @@ class TextModel:
         if self.task == "binary":
             return classes[(above[:, 0] > 0).astype(np.intp)]
         return classes[np.argmax(above, axis=1)]
+
+    def probability_calibration(self):
+        """The model's :class:`~textwin.calibration.Calibration`; a model without one
+        whose estimator had the logistic loss has the loss's link. ValueError, saying
+        how to get one, for any other."""
+        from .calibration import Calibration
+
+        if self.calibration is not None:
+            return self.calibration
+        if self._loss() == "logistic":
+            return Calibration("logistic")
+        raise ValueError(
+            "this model holds no calibrated probabilities (its scores are margins); "
+            "train it again with `textwin train --proba` (or --auto, which calibrates on "
+            "its cross-validation), or TextClassifier(probability=True)")
+
+    def _loss(self):
+        """The loss the saved estimator was fitted with, when the metadata says it."""
+        for meta in (self.metadata, self.metadata.get("wrapped") or {}):
+            loss = (meta.get("params") or {}).get("loss") if isinstance(meta, dict) else None
+            if loss is not None:
+                return loss
+        return None
+
+    def predict_proba(self, X):
+        """Probabilities of raw documents or a document-term matrix: (n_documents,
+        n_classes) normalised over the classes for one label per document (a binary
+        model's two classes too), (n_documents, n_categories) for multi-label.
+        ValueError for a model without calibration (:meth:`probability_calibration`)."""
+        calibration = self.probability_calibration()
+        return calibration.predict_proba(self._scores(X), self.task)
 
     def __repr__(self):
         n, d = self.coef.shape
@@ -554,7 +595,7 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
     meta.update(metadata or {})
     return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
                      preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta,
-                     task=task, classes=classes)
+                     task=task, classes=classes, calibration=getattr(model, "calibration_", None))
 
 
 def _check_vectorizer(vectorizer):
@@ -628,6 +669,8 @@ def save_model(path, model, *, vectorizer=None, selector=None, target_names=None
         "preprocessing": _jsonable(model.preprocessing),
         "metadata": _jsonable(model.metadata) or {},
     }
+    if model.calibration is not None:
+        meta["calibration"] = model.calibration.to_json()
     arrays = {
         "coef": model.coef,
         "intercept": model.intercept,
@@ -888,6 +931,14 @@ def _model_from(path, arrays, meta, version):
     preprocessing = meta.get("preprocessing") or {}
     if not isinstance(preprocessing, dict):
         raise _bad(path, "preprocessing is not a JSON object")
+    calibration = None
+    if meta.get("calibration") is not None:
+        from .calibration import Calibration
+
+        try:
+            calibration = Calibration.from_json(meta["calibration"])
+        except ValueError as exc:
+            raise _bad(path, str(exc)) from None
     terms = _stored_terms(path, arrays)
     unknown = _unknown_options(preprocessing) if terms is not None else []
     if unknown:  # a newer minor format may add options: not a damaged file
@@ -904,7 +955,7 @@ def _model_from(path, arrays, meta, version):
             metadata=dict(meta.get("metadata") or {},
                           textwin_version=meta.get("textwin_version"),
                           format_version=version),
-            task=meta.get("task", "multilabel"), classes=classes)
+            task=meta.get("task", "multilabel"), classes=classes, calibration=calibration)
         if terms is not None:
             model.vectorizer()  # now: a term given twice is refused here, not at predict
     except ModelFormatError as exc:

@@ -30,13 +30,15 @@ from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
+from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, first_turn,
                                              rule_for, turned)
@@ -207,6 +209,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         before the argmax.
     task : {None, "multiclass", "multilabel"}, default=None
         Force the task (see :func:`textwin.tasks.detect_task`).
+    probability : bool, default=False
+        Calibrate probabilities for :meth:`predict_proba`, as
+        ``sklearn.svm.SVC(probability=True)`` and scikit-learn's
+        ``CalibratedClassifierCV(method="sigmoid")`` do: 5 stratified folds of the
+        texts (fewer for a class of fewer than 5 texts), each fold's vectorizer and
+        model fitted on its training part, give every text an out-of-fold score, and
+        Platt's sigmoid fitted on them per class turns the final model's scores into
+        probabilities (:mod:`textwin.calibration`). About 4 more fits. Without it
+        the logistic loss's scores are log-odds already (at the default ``lam``,
+        too timid ones: on AG News their log-loss is 0.57, against 0.38 calibrated).
     tol, max_epochs, random_state, n_jobs, verbose
         As in :class:`~textwin.DualGaussSeidelClassifier`.
 
@@ -224,6 +236,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     task_ : {"binary", "multiclass", "multilabel"}
     lam_ : ndarray of shape (n_problems,)
     duality_gap_, n_iter_ : ndarray of shape (n_problems,)
+    calibration_ : textwin.calibration.Calibration
+        How :meth:`predict_proba` turns scores into probabilities (the logistic
+        loss, ``probability=True``, or a :class:`TextClassifierCV`'s choice).
 
     Examples
     --------
@@ -237,7 +252,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="auto", min_df=1,
                  nb_scaling=False, loss="hinge", fit_intercept=False, lam=None, thresholds=None,
-                 task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+                 task=None, probability=False, tol=1e-3, max_epochs=1000, random_state=0,
+                 n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _vectorizer(self, language):
@@ -274,7 +290,31 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self._fit_matrix(Xm, Y, task)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
+        self.__dict__.pop("calibration_", None)
+        if self.probability:
+            self.calibration_ = self._calibrate(texts, Y, task, classes, vectorizer, words)
+        elif loss_named(self.loss).probabilistic:
+            self.calibration_ = Calibration("logistic")
         return self
+
+    def _calibrate(self, texts, Y, task, classes, vectorizer, words):
+        """Platt's sigmoids on out-of-fold scores: on each fold, a vectorizer and a model
+        fitted on its training texts score its held-out ones."""
+        name = type(self).__name__
+        n = len(texts)
+        smallest = n if task == "multilabel" else int(Y.sum(axis=0).min())
+        if min(smallest, n) < 2:
+            raise ValueError(f"{name}: probability=True calibrates on held-out scores, and a "
+                             f"class has {smallest} text; give every class 2 or more")
+        folds = text_folds(name, min(5, smallest, n), Y, task, classes, self.random_state)
+        scores = np.empty((n, 1 if task == "binary" else Y.shape[1]))
+        fold = clone(self).set_params(probability=False, verbose=0)
+        for (train, test), (A, B) in zip(folds, fold_matrices(vectorizer, texts, folds, words)):
+            with warnings.catch_warnings():  # the final fit says what the folds' would
+                warnings.simplefilter("ignore")
+                fold._fit_matrix(A, Y[train], task)
+            scores[test] = np.asarray(B @ fold.coef_.T) + fold.intercept_
+        return calibrate(scores, problem_positives(Y, task), folds=len(folds))
 
     def _targets(self, Y, task):
         """The labels the linear model learns: an index for one class per text, the
@@ -339,19 +379,26 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return (above > 0).astype(np.uint8)
         return self.classes_[np.argmax(above, axis=1)]
 
+    def _has_probabilities(self):
+        if not (loss_named(self.loss).probabilistic or self.probability
+                or hasattr(self, "calibration_")):
+            raise AttributeError(
+                f"predict_proba needs calibrated scores: loss={self.loss!r} gives margins; "
+                "fit with probability=True (or loss='logistic', or TextClassifierCV)")
+        return True
+
+    @available_if(_has_probabilities)
     def predict_proba(self, X):
-        """Probabilities of the logistic loss (``loss="logistic"`` only): of each class,
-        normalized over the classes (single-label), or of each category (multi-label)."""
-        if not loss_named(self.loss).probabilistic:
-            raise AttributeError(f"predict_proba needs loss='logistic'; loss={self.loss!r} "
-                                 "gives scores, not probabilities (use decision_function)")
-        scores = self.decision_function(X)
-        p = 0.5 * (1.0 + np.tanh(0.5 * scores))  # the sigmoid, without overflow
-        if self.task_ == "binary":
-            return np.column_stack([1.0 - p, p])
-        if self.task_ == "multiclass":
-            return p / p.sum(axis=1, keepdims=True)
-        return p
+        """Probabilities of each class, normalized over the classes (single-label: of
+        shape (n_texts, n_classes), a binary model's too), or of each category
+        (multi-label): the logistic loss's own, or Platt's sigmoids fitted on
+        out-of-fold scores (``probability=True``, or those of a
+        :class:`TextClassifierCV`)."""
+        check_is_fitted(self, "coef_")
+        if not hasattr(self, "calibration_"):
+            raise AttributeError("this model holds no calibration: fit it with "
+                                 "probability=True for probabilities")
+        return self.calibration_.predict_proba(self.decision_function(X), self.task_)
 
     # -- model files ----------------------------------------------------------
     def to_model(self):
@@ -368,7 +415,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             task=self.task_, classes=list(self.classes_) if single else None,
             metadata={"estimator": "textwin.TextClassifier", "params": params,
                       "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),
-                      "n_iter": self.n_iter_.tolist()})
+                      "n_iter": self.n_iter_.tolist()},
+            calibration=getattr(self, "calibration_", None))
 
     def save(self, path):
         """Write a model file (``.npz``: plain arrays and JSON) that :meth:`load` and
@@ -399,6 +447,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         clf.vectorizer_, clf.coef_, clf.intercept_ = vectorizer, coef, intercept
         clf.language_ = vectorizer.language
         clf.thresholds_ = model.thresholds.copy()
+        if model.calibration is not None:
+            clf.calibration_ = model.calibration
         clf.task_ = model.task
         clf.classes_ = np.asarray(model.classes if model.task != "multilabel"
                                   else model.target_names)
@@ -616,7 +666,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self._choose(grid, oof, whole, seconds, judge)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
-        self.best_estimator_ = self._refit(texts, y, words)
+        self.best_estimator_ = self._refit(texts, y, Y, words)
         return self
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge):
@@ -752,8 +802,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                      std_test_score=float(std[l]), fit_seconds=seconds[key]))
                 if best is None or choice.score > best[0]:
                     thresholds = choice.thresholds if rule != "zero" else None
-                    best = (choice.score, params, grid[choice.index], thresholds)
-        score, params, lam_n, thresholds = best
+                    best = (choice.score, params, grid[choice.index], thresholds,
+                            S[choice.index])
+        score, params, lam_n, thresholds, self._best_oof = best
         means = np.array([r["mean_test_score"] for r in rows])
         ranks = 1 + np.argsort(np.argsort(-np.where(np.isfinite(means), means, -np.inf),
                                           kind="stable"), kind="stable")
@@ -763,7 +814,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = {**params, "lam_n": lam_n}
         self._best_thresholds = thresholds
 
-    def _refit(self, texts, y, words):
+    def _refit(self, texts, y, Y, words):
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
@@ -775,7 +826,12 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
-        return clf._fit(texts, y, words)
+        clf._fit(texts, y, words)
+        # Platt's sigmoids on the chosen setting's out-of-fold scores, which cost nothing more
+        clf.calibration_ = calibrate(self._best_oof, problem_positives(Y, self.task_),
+                                     folds=self.n_splits_)
+        del self._best_oof
+        return clf
 
     # -- the refitted model ---------------------------------------------------------
     def decision_function(self, X):
@@ -789,7 +845,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return self.best_estimator_.predict(X)
 
     def predict_proba(self, X):
-        """As :meth:`TextClassifier.predict_proba` of ``best_estimator_``."""
+        """As :meth:`TextClassifier.predict_proba` of ``best_estimator_``: the logistic
+        loss's probabilities, or Platt's sigmoids fitted on the chosen setting's
+        out-of-fold scores (the search's own, at the chosen ``lam``)."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict_proba(X)
 
