@@ -22,7 +22,7 @@ LAYERS = {
                    "textwin._losses_and_regularizers"),
     "data and text": ("textwin.datasets", "textwin.corpora", "textwin.tasks", "textwin.text",
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
-                      "textwin.calibration",
+                      "textwin.calibration", "textwin.explanations",
                       "textwin._io", "textwin._languages", "textwin._version",
                       "textwin._messages"),
     "kernels": ("textwin._kernels",),

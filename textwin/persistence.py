@@ -475,6 +475,44 @@ class TextModel:
         calibration = self.probability_calibration()
         return calibration.predict_proba(self._scores(X), self.task)
 
+    def explain(self, documents, n_terms=5, labels=None):
+        """For each document, the ``n_terms`` terms that contributed most to each of its
+        labels (:func:`textwin.explanations.explain`: ``{label: {"score", "intercept",
+        "terms", "rest"}}``, each term with the words the document writes it in and its
+        contribution ``w_j x_j``). ``labels``: one list of labels per document (default:
+        those :meth:`predict` gives)."""
+        from .explanations import explain
+
+        documents = list(documents)
+        if labels is None:
+            predicted = self.predict(documents)
+            if self.task == "multilabel":
+                labels = [[self.target_names[k] for k in np.flatnonzero(row)]
+                          for row in predicted]
+            else:
+                labels = [[c] for c in predicted]
+        requests = [[(label, *self.problem_of(label)) for label in row] for row in labels]
+        coef = self.coef
+        if self.selected is not None:  # weights over the whole vocabulary
+            coef = np.zeros((coef.shape[0], self.vocabulary.size))
+            coef[:, self.selected] = self.coef
+        return explain(self.vectorizer(), coef, self.intercept, documents, requests,
+                       n_terms, self.vocabulary)
+
+    def problem_of(self, label):
+        """``(k, sign)``: the problem whose score gives ``label`` and the sign of the
+        scores that give it (-1: a binary model's first class, given by low scores)."""
+        names = ([str(c) for c in self.classes] if self.task == "binary"
+                 else self.target_names)
+        try:
+            j = names.index(str(label))
+        except ValueError:
+            raise ValueError(f"{label!r} is not one of the model's labels "
+                             f"{names}") from None
+        if self.task == "binary":
+            return 0, 1 if j == 1 else -1
+        return j, 1
+
     def __repr__(self):
         n, d = self.coef.shape
         voc = "numeric features" if self.vocabulary is None else f"{self.vocabulary.size} terms"

@@ -1118,6 +1118,42 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                  for docs in self._chunks(raw_documents)]
         return self._weight(_stack_rows(parts, self._width()))
 
+    def occurrences(self, text):
+        """Where each vocabulary term of one text occurs, as the text writes it:
+        ``{column: [the words of each occurrence]}`` (an n-gram's occurrence is the
+        text from its first word to its last), in order of appearance.
+
+        Examples
+        --------
+        >>> vec = TextVectorizer(ngram_range=(1, 2)).fit(["interest rates rose"])
+        >>> found = vec.occurrences("Interest RATES, rates")
+        >>> {vec.get_feature_names_out()[j]: words for j, words in found.items()}
+        {'interest': ['Interest'], 'rate': ['RATES', 'rates'], 'interest rate': ['Interest RATES']}
+        """
+        self._check_is_fitted()
+        if getattr(self, "vocabulary_", None) is None:
+            raise ValueError("a TextVectorizer with n_features (hashed columns) has no terms "
+                             "to find in a text")
+        token_re = self._validate_params()
+        doc = _composed(text)
+        lowered = doc.lower() if self.lowercase else doc
+        # the words are found in the lower-cased text, as fit found them; their places
+        # are the text's own where lower-casing keeps the length (it nearly always does)
+        source = doc if len(lowered) == len(doc) else lowered
+        group = 1 if token_re.groups else 0
+        spans = [m.span(group) for m in token_re.finditer(lowered)]
+        words = [lowered[a:b] for a, b in spans]
+        stemmer = self._term_stemmer()
+        terms = stemmer.stem_many(words) if stemmer is not None else words
+        min_n, max_n = self._ngram_bounds()
+        found = {}
+        for n in range(min_n, max_n + 1):
+            for i in range(len(terms) - n + 1):
+                column = self.vocabulary_.get(" ".join(terms[i:i + n]))
+                if column is not None:
+                    found.setdefault(column, []).append(source[spans[i][0]:spans[i + n - 1][1]])
+        return found
+
     def _weight(self, X):
         """Apply the weighting to a count matrix, in place."""
         return apply_weighting(X, self.weighting, getattr(self, "idf_", None))

@@ -400,6 +400,62 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                  "probability=True for probabilities")
         return self.calibration_.predict_proba(self.decision_function(X), self.task_)
 
+    def explain(self, X, n_terms=5, labels=None):
+        """Why each text got its labels: for each label, the ``n_terms`` terms of the
+        text that contributed most to its score, with the words the text writes them
+        in (not their stems).
+
+        Parameters
+        ----------
+        X : list of str
+        n_terms : int, default=5
+        labels : list of lists of labels, one per text, or None
+            The labels to explain; None: those :meth:`predict` gives.
+
+        Returns
+        -------
+        list (one per text) of dict
+            ``{label: {"score", "intercept", "terms", "rest"}}``: ``terms`` the
+            strongest first, each ``{"words", "term", "contribution", "weight",
+            "value"}`` (the contribution is ``weight * value``, ``w_j x_j``);
+            ``rest`` the other terms' contributions, so that ``intercept`` plus
+            every contribution plus ``rest`` is the score of
+            :meth:`decision_function` (a binary model's first class is explained
+            by the second's score: its terms are the most negative).
+
+        Examples
+        --------
+        >>> from textwin import TextClassifier
+        >>> clf = TextClassifier().fit(["wheat harvest", "corn prices", "bank rates",
+        ...                             "bank loans"], ["grain", "grain", "money", "money"])
+        >>> why = clf.explain(["Banks raise rates"], n_terms=2)[0]
+        >>> [t["words"] for t in why["money"]["terms"]]
+        [['Banks'], ['rates']]
+        """
+        from textwin.explanations import explain
+
+        check_is_fitted(self, "coef_")
+        texts = _texts(X, type(self).__name__)
+        if not (isinstance(n_terms, Integral) and n_terms >= 1):
+            raise ValueError(f"n_terms={n_terms!r}: give a number of terms >= 1")
+        if labels is None:
+            predicted = self.predict(texts)
+            labels = ([list(self.classes_[np.flatnonzero(row)]) for row in predicted]
+                      if self.task_ == "multilabel" else [[c] for c in predicted])
+        classes = list(self.classes_)
+        requests = []
+        for row in labels:
+            asked = []
+            for label in row:
+                if label not in classes:
+                    raise ValueError(f"{label!r} is not one of the classes {classes}")
+                j = classes.index(label)
+                asked.append((label, 0, 1 if j == 1 else -1) if self.task_ == "binary"
+                             else (label, j, 1))
+            requests.append(asked)
+        return explain(self.vectorizer_, self.coef_, self.intercept_, texts, requests,
+                       n_terms, self.vectorizer_.get_feature_names_out())
+
     # -- model files ----------------------------------------------------------
     def to_model(self):
         """The fitted classifier as a :class:`textwin.persistence.TextModel`."""
