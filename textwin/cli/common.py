@@ -110,8 +110,12 @@ def out(text=""):
 def print_json(obj):
     # the whole document is built before anything is written: an error cannot
     # leave half a document on stdout
-    text = json.dumps(_finite_json(obj), indent=2, allow_nan=False, default=_json_default)
-    sys.stdout.write(text + "\n")
+    sys.stdout.write(json_text(obj, indent=2) + "\n")
+
+
+def json_text(obj, indent=None):
+    """``obj`` as standard JSON text (infinities as strings, NaN as null)."""
+    return json.dumps(_finite_json(obj), indent=indent, allow_nan=False, default=_json_default)
 
 
 def _finite_json(obj):
@@ -275,9 +279,13 @@ def run_command(args):
 # Option groups
 # ---------------------------------------------------------------------------
 
-def common_options(p, data=True):
+def common_options(p, data=True, json_help="print results as JSON on stdout", stream=False):
     g = p.add_argument_group("output")
-    g.add_argument("--json", action="store_true", help="print results as JSON on stdout")
+    g.add_argument("--json", action="store_true", help=json_help)
+    if stream:  # `predict`: results as documents are read
+        g.add_argument("--jsonl", action="store_true",
+                       help="print one JSON object per document and line, written as each "
+                            "is scored: for pipes and large inputs")
     g.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
                    help="no logs or progress bars on stderr")
     g.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -13,9 +14,9 @@ from .common import (
     CLIError,
     HelpFormatter,
     common_options,
+    json_text,
     logger,
     out,
-    print_json,
 )
 
 
@@ -32,12 +33,16 @@ def add_parser(sub):
                     "exactly one label: the class of the highest score (ties: the first "
                     "class in sorted order), or for a binary model the second class where "
                     "the score is above the model's threshold (0 unless tuned), else the "
-                    "first.",
+                    "first. Results are written as the documents are read, so a million "
+                    "lines from stdin are scored in bounded memory and the first result comes "
+                    "at once; an input that cannot be read stops the output there, with an "
+                    "error and a non-zero exit status.",
         epilog="""examples:
   textwin predict acq.npz letter.txt memo.txt
   textwin predict acq.npz inbox/                 every file in the folder
   cat headlines.txt | textwin predict acq.npz    one document per line
   textwin predict acq.npz - --json < headlines.txt
+  tail -f feed.txt | textwin predict acq.npz --jsonl | jq -r .labels[0]
 """)
     p.add_argument("model", metavar="MODEL", help="model file (.npz)")
     p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
@@ -46,50 +51,110 @@ def add_parser(sub):
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0); "
                         "multi-label and binary models only")
-    common_options(p, data=False)
+    common_options(p, data=False, stream=True,
+                   json_help="print one JSON array of every document's id, scores and "
+                             "labels (written as each is scored, but whole only after the "
+                             "last: --jsonl gives the same objects one per line)")
     p.set_defaults(func=cmd_predict)
 
 
-def _read_stdin():
-    """(ids, texts): one document per line of stdin."""
+#: The most bytes read from stdin at once: what a pipe holds is scored before
+#: waiting for more, so a line fed alone is answered at once.
+_CHUNK = 1 << 18
+
+
+def _stdin_batches():
+    """``(ids, texts)`` parts of stdin, one document per line, as lines arrive: a
+    part ends at :data:`BATCH` lines or where reading more would wait, so memory
+    holds one part and a line piped in alone is scored before the next comes."""
     from ..datasets import decode_text
+    from ..datasets._layouts import BATCH
 
     if sys.stdin.isatty():
         logger.warning("reading documents from the terminal, one per line; end with Ctrl-D")
     # Bytes, decoded line by line as files are (UTF-8, else latin-1), whatever
     # the locale says; a text stream without a buffer (tests) is read as is.
-    stream = getattr(sys.stdin, "buffer", sys.stdin)
     ids, docs = [], []
-    for i, line in enumerate(stream, 1):
+    for lineno, line, waits in _stdin_lines():
         text = decode_text(line) if isinstance(line, bytes) else line
         if text.strip():
-            ids.append(f"line {i}")
+            ids.append(f"line {lineno}")
             docs.append(text.rstrip("\r\n"))
-    return ids, docs
+        if docs and (waits or len(docs) == BATCH):
+            yield ids, docs
+            ids, docs = [], []
+    if docs:
+        yield ids, docs
 
 
-#: How the warning names the files not scored, by reason.
-def _read_inputs(inputs, model):
-    """(ids, documents) to score: stdin's lines, or files and folders in any layout
-    of the model's kind (the table of layouts in textwin.datasets)."""
-    from ..datasets import SKIP_REASONS, CorpusError, read_inputs
+def _stdin_lines():
+    """``(line number, line, whether the next line must be waited for)`` of stdin;
+    read from its file descriptor, whose reads return what the pipe holds, so that
+    the reader knows when a line is the last one at hand."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    try:
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):  # a stream in memory: all at hand
+        yield from ((i, line, False) for i, line in enumerate(stream, 1))
+        return
+    from ..datasets._encoding import MAX_DOCUMENT_BYTES, in_units
+
+    pending, lineno, scanned = bytearray(), 0, 0
+    while True:
+        end = pending.find(b"\n", scanned)
+        if end < 0:
+            scanned = len(pending)
+            if scanned > MAX_DOCUMENT_BYTES:
+                raise CLIError(f"line {lineno + 1} of stdin is longer than "
+                               f"{in_units(MAX_DOCUMENT_BYTES)}: give one document per line")
+            chunk = os.read(fd, _CHUNK)
+            if not chunk:
+                break
+            pending += chunk
+            continue
+        line = bytes(pending[:end + 1])
+        del pending[:end + 1]  # from the front of a bytearray: no copy of the rest
+        scanned, lineno = 0, lineno + 1
+        yield lineno, line, b"\n" not in pending
+    if pending:
+        yield lineno + 1, bytes(pending), True
+
+
+def _file_batches(inputs, model, skipped):
+    """``(ids, documents)`` parts of files and folders in any layout of the model's
+    kind (the table of layouts in textwin.datasets), as they are read."""
+    from ..datasets import CorpusError
+    from ..datasets._layouts import iter_inputs
 
     text = model.vocabulary is not None
-    if not inputs or inputs == ["-"]:
-        if not text:
-            raise CLIError("this model was trained on svmlight vectors: give svmlight files "
-                           "to score")
-        return _read_stdin()
-    if "-" in inputs:
-        raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
     try:
-        ids, docs, skipped = read_inputs(inputs, "text" if text else "vectors",
-                                         n_features=None if text else model.n_features_in_)
+        yield from iter_inputs(inputs, "text" if text else "vectors", skipped=skipped,
+                               n_features=None if text else model.n_features_in_)
     except FileNotFoundError as exc:
         raise CLIError(f"no such file or folder: {exc.filename}", EXIT_NO_DATA) from None
     except CorpusError as exc:
         raise CLIError(str(exc)) from None
-    for reason, paths in skipped.items():  # as training says it, even with -q
+
+
+def _batches(inputs, model, skipped):
+    """``(ids, documents)`` parts to score: stdin's lines, or files and folders."""
+    if not inputs or inputs == ["-"]:
+        if model.vocabulary is None:
+            raise CLIError("this model was trained on svmlight vectors: give svmlight files "
+                           "to score")
+        return _stdin_batches()
+    if "-" in inputs:
+        raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
+    return _file_batches(inputs, model, skipped)
+
+
+def _warn_skipped(skipped):
+    """One warning line per reason a file was not scored, as training says it, even
+    with -q."""
+    from ..datasets import SKIP_REASONS
+
+    for reason in SKIP_REASONS:  # in the order training lists them
+        paths = skipped.get(reason)
         if paths:
             # the readers' own reasons: "binary (NUL bytes, ...)" -> "binary file", "NUL
             # ..."; "not a regular file (a named pipe, ...)" -> "file", "not a ...: a ..."
@@ -101,7 +166,6 @@ def _read_inputs(inputs, model):
             more = f", ... ({len(paths) - 3} more)" if len(paths) > 3 else ""
             logger.warning("warning: skipped %d %s%s (%s): %s%s", len(paths), what,
                            "s" if len(paths) > 1 else "", why, ", ".join(paths[:3]), more)
-    return ids, docs
 
 
 def cmd_predict(args):
@@ -109,6 +173,8 @@ def cmd_predict(args):
 
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
+    if args.json and args.jsonl:
+        raise CLIError("--json prints one JSON array, --jsonl one object per line: give one")
     if Path(args.model).is_dir():
         raise CLIError(f"{args.model} is a folder: the first argument is the model file "
                        "(textwin predict MODEL.npz [INPUT ...])")
@@ -132,56 +198,96 @@ def cmd_predict(args):
 
 
 def _predict(args, model):
-    import numpy as np
-
-    from ..tasks import predicted_classes
-
-    ids, docs = _read_inputs(args.inputs, model)
-    if not ids:
-        raise CLIError("no document to score: give files, a folder, or lines on stdin"
-                       if model.vocabulary is not None else
-                       "no document to score: the svmlight files are empty")
-    try:
-        scores = model.decision_function(docs)
-    except ImportError as exc:  # stems with PyStemmer, not installed here
-        raise CLIError(str(exc), EXIT_BAD_MODEL) from None
-    scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     if model.task == "multiclass" and args.threshold is not None:
         warnings.warn("--threshold does not apply to a multi-class model: each document "
                       "gets exactly one class, that of its highest score less the model's "
                       "class thresholds (0 unless tuned)", stacklevel=1)
         args.threshold = None
-    thresholds = model.thresholds if args.threshold is None else np.full(
-        len(model.target_names), args.threshold)
-    labels = scores > thresholds
+    write = _writer(args, model)
+    skipped = {}
+    n_documents = 0
+    for ids, docs in _batches(args.inputs, model, skipped):
+        if not ids:  # an empty svmlight file
+            continue
+        try:
+            scores = model.decision_function(docs)
+        except ImportError as exc:  # stems with PyStemmer, not installed here
+            raise CLIError(str(exc), EXIT_BAD_MODEL) from None
+        write(ids, _results(args, model, ids, scores))
+        sys.stdout.flush()  # each part as soon as it is scored
+        n_documents += len(ids)
+    _warn_skipped(skipped)
+    if not n_documents:
+        raise CLIError("no document to score: give files, a folder, or lines on stdin"
+                       if model.vocabulary is not None else
+                       "no document to score: the svmlight files are empty")
+    write(None, None)
+    return EXIT_OK
+
+
+def _results(args, model, ids, scores):
+    """``(scores, labels)`` of a part: a row of scores per document (one column for a
+    binary model) and, per document, the labels the model gives."""
+    import numpy as np
+
+    from ..tasks import predicted_classes
+
+    scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     names = model.target_names
+    thresholds = model.thresholds if args.threshold is None else np.full(
+        len(names), args.threshold)
     if model.task == "multiclass":
         # one class per document, as the saved (one-vs-rest) estimator predicted
-        labels = np.zeros_like(labels)
-        labels[np.arange(len(ids)), predicted_classes(scores, thresholds)] = True
-    elif model.task == "binary":
+        chosen = predicted_classes(scores, thresholds)
+        return scores, [[names[k]] for k in chosen]
+    above = scores > thresholds
+    if model.task == "binary":
         # one of the two classes: the second where the score is above the threshold
         classes = [str(c) for c in model.classes]
-        chosen = [classes[1] if on else classes[0] for on in labels[:, 0]]
-        if args.json:
-            print_json([{"id": i, "scores": {names[0]: float(row[0])}, "labels": [c]}
-                        for i, row, c in zip(ids, scores, chosen)])
-            return EXIT_OK
-        for i, row, c in zip(ids, scores, chosen):
-            out(f"{row[0]: .6f}\t{c}\t{i}")
-        return EXIT_OK
-    if args.json:
-        print_json([
-            {"id": i, "scores": {c: float(s) for c, s in zip(names, row)},
-             "labels": [c for c, on in zip(names, lab) if on]}
-            for i, row, lab in zip(ids, scores, labels)])
-        return EXIT_OK
-    if len(names) == 1:
-        for i, row, lab in zip(ids, scores, labels):
-            out(f"{row[0]: .6f}\t{names[0] if lab[0] else '-'}\t{i}")
-    else:
-        out("\t".join(["labels", *names, "document"]))
-        for i, row, lab in zip(ids, scores, labels):
-            chosen = ",".join(c for c, on in zip(names, lab) if on) or "-"
-            out("\t".join([chosen, *(f"{s:.6f}" for s in row), i]))
-    return EXIT_OK
+        return scores, [[classes[1] if on else classes[0]] for on in above[:, 0]]
+    return scores, [[c for c, on in zip(names, row) if on] for row in above]
+
+
+def _writer(args, model):
+    """``write(ids, (scores, labels))``: prints a part's results as --json, --jsonl
+    or the table ask; ``write(None, None)`` ends the output."""
+    names = model.target_names
+    if args.json or args.jsonl:
+        # each document its object, written as it is scored: --jsonl one per line,
+        # --json the elements of one array, indented as json.dumps(indent=2) does
+        state = {"opened": False}
+
+        def write(ids, results):
+            if ids is None:
+                if args.json:
+                    sys.stdout.write("\n]\n")
+                return
+            scores, labels = results
+            for doc_id, row, labs in zip(ids, scores, labels):
+                obj = {"id": doc_id, "scores": {c: float(s) for c, s in zip(names, row)},
+                       "labels": labs}
+                if args.jsonl:
+                    sys.stdout.write(json_text(obj) + "\n")
+                    continue
+                element = "  " + json_text(obj, indent=2).replace("\n", "\n  ")
+                sys.stdout.write((",\n" if state["opened"] else "[\n") + element)
+                state["opened"] = True
+
+        return write
+    state = {"header": False}
+
+    def write(ids, results):
+        if ids is None:
+            return
+        scores, labels = results
+        if model.task == "binary" or len(names) == 1:
+            for doc_id, row, labs in zip(ids, scores, labels):
+                out(f"{row[0]: .6f}\t{','.join(labs) or '-'}\t{doc_id}")
+            return
+        if not state["header"]:
+            out("\t".join(["labels", *names, "document"]))
+            state["header"] = True
+        for doc_id, row, labs in zip(ids, scores, labels):
+            out("\t".join([",".join(labs) or "-", *(f"{s:.6f}" for s in row), doc_id]))
+
+    return write

@@ -133,10 +133,11 @@ def _is_utf8(sample, cut):
         return cut and exc.start >= len(sample) - 3 and exc.reason == "unexpected end of data"
 
 
-def text_file_inputs(path, *, n_features=None):
-    """A file to score as one document: ``(ids, texts, skipped)``; a binary file is
-    skipped. Read once, so a pipe such as bash's ``<(...)`` works."""
+def text_file_inputs(path, *, n_features=None, skipped):
+    """A file to score as one document: one part ``([path], [text])``; a binary file
+    is skipped. Read once, so a pipe such as bash's ``<(...)`` works."""
     raw = read_document(path)
     if looks_binary(raw):
-        return [], [], {"binary": [str(path)]}
-    return [str(path)], [decode_text(raw)], {}
+        skipped.setdefault("binary", []).append(str(path))
+        return
+    yield [str(path)], [decode_text(raw)]

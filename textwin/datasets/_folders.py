@@ -105,36 +105,47 @@ def _special(path):
     return file_kind(os.stat(path).st_mode)
 
 
-def folder_inputs(root, *, n_features=None):
-    """Documents to score: ``(ids, texts, skipped)``, every file under ``root`` but
-    hidden ones (a ``.git/``), binary ones skipped; an id is the file's path. A JSON
-    Lines file (``test.jsonl`` of a folder of split files) is its lines, each a
-    document, as when it is given alone."""
+def folder_inputs(root, *, n_features=None, skipped):
+    """Documents to score, in parts as they are read (``(ids, texts)``): every file
+    under ``root`` but hidden ones (a ``.git/``), binary ones skipped (added to
+    ``skipped`` as training reports them); an id is the file's path. A JSON Lines
+    file (``test.jsonl`` of a folder of split files) is its lines, each a document,
+    as when it is given alone."""
     from ._jsonl import jsonl_inputs
-    from ._layouts import LAYOUTS
+    from ._layouts import BATCH, LAYOUTS
 
     jsonl = next(row for row in LAYOUTS if row.inputs == "_jsonl:jsonl_inputs")
     root = Path(root)
-    skipped = {reason: [] for reason in SKIP_REASONS}
-    files, _ = _walk(root, root, skipped["unreadable_folder"])
-    ids, docs = [], []
+    unreadable = skipped.setdefault("unreadable_folder", [])
+    before = len(unreadable)
+    files, _ = _walk(root, root, unreadable)
+    ids, docs, found = [], [], len(unreadable) > before
     for rel in files:
         if rel.name.startswith("."):
             continue
         if jsonl.matches(root / rel) and not _special(root / rel):
-            part_ids, part_docs, _ = jsonl_inputs(root / rel)
-            ids += part_ids
-            docs += part_docs
+            if docs:
+                yield ids, docs
+                ids, docs = [], []
+            for part in jsonl_inputs(root / rel):
+                found = True
+                yield part
             continue
         raw, reason = _read_to_score(root / rel)
         if reason:  # reported as training reports it; the other files are scored
-            skipped[reason].append(str(root / rel))
+            skipped.setdefault(reason, []).append(str(root / rel))
+            found = True
         else:
             ids.append(str(root / rel))
             docs.append(decode_text(raw))
-    if not ids and not any(skipped.values()):
+            found = True
+            if len(docs) == BATCH:
+                yield ids, docs
+                ids, docs = [], []
+    if docs:
+        yield ids, docs
+    if not found:
         raise CorpusError(f"folder {root} holds no files to score")
-    return ids, docs, skipped
 
 
 def _read_to_score(path):

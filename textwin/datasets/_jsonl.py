@@ -116,22 +116,30 @@ def _gzip_errors(path):
                        "(`gzip -k FILE.jsonl`) or give it uncompressed")
 
 
-def jsonl_inputs(path, *, n_features=None):
-    """Documents to score: ``(ids, texts, skipped)``, every line's ``"text"`` (its
+def jsonl_inputs(path, *, n_features=None, skipped=None):
+    """Documents to score, in parts as they are read (``(ids, texts)``, at most
+    :data:`~textwin.datasets._layouts.BATCH` each): every line's ``"text"`` (its
     labels, if any, ignored), named by its ``"id"`` or ``FILE:LINE``."""
+    from ._layouts import BATCH
+
     path = Path(path)
-    ids, docs = [], []
+    ids, docs, first = [], [], True
     try:
         for lineno, line in _lines(path):
             if line.strip():
-                if not docs:
+                if first:
                     _refuse_array(path, line)
+                    first = False
                 rec = _object(line, f"{path}:{lineno}")
                 ids.append(str(rec["id"]) if "id" in rec else f"{path}:{lineno}")
                 docs.append(rec["text"])
+                if len(docs) == BATCH:
+                    yield ids, docs
+                    ids, docs = [], []
     except (EOFError, zlib.error, gzip.BadGzipFile):  # cut short, damaged
         raise _gzip_errors(path) from None
-    return ids, docs, {}
+    if docs:
+        yield ids, docs
 
 
 def jsonl_documents(path, *, allow_unlabeled=False):

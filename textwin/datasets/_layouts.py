@@ -7,7 +7,10 @@ reader: a function ``documents(path, *, allow_unlabeled)`` returning
 :class:`~textwin.datasets._corpus.Documents`. A reader's module is imported when
 a corpus is read, so this table, and ``textwin --help``, need neither NumPy nor
 SciPy. ``textwin predict`` reads the documents to score by the same table
-(:func:`read_inputs`): a row's ``inputs``.
+(:func:`iter_inputs`, :func:`read_inputs`): a row's ``inputs``, a function
+``inputs(path, *, n_features, skipped)`` yielding the documents in parts of at most
+:data:`BATCH` (``(ids, documents)``) as it reads them, so that scoring a large
+file holds one part at a time, and adding the files it skips to ``skipped``.
 """
 from __future__ import annotations
 
@@ -16,8 +19,11 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["LAYOUTS", "Layout", "describe_layouts", "layout_of", "load_corpus",
-           "read_inputs"]
+__all__ = ["BATCH", "LAYOUTS", "Layout", "describe_layouts", "iter_inputs", "layout_of",
+           "load_corpus", "read_inputs"]
+
+#: The most documents a reader of documents to score yields at once.
+BATCH = 1024
 
 
 @dataclass(frozen=True)
@@ -51,9 +57,10 @@ class Layout:
         """What the reader finds in ``path`` (before the split)."""
         return _function(self.reader)(path, allow_unlabeled=allow_unlabeled)
 
-    def read_inputs(self, path, *, n_features=None):
-        """``(ids, documents, skipped)``: what a model scores in ``path``."""
-        return _function(self.inputs)(path, n_features=n_features)
+    def inputs_of(self, path, *, skipped, n_features=None):
+        """What a model scores in ``path``: ``(ids, documents)`` parts, as read; the
+        files not read go to ``skipped`` (lists by reason)."""
+        return _function(self.inputs)(path, n_features=n_features, skipped=skipped)
 
 
 def _function(name):
@@ -87,16 +94,18 @@ def layout_of(path):
     return next(layout for layout in LAYOUTS if layout.reader and layout.matches(path))
 
 
-def read_inputs(paths, kind, *, n_features=None):
+def iter_inputs(paths, kind, *, skipped, n_features=None):
     """The documents a model of ``kind`` (``"text"`` or ``"vectors"``) scores in
-    files and folders: ``(ids, documents, skipped)``, the documents a list of texts
-    or a CSR matrix of ``n_features`` columns, ``skipped`` the files not read by
-    reason. A folder is every file inside it (not category folders), a JSON Lines
-    file among them its lines."""
+    files and folders, in parts as they are read: ``(ids, documents)``, the
+    documents a list of texts or a CSR matrix of ``n_features`` columns; the files
+    not read go to ``skipped`` (a dict of lists by reason, filled as they are met).
+    A folder is every file inside it (not category folders), a JSON Lines file
+    among them its lines. Every path is checked before the first is read."""
     from ._corpus import CorpusError
 
-    ids, parts, skipped = [], [], {}
-    for path in map(Path, paths):
+    paths = list(map(Path, paths))
+    layouts = []
+    for path in paths:
         if not path.exists():
             raise FileNotFoundError(2, "no such file or folder", str(path))
         _check_not_device(path, " (stdin is '-')")
@@ -104,11 +113,19 @@ def read_inputs(paths, kind, *, n_features=None):
         if layout is None:  # a folder for a model of svmlight vectors
             raise CorpusError(f"{path} is a folder: this model scores svmlight files, give "
                               f"them one by one (e.g. {path}/*.svm)")
-        part_ids, docs, part_skipped = layout.read_inputs(path, n_features=n_features)
+        layouts.append(layout)
+    for path, layout in zip(paths, layouts):
+        yield from layout.inputs_of(path, n_features=n_features, skipped=skipped)
+
+
+def read_inputs(paths, kind, *, n_features=None):
+    """``(ids, documents, skipped)``: every part of :func:`iter_inputs` at once,
+    the documents one list of texts or one CSR matrix."""
+    skipped = {}
+    ids, parts = [], []
+    for part_ids, docs in iter_inputs(paths, kind, n_features=n_features, skipped=skipped):
         ids += part_ids
         parts.append(docs)
-        for reason, found in part_skipped.items():
-            skipped.setdefault(reason, []).extend(found)
     if kind == "text":
         return ids, [doc for part in parts for doc in part], skipped
     import scipy.sparse as sp  # here: --help and text models need no SciPy

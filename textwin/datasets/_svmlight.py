@@ -166,11 +166,12 @@ def read_svmlight_file(path, n_features=None):
 WIDE_WEIGHTS = 2**28
 
 
-def svmlight_inputs(path, *, n_features=None):
-    """Vectors to score: ``(ids, X, {})``, one id ``FILE:LINE`` per line; with
-    ``n_features`` (the model's), an index beyond it is an error naming the line."""
+def svmlight_inputs(path, *, n_features=None, skipped=None):
+    """Vectors to score, the file in one part: ``(ids, X)``, one id ``FILE:LINE`` per
+    line; with ``n_features`` (the model's), an index beyond it is an error naming the
+    line."""
     X, _ = read_svmlight_file(path, n_features=n_features)
-    return [f"{path}:{k + 1}" for k in range(X.shape[0])], X, {}
+    yield [f"{path}:{k + 1}" for k in range(X.shape[0])], X
 
 
 def _check_feature_space(path, X, n_labels):
