@@ -16,6 +16,7 @@ C_SOURCES = {
     "textwin._kernels._regularizers": [
         str(C_SRC / name) for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
     ],
+    "textwin._kernels._chars": [str(C_SRC / "charngrams.c")],
 }
 
 # One extension per .pyx under textwin/ (generated C is never committed).
@@ -26,7 +27,7 @@ extensions = [
         include_dirs=[np.get_include(), str(C_SRC)],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
-        depends=[str(C_SRC / "rowops.h"), str(C_SRC / "rowops_inline.h")],
+        depends=[str(C_SRC / h) for h in ("rowops.h", "rowops_inline.h", "charngrams.h")],
     )
     for pyx in sorted((HERE / "textwin").rglob("*.pyx"))
     for name in [".".join(pyx.relative_to(HERE).with_suffix("").parts)]

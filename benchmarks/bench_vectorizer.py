@@ -20,12 +20,18 @@ interleaved (``--repeats`` rounds, medians):
 * words and bigrams: ``TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)``
   against ``TextVectorizer(weighting="tfidf", ngram_range=(1, 2))`` (the
   default stemmer, the memo emptied), hashed and in batches too;
+* character n-grams 2-5 inside word boundaries:
+  ``TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True)``
+  against ``TextVectorizer(weighting="tfidf", ngram_range=None, char_ngrams=(2, 5))``
+  (checked to give the peer's columns and values), with ``min_df=2`` (the bound
+  ``textwin train --chars`` uses), beside the words, and hashed; target: at most
+  half the peer's time;
 * with ``--baseline FILE``, the words-only default with another version's
   ``textwin/text.py`` (``git show COMMIT:textwin/text.py > FILE``), to check
   that a change does not slow it.
 
-Peak memory: each of the four ``fit_transform`` calls (words and bigrams, both
-sides) runs alone in a fresh child process after reading the corpus; the
+Peak memory: each ``fit_transform`` call (words, bigrams and character n-grams,
+both sides; textwin's words beside character n-grams with ``min_df=2``) runs alone in a fresh child process after reading the corpus; the
 child reports its peak resident set (``VmHWM``, i.e. ``ru_maxrss``) and its
 resident set before vectorizing. The script also traces (tracemalloc) the peak
 memory of ``fit`` over a generator of the texts, which holds one chunk of
@@ -80,7 +86,9 @@ from textwin.text import (  # noqa: E402
 )
 
 TARGET = 1.0
+CHARS_TARGET = 0.5
 BIGRAMS = (1, 2)
+CHARS = (2, 5)
 
 
 def reuters_texts(data_home):
@@ -230,6 +238,17 @@ def measurements(texts):
          cold(tfidf(ngram_range=BIGRAMS, n_features=2**20))),
         ("bigrams_chunked", f"  {default}, bigrams: partial_fit x 10 batches + transform",
          cold(lambda: chunked(texts, ngram_range=BIGRAMS))),
+        ("peer_chars", "scikit-learn TfidfVectorizer('char_wb', (2, 5), sublinear_tf=True)",
+         lambda: TfidfVectorizer(analyzer="char_wb", ngram_range=CHARS,
+                                 sublinear_tf=True).fit_transform(texts)),
+        ("chars", "textwin TextVectorizer('tfidf', ngram_range=None, char_ngrams=(2, 5))",
+         tfidf(ngram_range=None, char_ngrams=CHARS)),
+        ("chars_min_df2", "  the same, min_df=2", tfidf(ngram_range=None, char_ngrams=CHARS,
+                                                         min_df=2)),
+        ("chars_words", f"  beside the words (stemmed, {default}), min_df=2",
+         cold(tfidf(char_ngrams=CHARS, min_df=2))),
+        ("chars_hashed", "  hashed columns, n_features=2**20",
+         tfidf(ngram_range=None, char_ngrams=CHARS, n_features=2**20)),
     ]
     return rows
 
@@ -265,7 +284,13 @@ def rss_child(side, args):
     before and at its peak (KiB), printed as JSON."""
     _, texts = read_corpus(args)
     ngram_range = BIGRAMS if side.endswith("bigrams") else (1, 1)
-    if side.startswith("peer"):
+    if side == "peer_chars":
+        vectorizer = TfidfVectorizer(analyzer="char_wb", ngram_range=CHARS, sublinear_tf=True)
+    elif side == "textwin_chars":
+        vectorizer = TextVectorizer(weighting="tfidf", ngram_range=None, char_ngrams=CHARS)
+    elif side == "textwin_words_chars_min_df2":
+        vectorizer = TextVectorizer(weighting="tfidf", char_ngrams=CHARS, min_df=2)
+    elif side.startswith("peer"):
         vectorizer = TfidfVectorizer(ngram_range=ngram_range, sublinear_tf=True)
     else:
         vectorizer = TextVectorizer(weighting="tfidf", ngram_range=ngram_range)
@@ -276,9 +301,10 @@ def rss_child(side, args):
 
 
 def peak_rss(argv):
-    """The four children's peak resident sets, each vectorizing alone in a fresh process."""
+    """The children's peak resident sets, each vectorizing alone in a fresh process."""
     out = {}
-    for side in ("peer_words", "textwin_words", "peer_bigrams", "textwin_bigrams"):
+    for side in ("peer_words", "textwin_words", "peer_bigrams", "textwin_bigrams", "peer_chars",
+                 "textwin_chars", "textwin_words_chars_min_df2"):
         run = subprocess.run([sys.executable, os.path.abspath(__file__), "--rss-child", side,
                               *argv], capture_output=True, text=True, check=True)
         out[side] = json.loads(run.stdout.strip().splitlines()[-1])
@@ -290,6 +316,14 @@ def peak_rss(argv):
         print(f"  {words:<8} scikit-learn {peer['peak_kib'] / 1024:6.0f} (+{grow[0]:.0f}), "
               f"textwin {ours['peak_kib'] / 1024:6.0f} (+{grow[1]:.0f}); ratio of the peaks "
               f"{ours['peak_kib'] / peer['peak_kib']:.2f}, of the growths {grow[1] / grow[0]:.2f}")
+    bigrams = out["textwin_bigrams"]
+    for side in ("textwin_chars", "textwin_words_chars_min_df2"):
+        r = out[side]
+        print(f"  {side[8:]:<22} textwin {r['peak_kib'] / 1024:6.0f} MB, {r['shape'][1]:,} "
+              f"columns: {r['peak_kib'] / bigrams['peak_kib']:.2f} x the peak and "
+              f"{r['shape'][1] / bigrams['shape'][1]:.2f} x the columns of textwin's words "
+              f"and bigrams ({bigrams['shape'][1]:,}); scikit-learn char_wb "
+              f"{out['peer_chars']['peak_kib'] / 1024:.0f} MB")
     return out
 
 
@@ -299,7 +333,12 @@ def print_summary(timed, default, target=TARGET):
     for what, ratio in (("words", words), ("words and bigrams", bigrams)):
         print(f"ratio textwin / scikit-learn, {what}, {default}: {ratio:.2f}x "
               f"(target <= {target}: {'met' if ratio <= target else 'MISSED'})")
+    chars = timed["chars"]["ratio"]
+    print(f"ratio textwin / scikit-learn, character n-grams 2-5: {chars:.2f}x "
+          f"(target <= {CHARS_TARGET}: {'met' if chars <= CHARS_TARGET else 'MISSED'})")
+    ours, peer = timed["chars"]["result"], timed["peer_chars"]["result"]
     checks = {
+        "chars_equal_char_wb": ours.shape == peer.shape and abs(ours - peer).max() < 1e-12,
         "chunked_equals_one_shot": (timed["chunked"]["result"] != timed[f"words_{default}"]
                                     ["result"]).nnz == 0,
         "bigrams_chunked_equals_one_shot": (timed["bigrams_chunked"]["result"]
@@ -313,7 +352,9 @@ def print_summary(timed, default, target=TARGET):
                                                       timed["threads2"]["times"]))
     print(f"transform: 2 threads over halves, speed-up {speedup:.2f} over 1 thread "
           f"(same matrix: {checks['threads_equal_one_thread']})")
-    return {"default_ratio": words, "bigrams_ratio": bigrams,
+    print(f"character n-grams: the same columns and values as char_wb: "
+          f"{checks['chars_equal_char_wb']}")
+    return {"default_ratio": words, "bigrams_ratio": bigrams, "chars_ratio": chars,
             "transform_2_threads_speedup": speedup, **checks}
 
 
@@ -378,12 +419,13 @@ def main(argv=None):
     payload = {"machine": info, "clock": clock, "corpus": corpus, "n_documents": len(texts),
                "n_characters": sum(map(len, texts)), "default_stemmer": default,
                "repeats": args.repeats, "results": table, **summary, "target": TARGET,
+               "chars_target": CHARS_TARGET,
                "peak_rss": rss, "fit_memory": memory}
     if pystemmer_installed():
         payload["stemmer_agreement"] = print_agreement(texts)
     emit_json(args.json, payload)
     checks = ("chunked_equals_one_shot", "bigrams_chunked_equals_one_shot",
-              "threads_equal_one_thread")
+              "threads_equal_one_thread", "chars_equal_char_wb")
     return 0 if all(summary[k] for k in checks) else 1
 
 

@@ -804,6 +804,8 @@ def _same_csr(P, Q):
     dict(weighting="tfidf", stem=False, ngram_range=(1, 2), min_df=2),
     dict(weighting="binary", min_df=0.1, ngram_range=(1, 3)),
     dict(weighting="count", n_features=64),
+    dict(weighting="tfidf", ngram_range=None, char_ngrams=(2, 5), min_df=2),
+    dict(weighting="tfidf", ngram_range=(1, 2), char_ngrams=(1, 3)),
 ])
 def test_fold_matrices_are_each_folds_own_vectorizer_bit_for_bit(params):
     """Counted once, each fold's matrices are those of a vectorizer fitted on its training

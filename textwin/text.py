@@ -37,15 +37,17 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
+from textwin._kernels._chars import count_char_ngrams
 from textwin._languages import FUNCTION_WORDS, LANGUAGES, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
 from sklearn.utils.validation import check_is_fitted
 
-__all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM", "tokenize",
+__all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM",
+           "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fold_matrices",
-           "detect_language",
+           "detect_language", "check_char_ngrams",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -125,6 +127,21 @@ _WEIGHTINGS = ("binary", "count", "tfidf")
 #: The longest word n-gram ``TextVectorizer(ngram_range=...)`` builds. Longer
 #: n-grams rarely repeat, so they add columns that hardly ever help a classifier.
 MAX_NGRAM = 5
+
+#: The longest character n-gram ``TextVectorizer(char_ngrams=...)`` builds (fastText's
+#: default ``maxn`` is 6; beyond 10 characters an n-gram is most of a word).
+MAX_CHAR_NGRAM = 10
+
+#: What the name of every character n-gram term begins with: ``"char: ab"`` is the
+#: n-gram " ab" (the start of a word "ab..."). Words never begin with it: the default
+#: token pattern's are letters only, and a vectorizer whose own token pattern finds
+#: a word that does refuses to fit.
+CHAR_PREFIX = "char:"
+
+# The code points above ASCII that Python's str.split() takes for white space, which
+# separates the words of character n-grams as in scikit-learn's char_wb.
+_UNICODE_SPACES = np.array([c for c in range(128, 0x3001) if chr(c).isspace()],
+                           dtype=np.uint32)
 
 #: The values of ``TextVectorizer(stemmer=...)`` and ``PorterStemmer(backend=...)``.
 STEMMERS = ("auto", "nltk", "pystemmer")
@@ -705,6 +722,20 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         punctuation and numbers, which the token pattern skips, but never
         two documents. ``min_df``, ``n_features`` and the other options apply
         to n-grams as to words; scikit-learn's ``ngram_range`` means the same.
+        ``None``: no word terms at all (only ``char_ngrams``).
+    char_ngrams : tuple (min_n, max_n) or None, default=None
+        Also (or, with ``ngram_range=None``, only) the character n-grams inside
+        word boundaries, for every ``n`` from ``min_n`` to ``max_n`` (``1 <=
+        min_n <= max_n <=`` :data:`MAX_CHAR_NGRAM`): scikit-learn's
+        ``analyzer="char_wb"``. A word here is a run of characters between
+        white space (punctuation and digits included), padded with one space
+        on either side; a padded word no longer than ``max_n`` also counts
+        once, whole. Neither stemmed nor found by ``token_pattern``; lower-cased
+        with ``lowercase``. Named :data:`CHAR_PREFIX` followed by the n-gram
+        (``"char: ab"``), so they never share a column with a word. Weighted,
+        filtered by ``min_df`` and hashed as the words are: ``min_df=2`` or
+        ``n_features`` bound their number, which (2, 5) makes several times the
+        words' (see docs/user_guide.md). Counted in C (``_kernels/_chars.pyx``).
 
     Attributes
     ----------
@@ -744,6 +775,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         token_pattern=TOKEN_PATTERN,
         n_features=None,
         ngram_range=(1, 1),
+        char_ngrams=None,
     ):
         self.weighting = weighting
         self.stem = stem
@@ -754,6 +786,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.token_pattern = token_pattern
         self.n_features = n_features
         self.ngram_range = ngram_range
+        self.char_ngrams = char_ngrams
 
     # -- validation --------------------------------------------------------
     def _validate_params(self):
@@ -786,6 +819,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 raise ValueError(f"min_df={min_df!r} filters a vocabulary, and with "
                                  f"n_features={n_features} there is none; use min_df=1")
         self._ngram_bounds()
+        self._char_bounds()
         try:
             token_re = compile_token_pattern(self.token_pattern)
         except (re.error, TypeError) as exc:
@@ -802,24 +836,32 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def _ngram_bounds(self):
         """``(min_n, max_n)`` of ``ngram_range``, checked; a list (a model file's JSON) is
-        taken as the tuple."""
+        taken as the tuple. None: no word terms (only with ``char_ngrams``)."""
         bounds = self.ngram_range
-        if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2
-                and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
-                        for n in bounds)):
-            raise ValueError(f"ngram_range={bounds!r} must be a pair of ints (min_n, max_n), "
-                             "e.g. (1, 2) for words and pairs of words")
-        min_n, max_n = int(bounds[0]), int(bounds[1])
-        if not 1 <= min_n <= max_n <= MAX_NGRAM:
-            raise ValueError(f"ngram_range={bounds!r}: need 1 <= min_n <= max_n <= "
-                             f"{MAX_NGRAM}, e.g. (1, 2) for words and pairs of words")
-        return min_n, max_n
+        if bounds is None:
+            if self.char_ngrams is None:
+                raise ValueError("ngram_range=None leaves no terms at all: give char_ngrams, "
+                                 "e.g. (2, 5), or ngram_range=(1, 1) for words")
+            return None
+        return _length_range(bounds, "ngram_range", MAX_NGRAM, "",
+                             "(1, 2) for words and pairs of words")
+
+    def _char_bounds(self):
+        """``(min_n, max_n)`` of ``char_ngrams``, checked (a list taken as the tuple), or
+        None."""
+        return check_char_ngrams(self.char_ngrams)
+
+    def _max_ngram(self):
+        """The longest word n-gram (0 without word terms)."""
+        bounds = self._ngram_bounds()
+        return 0 if bounds is None else bounds[1]
 
     def _settings(self):
         """The parameters the fitted vocabulary depends on (min_df only filters it)."""
         return {"weighting": self.weighting, "stem": self.stem, "stemmer": self.stemmer,
                 "language": self.language, "lowercase": self.lowercase, "token_pattern": self.token_pattern,
-                "n_features": self.n_features, "ngram_range": self._ngram_bounds()}
+                "n_features": self.n_features, "ngram_range": self._ngram_bounds(),
+                "char_ngrams": self._char_bounds()}
 
     def _check_fitted_settings(self):
         fitted = getattr(self, "_fitted_settings", None)  # None: rebuilt from a model file
@@ -856,7 +898,60 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         is ``len(column_of_term)`` wide; with ``n_features``, the columns are
         hashed and the matrix ``n_features`` wide.
         """
-        return self._count_words(self._words(docs, token_re), len(docs), column_of_term, grow)
+        X = None
+        if self.ngram_range is not None:
+            X = self._count_words(self._words(docs, token_re), len(docs), column_of_term, grow)
+        if self.char_ngrams is not None:
+            C = self._count_chars(docs, column_of_term, grow)
+            if X is not None:  # the words' columns come first; the chars' are new ones
+                X.resize(C.shape)
+                C = X + C
+                C.has_sorted_indices = True  # scipy's sum is sorted and canonical
+            X = C
+        return X
+
+    def _count_chars(self, docs, column_of_term, grow):
+        """The count matrix of the character n-grams of a chunk (see ``char_ngrams``):
+        counted in C; Python builds one string per distinct n-gram of the chunk."""
+        min_n, max_n = self._char_bounds()
+        docs = [_composed(doc) for doc in docs]
+        text = "".join(docs)
+        if self.lowercase:
+            lowered = text.lower()
+            if len(lowered) != len(text):  # a letter whose lower case is longer
+                docs = [doc.lower() for doc in docs]
+                lowered = "".join(docs)
+            text = lowered
+        ends = np.cumsum(np.fromiter(map(len, docs), dtype=np.int64, count=len(docs)))
+        codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+        del text
+        indptr, ids, counts, first, length, padded = count_char_ngrams(
+            codes, ends, min_n, max_n, _UNICODE_SPACES)
+        del codes
+        words = padded.tobytes().decode("utf-32-le", "surrogatepass")
+        del padded
+        terms = [CHAR_PREFIX + words[a:a + n] for a, n in zip(first.tolist(), length.tolist())]
+        del words, first, length
+        X = _csr(counts, ids, indptr, len(terms))
+        if self.n_features is not None:
+            X = _renumber_columns(
+                X, np.array(_hashed_columns(terms, self.n_features), dtype=np.int64),
+                self.n_features)
+            X.sum_duplicates()  # n-grams hashed to one column add up
+            return X
+        return _renumber_columns(X, self._columns(terms, column_of_term, grow),
+                                 len(column_of_term))
+
+    def _columns(self, terms, column_of_term, grow):
+        """The column of each term (with ``grow``, a new term gets the next column and
+        is added to ``column_of_term``; else -1)."""
+        if grow:
+            setdefault = column_of_term.setdefault
+            columns = (setdefault(term, len(column_of_term)) for term in terms)
+        else:
+            get = column_of_term.get
+            columns = (get(term, -1) for term in terms)
+        return np.fromiter(columns, dtype=np.int64, count=len(terms))
 
     def _count_words(self, words, n_docs, column_of_term, grow):
         """:meth:`_chunk_counts` of the words ``(ids, rows, distinct)`` of ``n_docs``
@@ -867,16 +962,18 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         min_n, max_n = self._ngram_bounds()
         if max_n > 1:
             ids, rows, terms = _ngrams(ids, rows, terms, min_n, max_n)
+        if self.char_ngrams is not None and self.token_pattern not in (TOKEN_PATTERN,
+                                                                       LETTERS_PATTERN):
+            clash = next((t for t in terms if t.startswith(CHAR_PREFIX)), None)
+            if clash is not None:
+                raise ValueError(
+                    f"token_pattern={self.token_pattern!r} finds the word {clash!r}, which "
+                    f"begins as character n-grams' names do ({CHAR_PREFIX!r}); use a "
+                    "pattern without ':' or char_ngrams=None")
         if self.n_features is not None:
             column_of_id = np.array(_hashed_columns(terms, self.n_features), dtype=np.int64)
             return _count_matrix(rows, column_of_id[ids], n_docs, self.n_features)
-        if grow:
-            setdefault = column_of_term.setdefault
-            columns = (setdefault(term, len(column_of_term)) for term in terms)
-        else:
-            get = column_of_term.get
-            columns = (get(term, -1) for term in terms)
-        column_of_id = np.fromiter(columns, dtype=np.int64, count=len(terms))
+        column_of_id = self._columns(terms, column_of_term, grow)
         return _count_matrix(rows, column_of_id[ids], n_docs, len(column_of_term))
 
     def _words(self, docs, token_re):
@@ -897,7 +994,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """The documents in chunks; smaller with n-grams, whose arrays and strings take
         several times the words' (4 max_n: the peak of a bigram chunk of AG News's 1.8
         million characters stays below scikit-learn's bigram vectorizer's)."""
-        max_n = self._ngram_bounds()[1]
+        max_n = self._max_ngram()
+        if self.char_ngrams is not None:  # about 50 bytes of counts and names a character
+            return _chunks(raw_documents, CHUNK_CHARACTERS // 8)
         return _chunks(raw_documents, CHUNK_CHARACTERS // (1 if max_n == 1 else 4 * max_n))
 
     # -- learning the vocabulary -------------------------------------------
@@ -1207,9 +1306,11 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         state.setdefault("n_features", None)
         state.setdefault("language", "english")
         state.setdefault("ngram_range", (1, 1))
+        state.setdefault("char_ngrams", None)
         if state.get("_fitted_settings") is not None:  # settings then, as named now
             state["_fitted_settings"] = {"stemmer": state["stemmer"], "n_features": None,
                                          "language": "english", "ngram_range": (1, 1),
+                                         "char_ngrams": None,
                                          **state["_fitted_settings"]}
         if "vocabulary_" in state and "stemmer_" not in state:
             fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
@@ -1242,7 +1343,8 @@ class Words:
         """True when ``vectorizer`` finds these words, in chunks small enough for it."""
         params = vectorizer.get_params()
         return (all(params[k] == v for k, v in self.settings.items())
-                and vectorizer._ngram_bounds()[1] <= self.max_n)
+                and vectorizer.char_ngrams is None
+                and 0 < vectorizer._max_ngram() <= self.max_n)
 
 
 def fold_matrices(vectorizer, texts, folds, words=None):
@@ -1270,6 +1372,29 @@ def fold_matrices(vectorizer, texts, folds, words=None):
         yield tuple(apply_weighting(_renumber_columns(X, new_column, new_column.max() + 1),
                                     vectorizer.weighting, idf)
                     for X in (A, _take_rows(C, test)))
+
+
+def check_char_ngrams(bounds):
+    """``(min_n, max_n)`` of a ``char_ngrams`` setting, checked (a list, as a model file's
+    JSON holds it, taken as the tuple); None as it is."""
+    if bounds is None:
+        return None
+    return _length_range(bounds, "char_ngrams", MAX_CHAR_NGRAM, " characters", "(2, 5)")
+
+
+def _length_range(bounds, name, most, unit, example):
+    """``(min_n, max_n)`` of the n-gram lengths ``bounds`` (a pair of ints, a list taken as
+    the tuple), ``1 <= min_n <= max_n <= most``; else a one-line ValueError."""
+    if not (isinstance(bounds, (tuple, list)) and len(bounds) == 2
+            and all(isinstance(n, numbers.Integral) and not isinstance(n, bool)
+                    for n in bounds)):
+        raise ValueError(f"{name}={bounds!r} must be a pair of ints (min_n, max_n), "
+                         f"e.g. {example}")
+    min_n, max_n = int(bounds[0]), int(bounds[1])
+    if not 1 <= min_n <= max_n <= most:
+        raise ValueError(f"{name}={bounds!r}: need 1 <= min_n <= max_n <= {most}{unit}, "
+                         f"e.g. {example}")
+    return min_n, max_n
 
 
 def _fold_columns(vectorizer, df, n):

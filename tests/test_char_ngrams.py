@@ -1,0 +1,185 @@
+"""Character n-grams inside word boundaries: TextVectorizer(char_ngrams=...) against
+scikit-learn's analyzer="char_wb", alone and beside words."""
+import collections
+import random
+import unicodedata
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.feature_extraction.text import (
+    CountVectorizer,
+    HashingVectorizer,
+    TfidfVectorizer,
+)
+
+from textwin.text import CHAR_PREFIX, MAX_CHAR_NGRAM, TextVectorizer
+
+TEXTS = [
+    "Hello World, hello!  Über-Straße 12,5 %",
+    "",
+    "   ",
+    "a\tb\u3000ccc  dd\u00a0e\u2028f\x1cg ",  # white space of many kinds, short words
+    "日本語のテキストです。東京",              # one "word" to white-space splitting
+    "x" * 12 + " ab abc abcd abcde abcdef",
+    "İstanbul ŞEHİR ΣΊΣΥΦΟΣ",                 # lower case longer than the letter (İ)
+    "cafe\u0301 naïve",                        # a decomposed accent: composed first
+    "@user #hashtag :-) https://t.co/xyz",
+]
+
+
+def _lower(text):
+    return unicodedata.normalize("NFC", text).lower()
+
+
+def _our_counts(vec, X, i):
+    names = vec.get_feature_names_out()
+    row = X.getrow(i)
+    return {names[j][len(CHAR_PREFIX):]: v for j, v in zip(row.indices, row.data)
+            if names[j].startswith(CHAR_PREFIX)}
+
+
+@pytest.mark.parametrize("bounds", [(2, 5), (1, 1), (3, 3), (4, 6), (1, 3), (5, 8)])
+def test_each_documents_ngrams_are_char_wbs(bounds):
+    """The n-grams of each document and their counts are scikit-learn's char_wb analyzer's
+    after the same lower-casing (NFC, then str.lower)."""
+    vec = TextVectorizer(ngram_range=None, char_ngrams=bounds, weighting="count")
+    X = vec.fit_transform(TEXTS)
+    analyze = CountVectorizer(analyzer="char_wb", ngram_range=bounds,
+                              preprocessor=_lower).build_analyzer()
+    for i, text in enumerate(TEXTS):
+        assert _our_counts(vec, X, i) == collections.Counter(analyze(text)), text
+
+
+@pytest.mark.parametrize("params", [{"sublinear_tf": True}, {"min_df": 2, "sublinear_tf": True}])
+def test_tfidf_alone_is_tfidfvectorizers_char_wb(params):
+    """Columns, idf and values of TfidfVectorizer(analyzer="char_wb", sublinear_tf=True);
+    fitted on some texts and applied to others (unseen n-grams dropped)."""
+    rng = random.Random(0)
+    pool = ["Grain", "grains", "wheat", "Zürich", "Müller's", "corn,", "rose", "ships",
+            "12.5", "日本語", "ọ̀rọ̀", "a", "I"]
+    texts = [" ".join(rng.choice(pool) for _ in range(rng.randint(0, 10))) for _ in range(80)]
+    ours = TextVectorizer(ngram_range=None, char_ngrams=(2, 5), weighting="tfidf",
+                          min_df=params.get("min_df", 1))
+    theirs = TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5), **params)
+    A, B = ours.fit_transform(texts[:60]), theirs.fit_transform(texts[:60])
+    assert [n[len(CHAR_PREFIX):] for n in ours.get_feature_names_out()] == \
+        theirs.get_feature_names_out().tolist()
+    np.testing.assert_allclose(ours.idf_, theirs.idf_, rtol=1e-12)
+    np.testing.assert_allclose(A.toarray(), B.toarray(), rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(ours.transform(texts[60:]).toarray(),
+                               theirs.transform(texts[60:]).toarray(), rtol=1e-12, atol=1e-15)
+
+
+def test_beside_words_and_bigrams_each_part_is_its_own():
+    """Words, bigrams and character n-grams side by side: the word columns are the words'
+    vectorizer's, the character columns the characters', none shared."""
+    words = TextVectorizer(ngram_range=(1, 2), weighting="count")
+    chars = TextVectorizer(ngram_range=None, char_ngrams=(2, 4), weighting="count")
+    both = TextVectorizer(ngram_range=(1, 2), char_ngrams=(2, 4), weighting="count")
+    X, W, C = both.fit_transform(TEXTS), words.fit_transform(TEXTS), chars.fit_transform(TEXTS)
+    names = both.get_feature_names_out().tolist()
+    assert sorted(names) == names and len(set(names)) == len(names)
+    assert X.shape[1] == W.shape[1] + C.shape[1]
+    column = both.vocabulary_
+    for part, vec in ((W, words), (C, chars)):
+        cols = [column[t] for t in vec.get_feature_names_out()]
+        np.testing.assert_array_equal(X[:, cols].toarray(), part.toarray())
+    assert X.has_sorted_indices
+    np.testing.assert_array_equal(both.transform(TEXTS).toarray(), X.toarray())
+
+
+@pytest.mark.parametrize("weighting", ["binary", "count", "tfidf"])
+def test_weighted_as_words_are(weighting):
+    counted = TextVectorizer(ngram_range=(1, 1), char_ngrams=(2, 5), weighting="count")
+    C = counted.fit_transform(TEXTS)
+    vec = TextVectorizer(ngram_range=(1, 1), char_ngrams=(2, 5), weighting=weighting)
+    X = vec.fit_transform(TEXTS)
+    if weighting == "binary":
+        np.testing.assert_array_equal(X.toarray(), (C.toarray() > 0).astype(float))
+    elif weighting == "count":
+        np.testing.assert_array_equal(X.toarray(), C.toarray())
+    else:
+        D = C.toarray()
+        df = (D > 0).sum(0)
+        idf = np.log((1 + len(TEXTS)) / (1 + df)) + 1
+        V = np.where(D > 0, (1 + np.log(np.where(D > 0, D, 1))) * idf, 0.0)
+        norms = np.linalg.norm(V, axis=1, keepdims=True)
+        np.testing.assert_allclose(X.toarray(), V / np.where(norms > 0, norms, 1), rtol=1e-12)
+
+
+def test_hashed_as_hashingvectorizer_hashes_their_names():
+    """n_features: each n-gram, named with its prefix, in scikit-learn's hashed column."""
+    inner = CountVectorizer(analyzer="char_wb", ngram_range=(2, 5),
+                            preprocessor=_lower).build_analyzer()
+
+    def analyze(text):
+        return [CHAR_PREFIX + g for g in inner(text)]
+
+    ours = TextVectorizer(ngram_range=None, char_ngrams=(2, 5), n_features=2**8,
+                          weighting="count").fit_transform(TEXTS)
+    theirs = HashingVectorizer(analyzer=analyze, n_features=2**8, alternate_sign=False,
+                               norm=None).transform(TEXTS)
+    np.testing.assert_array_equal(ours.toarray(), theirs.toarray())
+
+
+def test_min_df_bounds_the_columns_and_batches_equal_one_fit(monkeypatch):
+    import textwin.text as text_module
+
+    monkeypatch.setattr(text_module, "CHUNK_CHARACTERS", 800)  # several chunks
+    rng = random.Random(2)
+    pool = ["grain", "Wheat", "corn", "ships", "shipping", "Müller", "日本語", "rose"]
+    pool += ["".join(rng.choice("abcdefghüé") for _ in range(rng.randint(1, 9)))
+             for _ in range(30)]  # rare words, rare n-grams
+    texts = [" ".join(rng.choice(pool) for _ in range(rng.randint(0, 12))) for _ in range(200)]
+    full = TextVectorizer(char_ngrams=(2, 5))
+    X = full.fit_transform(texts)
+    bounded = TextVectorizer(char_ngrams=(2, 5), min_df=40)
+    assert 0 < bounded.fit_transform(texts).shape[1] < X.shape[1]
+    assert (bounded.document_frequency_ >= 40).all()
+    batches = TextVectorizer(char_ngrams=(2, 5))
+    for k in range(0, 200, 37):
+        batches.partial_fit(texts[k:k + 37])
+    assert batches.vocabulary_ == full.vocabulary_
+    assert (batches.transform(texts) != X).nnz == 0
+
+
+@pytest.mark.parametrize("bounds, message", [
+    ((5, 2), r"1 <= min_n <= max_n"), ((0, 3), r"1 <= min_n"),
+    ((2, 40), f"max_n <= {MAX_CHAR_NGRAM}"), ("2-5", "pair of ints"), ((2.0, 5), "pair of ints"),
+])
+def test_a_bad_range_is_refused_in_one_line(bounds, message):
+    with pytest.raises(ValueError, match=message) as info:
+        TextVectorizer(char_ngrams=bounds).fit(TEXTS)
+    assert "\n" not in str(info.value)
+
+
+def test_no_terms_at_all_is_refused():
+    with pytest.raises(ValueError, match="no terms at all"):
+        TextVectorizer(ngram_range=None).fit(TEXTS)
+
+
+def test_a_word_named_like_a_char_ngram_is_refused():
+    with pytest.raises(ValueError, match="begins as character n-grams"):
+        TextVectorizer(token_pattern=r"\S+", char_ngrams=(2, 3)).fit(["char:x is a word"])
+    TextVectorizer(token_pattern=r"\S+").fit(["char:x is a word"])  # no chars: no clash
+
+
+def test_a_saved_model_with_char_ngrams_predicts_as_fitted(tmp_path):
+    from sklearn.pipeline import make_pipeline
+
+    from textwin import DualGaussSeidelClassifier
+    from textwin.persistence import load_model, save_model
+
+    texts = ["grain wheat corn", "corn harvest", "bank rates", "central banking",
+             "wheaten grains", "bankers' rates"] * 3
+    y = [0, 0, 1, 1, 0, 1] * 3
+    pipe = make_pipeline(TextVectorizer(ngram_range=None, char_ngrams=(2, 5), weighting="tfidf"),
+                         DualGaussSeidelClassifier()).fit(texts, y)
+    save_model(tmp_path / "m.npz", pipe)
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["char_ngrams"] in ([2, 5], (2, 5))
+    new = ["wheatfields", "the banker", "grain banks"]
+    np.testing.assert_allclose(model.decision_function(new), pipe.decision_function(new),
+                               rtol=1e-12)
+    assert sp.issparse(model.transform(new))

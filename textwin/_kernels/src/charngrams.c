@@ -1,0 +1,231 @@
+/* Character n-grams inside word boundaries: see charngrams.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "charngrams.h"
+
+#define TW_HASH_SEED 0x84222325CBF29CE4ULL
+#define TW_HASH_MUL 0x100000001B3ULL
+
+/* MurmurHash3's 64-bit finalizer: the table indexes the low bits of the hash,
+   which the FNV-style product alone leaves poorly mixed. */
+static inline uint64_t tw_fmix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDULL;
+    h ^= h >> 33;
+    h *= 0xC4CEB9FE1A85EC53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
+/* Python's str.isspace: ASCII tab to carriage return, the separators 0x1C-0x1F,
+   space; above 127 the sorted list given. */
+static inline int tw_is_space(uint32_t c, const uint32_t *spaces, int n_spaces)
+{
+    if (c < 128)
+        return (c >= 9 && c <= 13) || (c >= 28 && c <= 32);
+    if (n_spaces == 0 || c < spaces[0] || c > spaces[n_spaces - 1])
+        return 0;
+    int lo = 0, hi = n_spaces - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (spaces[mid] == c)
+            return 1;
+        if (spaces[mid] < c)
+            lo = mid + 1;
+        else
+            hi = mid - 1;
+    }
+    return 0;
+}
+
+/* realloc *p to cap items of item bytes; the old block stays on failure. */
+static int tw_resize(void **p, int64_t cap, size_t item)
+{
+    void *q = realloc(*p, (size_t)cap * item);
+    if (q == NULL)
+        return -1;
+    *p = q;
+    return 0;
+}
+
+/* Room for one more distinct n-gram in the per-id arrays (capacities doubled). */
+static int tw_grow_distinct(tw_char_counts *o)
+{
+    if (o->n_distinct < o->distinct_cap)
+        return 0;
+    int64_t cap = o->distinct_cap > 0 ? 2 * o->distinct_cap : 4096;
+    if (tw_resize((void **)&o->first, cap, sizeof(int64_t))
+        || tw_resize((void **)&o->length, cap, sizeof(int32_t))
+        || tw_resize((void **)&o->hash, cap, sizeof(uint64_t))
+        || tw_resize((void **)&o->stamp, cap, sizeof(int64_t))
+        || tw_resize((void **)&o->pos, cap, sizeof(int64_t)))
+        return -1;
+    o->distinct_cap = cap;
+    return 0;
+}
+
+/* Room for one more entry of the count matrix. */
+static int tw_grow_nnz(tw_char_counts *o)
+{
+    if (o->nnz < o->nnz_cap)
+        return 0;
+    int64_t cap = o->nnz_cap > 0 ? 2 * o->nnz_cap : 4096;
+    if (tw_resize((void **)&o->indices, cap, sizeof(int32_t))
+        || tw_resize((void **)&o->counts, cap, sizeof(double)))
+        return -1;
+    o->nnz_cap = cap;
+    return 0;
+}
+
+/* Double the hash table (kept at most half full) and reinsert every id. */
+static int tw_rehash(tw_char_counts *o)
+{
+    int64_t n = o->n_slots * 2;
+    int32_t *slots = malloc((size_t)n * sizeof(int32_t));
+    if (slots == NULL)
+        return -1;
+    memset(slots, 0xFF, (size_t)n * sizeof(int32_t));
+    uint64_t mask = (uint64_t)n - 1;
+    for (int64_t k = 0; k < o->n_distinct; k++) {
+        uint64_t i = o->hash[k] & mask;
+        while (slots[i] >= 0)
+            i = (i + 1) & mask;
+        slots[i] = (int32_t)k;
+    }
+    free(o->slots);
+    o->slots = slots;
+    o->n_slots = n;
+    return 0;
+}
+
+/* Count one occurrence of padded[start : start + n] (hash h) in document d. */
+static inline int tw_count(tw_char_counts *o, uint64_t h, int64_t start, int n, int64_t d)
+{
+    uint64_t mask = (uint64_t)o->n_slots - 1;
+    uint64_t i = h & mask;
+    const uint32_t *gram = o->padded + start;
+    int32_t id;
+    for (;;) {
+        id = o->slots[i];
+        if (id < 0)
+            break;
+        if (o->hash[id] == h && o->length[id] == n
+            && memcmp(o->padded + o->first[id], gram, (size_t)n * sizeof(uint32_t)) == 0)
+            break;
+        i = (i + 1) & mask;
+    }
+    if (id < 0) {
+        if (o->n_distinct >= INT32_MAX || tw_grow_distinct(o))
+            return -1;
+        id = (int32_t)o->n_distinct++;
+        o->slots[i] = id;
+        o->first[id] = start;
+        o->length[id] = n;
+        o->hash[id] = h;
+        o->stamp[id] = -1;
+        if (2 * o->n_distinct > o->n_slots && tw_rehash(o))
+            return -1;
+    }
+    if (o->stamp[id] == d) {
+        o->counts[o->pos[id]] += 1.0;
+        return 0;
+    }
+    if (tw_grow_nnz(o))
+        return -1;
+    o->stamp[id] = d;
+    o->pos[id] = o->nnz;
+    o->indices[o->nnz] = id;
+    o->counts[o->nnz] = 1.0;
+    o->nnz++;
+    return 0;
+}
+
+/* The n-grams of the padded word padded[p : p + len] of document d (see charngrams.h). */
+static int tw_word_ngrams(tw_char_counts *o, int64_t p, int64_t len, int min_n, int max_n,
+                          int64_t d)
+{
+    const uint32_t *w = o->padded + p;
+    int64_t last = len - min_n > 0 ? len - min_n : 0;
+    for (int64_t off = 0; off <= last; off++) {
+        uint64_t h = TW_HASH_SEED;
+        int64_t top = len - off < max_n ? len - off : max_n;
+        for (int64_t k = 0; k < top; k++) {
+            h = (h ^ w[off + k]) * TW_HASH_MUL;
+            int64_t n = k + 1;
+            /* every n-gram shorter than the padded word, and the whole word once */
+            if ((n >= min_n && n < len) || (off == 0 && n == len)) {
+                if (tw_count(o, tw_fmix64(h ^ (uint64_t)n), p + off, (int)n, d))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int tw_count_char_ngrams(const uint32_t *text, const int64_t *doc_end, int64_t n_docs,
+                         int min_n, int max_n, const uint32_t *spaces, int n_spaces,
+                         tw_char_counts *out)
+{
+    tw_char_counts *o = out;
+    memset(o, 0, sizeof(*o));
+    /* the padded words: each character once, plus two spaces per word */
+    int64_t padded_len = 0;
+    int in_word = 0;
+    for (int64_t d = 0, i = 0; d < n_docs; d++) {
+        in_word = 0;
+        for (; i < doc_end[d]; i++) {
+            int space = tw_is_space(text[i], spaces, n_spaces);
+            if (!space && !in_word)
+                padded_len += 2;
+            padded_len += !space;
+            in_word = !space;
+        }
+    }
+    o->padded = malloc((size_t)(padded_len + 1) * sizeof(uint32_t));
+    o->indptr = malloc((size_t)(n_docs + 1) * sizeof(int64_t));
+    o->n_slots = 1024;
+    o->slots = malloc((size_t)o->n_slots * sizeof(int32_t));
+    if (o->padded == NULL || o->indptr == NULL || o->slots == NULL)
+        goto fail;
+    memset(o->slots, 0xFF, (size_t)o->n_slots * sizeof(int32_t));
+    o->indptr[0] = 0;
+    int64_t p = 0;
+    for (int64_t d = 0, i = 0; d < n_docs; d++) {
+        while (i < doc_end[d]) {
+            while (i < doc_end[d] && tw_is_space(text[i], spaces, n_spaces))
+                i++;
+            if (i == doc_end[d])
+                break;
+            int64_t start = p;
+            o->padded[p++] = ' ';
+            while (i < doc_end[d] && !tw_is_space(text[i], spaces, n_spaces))
+                o->padded[p++] = text[i++];
+            o->padded[p++] = ' ';
+            if (tw_word_ngrams(o, start, p - start, min_n, max_n, d))
+                goto fail;
+        }
+        o->indptr[d + 1] = o->nnz;
+    }
+    o->padded_len = p;
+    return 0;
+fail:
+    tw_char_counts_free(o);
+    return -1;
+}
+
+void tw_char_counts_free(tw_char_counts *o)
+{
+    free(o->indptr);
+    free(o->indices);
+    free(o->counts);
+    free(o->first);
+    free(o->length);
+    free(o->padded);
+    free(o->slots);
+    free(o->hash);
+    free(o->stamp);
+    free(o->pos);
+    memset(o, 0, sizeof(*o));
+}
