@@ -32,7 +32,7 @@ RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
 # (textwin.cli.reproduce) maps to exit codes.
 UPWARD = set()
 # The commands share textwin.cli.common (all) and textwin.cli.training (train, eval).
-COMMANDS = ("train", "eval", "predict", "data", "reproduce")
+COMMANDS = ("train", "eval", "predict", "inspect", "data", "reproduce")
 
 
 def layer_of(module):

@@ -77,7 +77,7 @@ def test_version_and_help(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"textwin {__version__}"
-    for cmd in ([], ["train"], ["eval"], ["predict"], ["data"]):
+    for cmd in ([], ["train"], ["eval"], ["predict"], ["inspect"], ["data"]):
         with pytest.raises(SystemExit) as exc:
             main([*cmd, "--help"])
         assert exc.value.code == 0
@@ -95,7 +95,8 @@ print("loaded:", sorted({m.split(".")[0] for m in sys.modules} & {"sklearn", "sc
 """
 
 
-@pytest.mark.parametrize("cmd", [[], ["train"], ["eval"], ["predict"], ["data"], ["reproduce"]])
+@pytest.mark.parametrize("cmd", [[], ["train"], ["eval"], ["predict"], ["inspect"], ["data"],
+                                 ["reproduce"]])
 def test_help_imports_neither_scikit_learn_nor_scipy(cmd):
     # a fresh process, so that what `textwin CMD --help` loads is all that is loaded
     proc = subprocess.run([sys.executable, "-c", _HELP_ONLY, *cmd, "--help"], cwd=REPO,

@@ -452,14 +452,14 @@ class TextModel:
 
         if self.calibration is not None:
             return self.calibration
-        if self._loss() == "logistic":
+        if self.trained_loss() == "logistic":
             return Calibration("logistic")
         raise ValueError(
             "this model holds no calibrated probabilities (its scores are margins); "
             "train it again with `textwin train --proba` (or --auto, which calibrates on "
             "its cross-validation), or TextClassifier(probability=True)")
 
-    def _loss(self):
+    def trained_loss(self):
         """The loss the saved estimator was fitted with, when the metadata says it."""
         for meta in (self.metadata, self.metadata.get("wrapped") or {}):
             loss = (meta.get("params") or {}).get("loss") if isinstance(meta, dict) else None

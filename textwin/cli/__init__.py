@@ -1,7 +1,7 @@
 """The ``textwin`` command: train, evaluate, score and manage data from a shell.
 
-One module per command (:mod:`.train`, :mod:`.eval`, :mod:`.predict`, :mod:`.data`,
-:mod:`.reproduce`), each with its options (``add_parser``) and its output; what they
+One module per command (:mod:`.train`, :mod:`.eval`, :mod:`.predict`, :mod:`.inspect`,
+:mod:`.data`, :mod:`.reproduce`), each with its options (``add_parser``) and its output; what they
 share is in :mod:`.common` (exit codes, errors, output, logging, option groups), and
 what `train` and `eval` share in :mod:`.training`. Results go to stdout (a table,
 or JSON with ``--json``), logs and progress bars to stderr; every failure the user
@@ -22,6 +22,7 @@ import textwrap
 
 from .._version import __version__
 from . import data, predict, reproduce, train
+from . import inspect as inspect_model
 from . import eval as evaluate
 from .common import (
     EXIT_BAD_MODEL,
@@ -52,6 +53,7 @@ examples:
   textwin train --category acq               SVM (Algorithm 1) on 'acq', test break-even point
   textwin train --category acq --method rwinnow --output acq.npz
   echo "cargo ship collides with tanker" | textwin predict acq.npz
+  textwin inspect acq.npz                    what the model is, and its terms of most weight
   textwin eval --micro-breakeven             the paper's methods on its ten categories
   textwin eval --micro-breakeven --methods svm-alg2,smo --json
   textwin reproduce --quick --output /tmp/repro.md   a small run of the reproduction report
@@ -86,6 +88,7 @@ def build_parser():
     train.add_parser(sub, methods_help, list(METHODS))
     evaluate.add_parser(sub, methods_help, PAPER_METHODS)
     predict.add_parser(sub)
+    inspect_model.add_parser(sub)
     data.add_parser(sub)
     reproduce.add_parser(sub)
     return parser

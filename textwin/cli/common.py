@@ -98,6 +98,26 @@ def fail(message, code):
     return code
 
 
+def open_model(path):
+    """The :class:`~textwin.persistence.TextModel` of a model file, or a one-line
+    CLIError saying what is wrong with the path or the file."""
+    from ..persistence import ModelFormatError, load_model
+
+    if Path(path).is_dir():
+        raise CLIError(f"{path} is a folder: the first argument is the model file "
+                       "(MODEL.npz, written by `textwin train --output MODEL.npz`)")
+    try:
+        return load_model(path)
+    except FileNotFoundError as exc:
+        raise CLIError(f"{exc}; train one with `textwin train --category CAT --output MODEL.npz`",
+                       EXIT_NO_DATA) from None
+    except ModelFormatError as exc:
+        raise CLIError(str(exc), EXIT_BAD_MODEL) from None
+    except OSError as exc:  # unreadable: permissions, an I/O error
+        raise CLIError(f"cannot read the model file {path}: "
+                       f"{exc.strerror or exc}", EXIT_NO_DATA) from None
+
+
 # ---------------------------------------------------------------------------
 # Output
 # ---------------------------------------------------------------------------

@@ -183,11 +183,11 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         """The cross-validated version of a :class:`DualGaussSeidelClassifier` or preset.
 
         Every setting of ``estimator`` (a preset's fixed loss and regularizer
-        included) but ``lam`` and ``warm_start``, updated by ``params``
-        (``lams``, ``cv``, ``scoring``, ...).
+        included) but ``lam``, ``warm_start`` and ``probability`` (a search calibrates
+        nothing), updated by ``params`` (``lams``, ``cv``, ``scoring``, ...).
         """
         settings = estimator._all_params()
-        for key in ("lam", "warm_start"):
+        for key in ("lam", "warm_start", "probability"):
             settings.pop(key)
         return cls(**{**settings, **params})
 
