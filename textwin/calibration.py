@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Calibration", "fit_sigmoid", "calibrate", "probabilities"]
+__all__ = ["Calibration", "calibrate", "fit_sigmoid", "probabilities"]
 
 #: How a model's scores become probabilities.
 METHODS = ("sigmoid", "logistic")

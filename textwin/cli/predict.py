@@ -5,7 +5,6 @@ import math
 import os
 import sys
 import warnings
-from pathlib import Path
 
 from .common import (
     EXIT_BAD_MODEL,
@@ -16,6 +15,7 @@ from .common import (
     common_options,
     json_text,
     logger,
+    open_model,
     out,
 )
 
@@ -169,25 +169,11 @@ def _warn_skipped(skipped):
 
 
 def cmd_predict(args):
-    from ..persistence import ModelFormatError, load_model
-
     if args.threshold is not None and not math.isfinite(args.threshold):
         raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
     if args.json and args.jsonl:
         raise CLIError("--json prints one JSON array, --jsonl one object per line: give one")
-    if Path(args.model).is_dir():
-        raise CLIError(f"{args.model} is a folder: the first argument is the model file "
-                       "(textwin predict MODEL.npz [INPUT ...])")
-    try:
-        model = load_model(args.model)
-    except FileNotFoundError as exc:
-        raise CLIError(f"{exc}; train one with `textwin train --category CAT --output MODEL.npz`",
-                       EXIT_NO_DATA) from None
-    except ModelFormatError as exc:
-        raise CLIError(str(exc), EXIT_BAD_MODEL) from None
-    except OSError as exc:  # unreadable: permissions, an I/O error
-        raise CLIError(f"cannot read the model file {args.model}: "
-                       f"{exc.strerror or exc}", EXIT_NO_DATA) from None
+    model = open_model(args.model)
     try:
         return _predict(args, model)
     except BrokenPipeError:  # `textwin predict ... | head`: stdout's reader left
