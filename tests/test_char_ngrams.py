@@ -183,3 +183,25 @@ def test_a_saved_model_with_char_ngrams_predicts_as_fitted(tmp_path):
     np.testing.assert_allclose(model.decision_function(new), pipe.decision_function(new),
                                rtol=1e-12)
     assert sp.issparse(model.transform(new))
+
+
+def test_occurrences_of_char_ngrams_are_the_texts_own_characters():
+    """Each n-gram found where char_wb counts it (as many times), written as the text
+    writes it, without the padding spaces."""
+    vec = TextVectorizer(ngram_range=None, char_ngrams=(2, 5), weighting="count")
+    X = vec.fit_transform(TEXTS)
+    names = vec.get_feature_names_out()
+    for i, text in enumerate(TEXTS):
+        found = vec.occurrences(text)
+        assert {j: len(v) for j, v in found.items()} == dict(
+            zip(X[i].indices.tolist(), X[i].data.astype(int).tolist()))
+        for j, written in found.items():
+            gram = names[j][len(CHAR_PREFIX):]
+            composed = unicodedata.normalize("NFC", text)
+            assert all(w and (w in composed or w in composed.lower()) for w in written), \
+                (gram, written)
+            assert all(w.lower() == gram.strip() for w in written
+                       if len(w) == len(w.lower())), (gram, written)
+    found = TextVectorizer(char_ngrams=(2, 3)).fit(["Abc abd"]).occurrences("Abc")
+    assert sorted(w for v in found.values() for w in v) == [
+        "A", "Ab", "Ab", "Abc", "Abc", "bc", "bc", "c"]  # the word, " a", "ab", " ab", "abc", ...

@@ -607,3 +607,76 @@ def test_a_corpus_in_german_is_stemmed_as_german_without_being_told(capsys, tmp_
     assert "mannschaft" in set(model.vocabulary.tolist())  # German's stem, not Porter's
     code, out, err = run(capsys, "train", "--corpus", path, "--language", "english", "--json")
     assert json.loads(out)["features"]["language"] == "english" and "function words" not in err
+
+
+def _suffix_corpus(path, n_train=40, n_test=20):
+    """Two classes whose words are all different (random stems, never repeated), each
+    class's ending in its own two letters: words are at chance on the test texts,
+    character n-grams exact."""
+    import random
+
+    rng = random.Random(3)
+    stem = lambda: "".join(rng.choice("bcdfghklmnprstvw") + rng.choice("aeiou")  # noqa: E731
+                           for _ in range(3))
+    with open(path, "w") as fh:
+        for split, n in (("train", n_train), ("test", n_test)):
+            for label, end in (("xq", "xq"), ("zj", "zj")):
+                for _ in range(n):
+                    text = " ".join(stem() + end for _ in range(4))
+                    fh.write(json.dumps({"text": text, "labels": [label], "split": split}) + "\n")
+    return path
+
+
+def test_chars_train_into_the_model_predict_reads(tmp_path):
+    """`textwin train --chars 2-5` as a user runs it: character n-grams learn what the
+    words cannot, the model file records them and `textwin predict` reads new texts the
+    same way (equal to TextClassifier(chars=(2, 5)) fitted in-process)."""
+    import subprocess
+    import sys
+
+    from textwin import TextClassifier
+
+    corpus = _suffix_corpus(tmp_path / "c.jsonl")
+    model = tmp_path / "m.npz"
+    accuracy = {}
+    for chars in ([], ["--chars", "2-5"]):
+        run_ = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", corpus,
+                               *chars, "-o", model, "--force", "--json", "-q"],
+                              capture_output=True, text=True)
+        assert run_.returncode == 0, run_.stderr
+        accuracy[bool(chars)] = json.loads(run_.stdout)["accuracy"]
+    assert accuracy[False] < 75.0 and accuracy[True] == 100.0, accuracy
+    loaded = load_model(model)
+    assert loaded.preprocessing["char_ngrams"] == [2, 5]
+    assert "char:xq " in loaded.vocabulary.tolist()  # "xq" at the end of a word
+    (tmp_path / "doc.txt").write_text("momobuzj kukepazj\n")
+    run_ = subprocess.run([sys.executable, "-m", "textwin.cli", "predict", model,
+                           tmp_path / "doc.txt", "--json"], capture_output=True, text=True)
+    assert run_.returncode == 0, run_.stderr
+    assert json.loads(run_.stdout)[0]["labels"] == ["zj"]
+    rows = [json.loads(line) for line in open(corpus)]
+    train = [r for r in rows if r["split"] == "train"]
+    clf = TextClassifier(chars=(2, 5)).fit([r["text"] for r in train],
+                                           [r["labels"][0] for r in train])
+    # the same problem, each solved to a relative duality gap of 1e-3
+    np.testing.assert_allclose(loaded.decision_function(["momobuzj kukepazj"]).ravel(),
+                               clf.decision_function(["momobuzj kukepazj"]), rtol=1e-2)
+
+
+@pytest.mark.parametrize("argv, fragments", [
+    (["train", "--corpus", "c.jsonl", "--chars", "5-2"], ["--chars", "'5-2'", "1 <= MIN"]),
+    (["train", "--corpus", "c.jsonl", "--chars", "0-3"], ["--chars", "'0-3'"]),
+    (["train", "--corpus", "c.jsonl", "--chars", "2-40"], ["--chars", "'2-40'", "<= 10"]),
+    (["train", "--corpus", "c.jsonl", "--chars", "two"], ["--chars", "MIN-MAX"]),
+    (["train", "--corpus", "c.svm", "--chars", "2-5"], ["--chars is for text corpora"]),
+    (["eval", "--micro-breakeven", "--chars", "2-5"], ["--chars", "for --corpus"]),
+])
+def test_bad_chars_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments):
+    test_bad_ngrams_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments)
+
+
+def test_the_command_lines_char_ngram_cap_is_the_vectorizers():
+    from textwin.cli.common import MAX_CHAR_NGRAM
+    from textwin.text import MAX_CHAR_NGRAM as VECTORIZER_MAX
+
+    assert MAX_CHAR_NGRAM == VECTORIZER_MAX

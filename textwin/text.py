@@ -1244,14 +1244,29 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         words = [lowered[a:b] for a, b in spans]
         stemmer = self._term_stemmer()
         terms = stemmer.stem_many(words) if stemmer is not None else words
-        min_n, max_n = self._ngram_bounds()
         found = {}
+        min_n, max_n = self._ngram_bounds() or (1, 0)  # None: no word terms
         for n in range(min_n, max_n + 1):
             for i in range(len(terms) - n + 1):
                 column = self.vocabulary_.get(" ".join(terms[i:i + n]))
                 if column is not None:
                     found.setdefault(column, []).append(source[spans[i][0]:spans[i + n - 1][1]])
+        if self.char_ngrams is not None:
+            self._char_occurrences(lowered, source, found)
         return found
+
+    def _char_occurrences(self, lowered, source, found):
+        """:meth:`occurrences` of the character n-grams: each as the text writes it, the
+        padding spaces left out (``" ab"`` at the start of "Abc" is "Ab")."""
+        min_n, max_n = self._char_bounds()
+        for word in re.finditer(r"\S+", lowered):  # \s is str.isspace, as split() reads it
+            a, b = word.span()
+            padded = f" {word.group()} "
+            for off, n in _char_wb_spans(len(padded), min_n, max_n):
+                column = self.vocabulary_.get(CHAR_PREFIX + padded[off:off + n])
+                if column is not None:
+                    start, end = max(a, a + off - 1), min(b, a + off + n - 1)
+                    found.setdefault(column, []).append(source[start:end])
 
     def _weight(self, X):
         """Apply the weighting to a count matrix, in place."""
@@ -1372,6 +1387,16 @@ def fold_matrices(vectorizer, texts, folds, words=None):
         yield tuple(apply_weighting(_renumber_columns(X, new_column, new_column.max() + 1),
                                     vectorizer.weighting, idf)
                     for X in (A, _take_rows(C, test)))
+
+
+def _char_wb_spans(length, min_n, max_n):
+    """``(offset, n)`` of the character n-grams of a padded word of ``length`` characters,
+    scikit-learn's char_wb rule: every n-gram shorter than the word, and the word whole
+    when it is no longer than ``max_n`` (the C kernel's loop, for one word in Python)."""
+    for off in range(max(length - min_n, 0) + 1):
+        for n in range(1, min(max_n, length - off) + 1):
+            if (n >= min_n and n < length) or (off == 0 and n == length):
+                yield off, n
 
 
 def check_char_ngrams(bounds):

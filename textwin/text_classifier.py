@@ -46,7 +46,8 @@ from textwin.model_selection._paths import held_out_path_scores
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
-from textwin.text import MAX_NGRAM, TextVectorizer, Words, detect_language, fold_matrices
+from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
+                          fold_matrices)
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
@@ -161,14 +162,17 @@ def resolve_language(language, texts):
     return (detect_language(texts) or "english") if language == "auto" else language
 
 
-def make_vectorizer(weighting, stem, ngrams, language, min_df):
-    """The :class:`TextVectorizer` of these settings (word n-grams up to ``ngrams``)."""
-    params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df)
-    if not (isinstance(ngrams, Integral) and 1 <= ngrams <= MAX_NGRAM):
-        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to an integer from 1 to "
-                         f"{MAX_NGRAM}")
-    if ngrams > 1:
-        params["ngram_range"] = (1, ngrams)
+def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):
+    """The :class:`TextVectorizer` of these settings: word n-grams up to ``ngrams`` (0:
+    none, only with ``chars``) and character n-grams ``chars`` ((min_n, max_n) or None)."""
+    params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df,
+                  char_ngrams=check_char_ngrams(chars))
+    lowest = 0 if chars is not None else 1
+    if not (isinstance(ngrams, Integral) and lowest <= ngrams <= MAX_NGRAM):
+        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to an integer from {lowest} to "
+                         f"{MAX_NGRAM}" + ("" if lowest else " (0: none, with chars only)"))
+    if ngrams != 1:
+        params["ngram_range"] = (1, ngrams) if ngrams else None
     return TextVectorizer(**params)
 
 
@@ -182,7 +186,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     stem : bool, default=True
         Porter (or ``language``'s Snowball) stems instead of words.
     ngrams : int, default=1
-        Word n-grams up to this length (2: words and pairs of adjacent words).
+        Word n-grams up to this length (2: words and pairs of adjacent words; 0: no
+        words, only ``chars``).
+    chars : tuple (min_n, max_n) or None, default=None
+        Character n-grams inside word boundaries too, as scikit-learn's
+        ``analyzer="char_wb"`` (``TextVectorizer(char_ngrams=...)``): (2, 5) is
+        the usual choice for tweets and languages without a stemmer.
     language : str, default="auto"
         As in :class:`~textwin.text.TextVectorizer`; "auto": the language whose
         function words the training texts use (:func:`~textwin.text.
@@ -250,14 +259,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ['money', 'grain']
     """
 
-    def __init__(self, weighting="tfidf", stem=True, ngrams=1, language="auto", min_df=1,
-                 nb_scaling=False, loss="hinge", fit_intercept=False, lam=None, thresholds=None,
-                 task=None, probability=False, tol=1e-3, max_epochs=1000, random_state=0,
-                 n_jobs=None, verbose=0):
+    def __init__(self, weighting="tfidf", stem=True, ngrams=1, chars=None, language="auto",
+                 min_df=1, nb_scaling=False, loss="hinge", fit_intercept=False, lam=None,
+                 thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
+                 random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _vectorizer(self, language):
-        return make_vectorizer(self.weighting, self.stem, self.ngrams, language, self.min_df)
+        return make_vectorizer(self.weighting, self.stem, self.ngrams, language, self.min_df,
+                               self.chars)
 
     def _model(self, lam):
         return DualGaussSeidelClassifier(

@@ -372,6 +372,27 @@ def _ngram_count(text):
     return n
 
 
+#: The longest character n-gram of --chars: textwin.text.MAX_CHAR_NGRAM (a test holds
+#: them equal).
+MAX_CHAR_NGRAM = 10
+
+
+def char_range(text):
+    """--chars MIN-MAX: character n-grams of MIN to MAX characters, 1 <= MIN <= MAX <=
+    MAX_CHAR_NGRAM."""
+    lo, dash, hi = text.strip().partition("-")
+    try:
+        bounds = (int(lo), int(hi)) if dash else (int(lo), int(lo))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected MIN-MAX characters, e.g. 2-5, got {text!r}") from None
+    if not 1 <= bounds[0] <= bounds[1] <= MAX_CHAR_NGRAM:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is no range of n-gram lengths: need 1 <= MIN <= MAX <= "
+            f"{MAX_CHAR_NGRAM} characters, e.g. 2-5")
+    return bounds
+
+
 def _seed(text):
     """--seed: an integer in [0, 2**32 - 1], as numpy's generators take."""
     try:
@@ -424,6 +445,12 @@ def training_options(p):
                    help="the features of a text corpus are its word n-grams up to N words, "
                         "stemmed as words are (default: 1, words only; 2 adds pairs of "
                         f"consecutive words; at most {MAX_NGRAM})")
+    g.add_argument("--chars", type=char_range, default=None, metavar="MIN-MAX",
+                   help="also the character n-grams of MIN to MAX characters inside words "
+                        "(each word padded with a space, as scikit-learn's char_wb), e.g. "
+                        "2-5: they win on tweets, misspellings and languages without a "
+                        "stemmer (default: none; the unspaced scripts, Chinese, Japanese, "
+                        "Thai, get 1-3 alone)")
     g.add_argument("--task", choices=("multiclass", "multilabel"), default=None,
                    help="single- or multi-label (default: read from the labels: exactly one "
                         "per document is multi-class, two classes binary)")

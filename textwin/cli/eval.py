@@ -150,8 +150,9 @@ def _paper_methods(args):
                 raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
     check_plot(args)
     given_corpus = [opt for opt, key, _ in CORPUS_ONLY if getattr(args, key, None)]
-    if args.ngrams:  # train reads Reuters-21578's texts for it; the protocol is words
-        given_corpus.append("--ngrams")
+    for opt in ("ngrams", "chars"):  # train reads Reuters' texts for them; the protocol is words
+        if getattr(args, opt):
+            given_corpus.append(f"--{opt}")
     if given_corpus or args.weighting not in (None, "binary") or args.shuffle is not None:
         raise CLIError(f"{', '.join(given_corpus) or '--weighting/--shuffle'}: for --corpus; "
                        "--micro-breakeven runs the paper's protocol as published")

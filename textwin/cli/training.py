@@ -186,7 +186,8 @@ def _prepare_user_corpus(args, corpus):
 
         language, stem = text_language(args, corpus.train)
         vectorizer = TextVectorizer(weighting=args.weighting or "tfidf", stem=stem,
-                                    language=language, ngram_range=(1, args.ngrams or 1))
+                                    language=language, ngram_range=(1, args.ngrams or 1),
+                                    char_ngrams=args.chars)
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -196,7 +197,8 @@ def _prepare_user_corpus(args, corpus):
         text_only = [opt for opt, given in (("--weighting", args.weighting),
                                             ("--language", args.language),
                                             ("--no-stem", args.no_stem),
-                                            ("--ngrams", args.ngrams)) if given]
+                                            ("--ngrams", args.ngrams),
+                                            ("--chars", args.chars)) if given]
         if text_only:
             raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
                            f"for text corpora; {corpus.source} holds feature values "
@@ -348,7 +350,8 @@ def _reuters_as_corpus(args):
     """Reuters-21578 read as a user's corpus: its texts vectorized as the options say
     (--weighting, --features all, --ngrams, --auto), not the paper's cached features."""
     return (args.weighting not in (None, "binary") or args.features == "all"
-            or bool(getattr(args, "ngrams", None)) or bool(getattr(args, "auto", False)))
+            or bool(getattr(args, "ngrams", None)) or bool(getattr(args, "chars", None))
+            or bool(getattr(args, "auto", False)))
 
 
 def _reuters_corpus(args):
