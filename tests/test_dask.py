@@ -161,6 +161,42 @@ def test_the_cross_validation_runs_each_fold_path_on_the_workers_bit_identical(c
     assert all(nbytes >= X.data.nbytes for _, nbytes, _ in new)
 
 
+def _topic_texts(n_per_class, seed):
+    """Short texts of three topics, each text a few of its topic's words among noise."""
+    rng = np.random.default_rng(seed)
+    topics = {"grain": "wheat corn harvest bushel crop grain", "money": "bank rate loan dollar "
+              "fed money", "oil": "crude barrel opec refinery oil gas"}
+    noise = "the a market price week said year new report".split()
+    texts, y = [], []
+    for name, words in topics.items():
+        for _ in range(n_per_class):
+            chosen = list(rng.choice(words.split(), 3)) + list(rng.choice(noise, 4))
+            texts.append(" ".join(rng.permutation(chosen)))
+            y.append(name)
+    return texts, np.array(y)
+
+
+def test_the_text_search_runs_its_paths_on_the_workers_bit_identical(cluster):
+    # TextClassifierCV's paths go through the same engine as DualGaussSeidelClassifierCV's:
+    # on the cluster, one task per (fold, problem) and step, the choice that of the threads
+    from textwin import TextClassifierCV
+
+    cl, client = cluster
+    texts, y = _topic_texts(20, seed=4)
+    params = dict(stem=False, ngrams=[1, 2], lam_grid=[10.0, 1.0, 0.1], cv=3, random_state=0)
+    local = TextClassifierCV(n_jobs=2, **params).fit(texts, y)
+    with joblib.parallel_config(backend="dask"), distributed.get_task_stream(client) as ts:
+        remote = TextClassifierCV(**params).fit(texts, y)
+    for key in ("params", "lam_n", "mean_test_score", "std_test_score", "rank_test_score"):
+        assert remote.cv_results_[key] == local.cv_results_[key], key
+    assert remote.best_params_ == local.best_params_
+    np.testing.assert_array_equal(remote.best_estimator_.coef_, local.best_estimator_.coef_)
+    ran = _task_workers(ts, "textwin-auto")
+    # two n-gram settings x naive Bayes off and on x 3 folds x 3 classes, at least one step
+    assert len(ran) >= 2 * 2 * 3 * 3, len(ran)
+    assert set(ran.values()) <= set(cl.scheduler_info["workers"])
+
+
 def test_a_shipment_read_again_in_a_process_is_one_arrival_with_one_cache():
     import pickle
 

@@ -360,15 +360,15 @@ def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
                                         random_state=0)
     problems = Problems(est, X, Y, None)
     scoring = V.Scoring(est.scoring, est)
-    folds = est._folds(problems, Y)
+    folds = [V.RowsFold(problems, train, test) for train, test in est._folds(problems, Y)]
     lams = resolve_lams("test", 3, 1e-2, problems)
-    cut = V.held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
-                                              folds=folds), "t"), 0, 1, 0, None, lams)
-    given = [V.as_canonical_csr(problems.X[train]) for train, _ in folds]
+    cut = V.held_out_path_task(Shipment(dict(folds=folds, scoring=scoring, shared=False), "t"),
+                               0, 1, 0, None, lams)
+    for fold in folds:
+        fold.cut()  # as FoldPaths does on Ray
     monkeypatch.setattr(V, "as_canonical_csr", lambda X: pytest.fail("cut again"))
-    shipped = V.held_out_path_task(Shipment(dict(problems=problems, scoring=scoring, shared=False,
-                                                  folds=folds, fold_X=given), "t"), 0, 1, 0, None,
-                                    lams)
+    shipped = V.held_out_path_task(Shipment(dict(folds=folds, scoring=scoring, shared=False),
+                                            "t"), 0, 1, 0, None, lams)
     assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
     np.testing.assert_array_equal(shipped[1][0], cut[1][0])
 

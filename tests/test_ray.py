@@ -55,8 +55,10 @@ def sent(monkeypatch):
 
     def put_and_record(self, shipment, broadcast):
         record["put"].append(shipment.label)
-        if isinstance(shipment.payload, dict) and "fold_X" in shipment.payload:
-            record["fold_rows"].append([X.shape[0] for X in shipment.payload["fold_X"]])
+        if isinstance(shipment.payload, dict) and "folds" in shipment.payload:
+            record["fold_rows"].append([getattr(fold, "X_train", None) is not None
+                                        and fold.X_train.shape[0]
+                                        for fold in shipment.payload["folds"]])
         return put(self, shipment, broadcast)
 
     def submit_and_record(self, task, ref, k, extra, key):

@@ -9,6 +9,7 @@ from sklearn.base import clone
 
 from textwin import (DegenerateSolutionWarning, DualGaussSeidelClassifier, TextClassifier,
                      TextClassifierCV)
+from textwin.model_selection._validation import FoldPaths
 from textwin.persistence import load_model
 from textwin.text import TextVectorizer
 
@@ -347,11 +348,15 @@ def test_cv_with_classes_smaller_than_the_folds_warns_once_and_scores_every_fold
     train, test = folds[lacking[0]]
     vec = TextVectorizer(stem=False).fit([texts[i] for i in train])
     Y = np.asarray(y[:, None] == search.classes_, dtype=int)
-    S, _ = search._fold_path(vec.transform([texts[i] for i in train]),
-                             vec.transform([texts[i] for i in test]), Y[train], "multiclass",
-                             np.array([3.0, 0.3]) / train.size, "hinge", nb_scaling, False)
+    matrices = [(vec.transform([texts[i] for i in train]), vec.transform([texts[i] for i in test]))]
+    S = np.full((len(y), Y.shape[1], 2), np.nan)
+    parts = search._fold_parts(matrices, Y, "multiclass", [(train, test)],
+                               ("hinge", nb_scaling, False), S)
+    run = FoldPaths(parts, None, True, len(y), Y.shape[1], None)
+    run.extend(np.array([3.0, 0.3]))
+    S = run.out_of_fold(slice(0, 2), out=S)[test]
     absent = list(search.classes_).index("platinum")
-    assert np.all(np.isneginf(S[:, :, absent])) and np.all(np.isfinite(np.delete(S, absent, 2)))
+    assert np.all(np.isneginf(S[:, absent])) and np.all(np.isfinite(np.delete(S, absent, 1)))
 
 
 def _holds_a_matrix(obj, depth=0):
@@ -379,18 +384,25 @@ def test_cv_keeps_no_scaled_matrix_between_the_pieces_of_a_naive_bayes_path(task
     order = np.random.default_rng(0).permutation(len(texts))
     train, test = order[:40], order[40:]
     search = TextClassifierCV()
-    search._unconverged = 0  # as fit starts it
-    lams = np.array([1.0, 0.3]) / train.size
-    _, plain = search._fold_path(X[train], X[test], Y[train], task, lams[:1], "hinge", False,
-                                 True)
-    assert _holds_a_matrix(plain)  # the matrix itself continues: its problems are reused
-    S, states = search._fold_path(X[train], X[test], Y[train], task, lams[:1], "hinge", True,
-                                  True)
-    assert not _holds_a_matrix(states)
-    rest, _ = search._fold_path(X[train], X[test], Y[train], task, lams[1:], "hinge", True,
-                                True, states)
-    whole, _ = search._fold_path(X[train], X[test], Y[train], task, lams, "hinge", True, True)
-    np.testing.assert_array_equal(np.concatenate([S, rest]), whole)
+    K = 1 if task == "binary" else Y.shape[1]
+
+    def paths(nb, pieces):
+        S = np.full((len(texts), K, 2), np.nan)
+        run = FoldPaths(search._fold_parts([(X[train], X[test])], Y, task, [(train, test)],
+                                           ("hinge", nb, True), S), None, True, len(texts), K,
+                        None)
+        lam_n, l = np.array([1.0, 0.3]), 0
+        for piece in pieces:
+            run.extend(lam_n[l:l + piece])
+            l += piece
+        return run, run.out_of_fold(slice(0, 2), out=S)
+
+    plain, _ = paths(False, [1])
+    assert _holds_a_matrix(plain._built)  # the matrix itself continues: its problems are reused
+    scaled, S = paths(True, [1, 1])
+    assert not _holds_a_matrix(scaled._built) and not _holds_a_matrix(scaled.state)
+    _, whole = paths(True, [2])
+    np.testing.assert_array_equal(S, whole)
 
 
 @pytest.mark.parametrize("task", ["multiclass", "binary", "multilabel"])
@@ -426,18 +438,18 @@ def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "TOPICS", {**TOPICS, **extra})
     texts, y = corpus(n_per_class=12, classes=tuple(sorted({**TOPICS, **extra})), noise=0.5)
     calls = []
-    original = TextClassifierCV._fold_path
+    original = FoldPaths.extend
 
-    def counted(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):
-        calls.append((nb, lams.size))
-        return original(self, A, B, Y, task, lams, loss, nb, fit_intercept, state)
+    def counted(self, lams, *args, **kwargs):
+        calls.append((self.folds[0].nb_positive is not None, lams.size))
+        return original(self, lams, *args, **kwargs)
 
-    monkeypatch.setattr(TextClassifierCV, "_fold_path", counted)
+    monkeypatch.setattr(FoldPaths, "extend", counted)
     TextClassifierCV(stem=False, ngrams=1, lam_grid=np.logspace(2, -4, 7), cv=3,
                      tol=1e-4).fit(texts, y)
-    # five classes: each fold's naive Bayes paths in one piece; the others in pieces
-    assert [size for nb, size in calls if nb] == [7, 7, 7]
-    assert [size for nb, size in calls if not nb][:3] == [3, 3, 3]
+    # five classes: the naive Bayes paths in one piece; the others in pieces
+    assert [size for nb, size in calls if nb] == [7]
+    assert [size for nb, size in calls if not nb][0] == 3
 
 
 def test_cv_on_two_classes_one_of_a_single_text_goes_on():

@@ -23,7 +23,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["InformationGain", "information_gain"]
+__all__ = ["InformationGain", "information_gain", "nb_ratios", "document_counts",
+           "scale_columns"]
 
 _SCOPES = ("global", "per_category")
 _AGGREGATES = ("max", "mean", "weighted")
@@ -343,3 +344,29 @@ class InformationGain(SelectorMixin, BaseEstimator):
         tags.target_tags.multi_output = True
         tags.input_tags.sparse = True
         return tags
+
+
+# --------------------------------------------------------------------------- naive Bayes scaling
+# Wang & Manning (2012): each feature scaled by its log-count ratio between a binary
+# problem's positives and the other documents (NBSVM without interpolation).
+
+def nb_ratios(X, positive, alpha=1.0, counts=None):
+    """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
+    binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
+    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map. ``counts``: X's
+    :func:`document_counts`, when already counted."""
+    in_positive = np.repeat(np.asarray(positive, dtype=bool), np.diff(X.indptr))
+    every = document_counts(X) if counts is None else counts
+    p = np.bincount(X.indices[in_positive], minlength=X.shape[1])
+    p, q = alpha + p, alpha + (every - p)
+    return np.log(p / p.sum()) - np.log(q / q.sum())
+
+
+def document_counts(X):
+    """The rows of CSR ``X`` that hold each column."""
+    return np.bincount(X.indices, minlength=X.shape[1])
+
+
+def scale_columns(X, r):
+    """X with column j scaled by r[j]; its index arrays are X's own (never written)."""
+    return sp.csr_matrix((X.data * r[X.indices], X.indices, X.indptr), shape=X.shape)

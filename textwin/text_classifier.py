@@ -40,10 +40,11 @@ from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
+from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, first_turn,
                                              rule_for, turned)
-from textwin.model_selection._paths import held_out_path_scores
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
+from textwin.model_selection._validation import FoldPaths, MatrixFold
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import detect_task
 from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
@@ -115,35 +116,13 @@ def _texts(X, name):
 
 
 # ---------------------------------------------------------------------------
-# Naive Bayes scaling (Wang & Manning 2012)
+# Labels of the binary problems
 # ---------------------------------------------------------------------------
-
-def nb_ratios(X, positive, alpha=1.0, counts=None):
-    """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
-    binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
-    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map. ``counts``: X's
-    :func:`document_counts`, when already counted."""
-    in_positive = np.repeat(np.asarray(positive, dtype=bool), np.diff(X.indptr))
-    every = document_counts(X) if counts is None else counts
-    p = np.bincount(X.indices[in_positive], minlength=X.shape[1])
-    p, q = alpha + p, alpha + (every - p)
-    return np.log(p / p.sum()) - np.log(q / q.sum())
-
 
 def problem_positives(Y, task):
     """(n_texts, n_problems) booleans: the positives of each binary problem (two classes:
     one problem, for the second)."""
     return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
-
-
-def document_counts(X):
-    """The rows of CSR ``X`` that hold each column."""
-    return np.bincount(X.indices, minlength=X.shape[1])
-
-
-def _scale_columns(X, r):
-    """X with column j scaled by r[j]; its index arrays are X's own (never written)."""
-    return sp.csr_matrix((X.data * r[X.indices], X.indices, X.indptr), shape=X.shape)
 
 
 # ---------------------------------------------------------------------------
@@ -359,7 +338,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                     gap[cols], n_iter[cols] = 0.0, 0
                     continue
             model = self._model(float(lam[cols[0]]))
-            model.fit(X if r is None else _scale_columns(X, r), part)
+            model.fit(X if r is None else scale_columns(X, r), part)
             coef[cols] = model.coef_ if r is None else model.coef_ * r
             intercept[cols], gap[cols], n_iter[cols] = (model.intercept_, model.duality_gap_,
                                                         model.n_iter_)
@@ -767,83 +746,79 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return oof, whole, seconds
 
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
-        """One combination's paths down ``grid`` on every fold, in pieces each continued
-        from where the last stopped; with ``early_stopping``, they end once every rule's
-        curve has turned (:func:`~textwin.model_selection._choice.turned`), the lams below left unscored (NaN)."""
+        """One combination's paths down ``grid`` on every fold (the out-of-fold engine,
+        :class:`~textwin.model_selection._validation.FoldPaths`: in threads, or on the
+        cluster of ``joblib.parallel_config``), in pieces each continued from where the
+        last stopped; with ``early_stopping``, they end once every rule's curve has
+        turned (:func:`~textwin.model_selection._choice.turned`), the lams below left
+        unscored (NaN). Returns the scores (n_texts, n_problems, n_lams) and the folds'
+        scores of each rule."""
         K = 1 if task == "binary" else Y.shape[1]
-        scores = np.full((grid.size, Y.shape[0], K), np.nan)
+        scores = np.full((Y.shape[0], K, grid.size), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
-        states = [None] * len(folds)
+        parts = self._fold_parts(matrices, Y, task, folds, variant, scores)
+        run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
         # a piece of naive Bayes paths scales the fold's matrices for every class again:
         # with many classes that costs more than the lams an early stop leaves out
         stops = self.early_stopping and not (variant[1] and K > _MAX_RESCALED)
         l, end = 0, min(3, grid.size) if stops else grid.size
-        while l < grid.size:  # pieces [l, end), each to the first lam that could stop it
-            for f, ((train, test), (A, B)) in enumerate(zip(folds, matrices)):
-                scores[l:end, test], states[f] = self._fold_path(
-                    A, B, Y[train], task, grid[l:end] / train.size, *variant, states[f])
-                bar.update(end - l)
-            for rule in judge.rules:
-                whole[rule][:, l:end] = judge(scores[l:end], rule)
-            if stops and all(turned(w[:, :end]) for w in whole.values()):
-                bar.total -= len(folds) * (grid.size - end)
-                break
-            l, end = end, min(grid.size, first_turn(whole, end))
+        try:
+            while l < grid.size:  # pieces [l, end), each to the first lam that could stop it
+                if parts:
+                    self._unconverged += run.extend(grid[l:end])
+                    run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
+                bar.update(len(folds) * (end - l))
+                for rule in judge.rules:
+                    whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
+                if stops and all(turned(w[:, :end]) for w in whole.values()):
+                    bar.total -= len(folds) * (grid.size - end)
+                    break
+                l, end = end, min(grid.size, first_turn(whole, end))
+        finally:
+            run.close()
         return scores, whole
 
-    def _fold_path(self, A, B, Y, task, lams, loss, nb, fit_intercept, state=None):
-        """The held-out scores (n_lams, n_held_out, n_problems) of one fold's paths at
-        ``lams``, continued from ``state``, and where they stopped: all the problems on
-        one matrix, or with ``nb`` each on its own scaled matrices."""
+    def _fold_parts(self, matrices, Y, task, folds, variant, scores):
+        """The folds' binary problems as the engine solves them (a
+        :class:`~textwin.model_selection._validation.MatrixFold` each: all the problems
+        of a fold on its matrices, or with naive Bayes scaling each problem on its own
+        scaled ones); a problem without one (its class in every training text of the
+        fold or in none) has a constant score, written into ``scores`` here: 1 for a
+        class in every text, else -1, or -inf for one class of several (never the
+        argmax: a fold whose training part lacks a class never predicts it)."""
+        loss, nb, fit_intercept = variant
         params = dict(loss=loss, **intercept_params(fit_intercept), tol=self.tol,
                       max_epochs=self.max_epochs, random_state=self.random_state,
                       n_jobs=self.n_jobs)
-        if not nb:
-            if task == "multilabel":
-                return self._path(A, Y, B, lams, params, state)
-            return self._classes_path(A, B, Y, task, lams, params, state)
-        positives = problem_positives(Y, task)
-        scores = np.empty((lams.size, B.shape[0], positives.shape[1]))
-        states = [None] * positives.shape[1] if state is None else list(state)
-        counts = document_counts(A)  # one count for every problem
-        for k, y in enumerate(positives.T):
-            if y.all() or not y.any():  # no problem to solve in this fold: a constant
-                absent = -np.inf if task == "multiclass" else -1.0  # never the argmax
-                scores[:, :, k] = 1.0 if y.all() else absent
+        absent = -np.inf if task == "multiclass" else -1.0
+        parts = []
+        for (train, test), (A, B) in zip(folds, matrices):
+            Yf = Y[train]
+            if nb:
+                for k, y in enumerate(problem_positives(Yf, task).T):
+                    if y.all() or not y.any():  # no problem to solve in this fold
+                        scores[test, k] = 1.0 if y.all() else absent
+                    else:
+                        parts.append(MatrixFold(A, B, y.astype(int), params, test, [k],
+                                                nb_positive=y))
                 continue
-            r = nb_ratios(A, y, counts=counts)
-            path, state = self._path(_scale_columns(A, r), y.astype(int),
-                                     _scale_columns(B, r), lams, params, states[k])
-            # where the path stopped, without its problems: the next piece scales a new
-            # matrix, on which they are not reused, and each holds a copy of this one
-            state.prepared = None
-            states[k] = state
-            scores[:, :, k] = path[:, :, 0]
-        return scores, states
-
-    def _classes_path(self, A, B, Y, task, lams, params, state):
-        """One class per text. A class the fold's training part lacks (one smaller than the
-        folds) never wins in the fold: its score is -inf (two classes: the other one always
-        wins); the others are one-vs-rest, as on all the texts."""
-        present = Y.any(axis=0)
-        if present.all():
-            return self._path(A, np.argmax(Y, axis=1), B, lams, params, state)
-        shape = (lams.size, B.shape[0])
-        if task == "binary":
-            return np.full(shape + (1,), 1.0 if present[1] else -1.0), None
-        scores = np.full(shape + (Y.shape[1],), -np.inf)
-        if present.sum() == 1:
-            scores[:, :, present] = 1.0
-        else:
-            scores[:, :, present], state = self._path(A, Y[:, present], B, lams, params, state)
-        return scores, state
-
-    def _path(self, A, y, B, lams, params, state):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", ConvergenceWarning)
-            path = held_out_path_scores(A, y, B, lams, warm_start=state, **params)
-        self._unconverged += sum(isinstance(w.message, ConvergenceWarning) for w in caught)
-        return path.scores, path.state
+            if task == "multilabel":
+                parts.append(MatrixFold(A, B, Yf, params, test, np.arange(Y.shape[1])))
+                continue
+            present = Yf.any(axis=0)
+            if present.all():
+                parts.append(MatrixFold(A, B, np.argmax(Yf, axis=1), params, test,
+                                        np.arange(scores.shape[1])))
+            elif task == "binary":  # the class it has always wins
+                scores[test] = 1.0 if present[1] else -1.0
+            else:
+                scores[test] = -np.inf
+                if present.sum() == 1:
+                    scores[np.ix_(test, np.flatnonzero(present))] = 1.0
+                else:
+                    parts.append(MatrixFold(A, B, Yf[:, present], params, test,
+                                            np.flatnonzero(present)))
+        return parts
 
     def _choose(self, grid, oof, whole, seconds, judge):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
@@ -855,7 +830,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             for rule, scores in whole[key].items():
                 params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"),
                                   key), rule=rule)
-                choice = choice_of(scores, np.transpose(S, (1, 2, 0)), judge.T, judge.fold_of,
+                choice = choice_of(scores, S, judge.T, judge.fold_of,
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)
                 with warnings.catch_warnings():

@@ -292,8 +292,8 @@ def first_turn(whole, end):
 
 
 class FoldJudge:
-    """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_lams, n_texts,
-    n_problems) at each decision rule the search compares (``rules``), by
+    """The folds' scores (n_folds, n_lams) of out-of-fold path scores (n_texts,
+    n_problems, n_lams) at each decision rule the search compares (``rules``), by
     :func:`fold_scores`."""
 
     def __init__(self, rules, Y, task, scoring, fold_of):
@@ -301,5 +301,5 @@ class FoldJudge:
         self.T = Y[:, 1:] if task == "binary" else Y
 
     def __call__(self, scores, rule):
-        return fold_scores(np.transpose(scores, (1, 2, 0)), self.T, self.fold_of,
+        return fold_scores(scores, self.T, self.fold_of,
                            task=self.task, scoring=self.scoring, rule=rule)

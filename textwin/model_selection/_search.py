@@ -24,11 +24,27 @@ from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
                                             Problems, resolve_lams, warn_path_failures)
-from textwin.model_selection._split import search_folds
-from textwin.model_selection._validation import (FEW_POSITIVES, FLOOR, FoldPaths, Scoring,
-                                                 refit_problem, refit_task)
+from textwin.model_selection._split import fold_of, search_folds
+from textwin.model_selection._validation import (FEW_POSITIVES, FLOOR, FoldPaths, RowsFold,
+                                                 Scoring, refit_problem, refit_task)
 
 __all__ = ["DualGaussSeidelClassifierCV"]
+
+
+class _SearchPaths(FoldPaths):
+    """The out-of-fold paths of :class:`DualGaussSeidelClassifierCV`: every fold of one
+    prepared set of problems (``problems``), with the labels its choice reads. The
+    held-out scores are kept where the choice reads them: a shared lam, or textwin's
+    scorings of the model's decision (every problem's scores at once)."""
+
+    def __init__(self, problems, scoring, folds, n_jobs):
+        self.problems, self.pairs = problems, folds
+        K = problems.n_problems
+        super().__init__([RowsFold(problems, train, test) for train, test in folds], scoring,
+                         problems.mode != "multilabel" or scoring.native, problems.n, K,
+                         n_jobs, payload=dict(problems=problems))
+        self.truth = np.column_stack([problems.labels.column(k) > 0 for k in range(K)])
+        self.fold_of = fold_of(folds, problems.n)
 
 class DualGaussSeidelClassifierCV(DualGaussSeidelClassifier):
     """:class:`DualGaussSeidelClassifier` with ``lam`` chosen by cross-validation.
@@ -216,7 +232,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             lams = resolve_lams(name, self.lams, self.lam_min_ratio, problems, self.lam_anchor)
             scoring = Scoring(self.scoring, self)
             folds = self._folds(problems, y)
-            run = FoldPaths(self, problems, scoring, folds)
+            run = _SearchPaths(problems, scoring, folds, self.n_jobs)
             try:
                 self._cross_validate(name, run, lams)
                 vars(self).pop("thresholds_", None)
@@ -333,11 +349,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
 
     def _out_of_fold(self, run, lams):
         """(n, problems, lams) held-out scores: each sample's by the model of its fold."""
-        K = run.problems.n_problems
-        out = np.zeros((run.problems.n, K, len(range(*lams.indices(run.lams.size)))))
-        for (_, test), held in zip(run.folds, run.held):
-            out[test] = held[:, :, lams]
-        return out
+        return run.out_of_fold(lams)
 
     def _tune_thresholds(self, run):
         """thresholds_ of the rule on every out-of-fold score at the chosen lam."""
@@ -345,7 +357,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             return
         S = self._out_of_fold(run, slice(0, run.lams.size))
         self.thresholds_ = tuned_thresholds(S[:, :, self._lam_index], run.truth,
-                                            run.scoring.rule, len(run.folds))
+                                            run.scoring.rule, len(run.pairs))
 
     def cv_summary(self, names=None):
         """What the cross-validation chose, JSON-ready (for reports and plots).
@@ -444,8 +456,8 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         """
         problems, scoring = run.problems, run.scoring
         done = run.fold_scores.shape[1]
-        new = np.empty((len(run.folds), run.lams.size - done))
-        for f, (_, test) in enumerate(run.folds):
+        new = np.empty((len(run.pairs), run.lams.size - done))
+        for f, (_, test) in enumerate(run.pairs):
             for l in range(done, run.lams.size):
                 S = run.held[f][:, :, l]
                 if scoring.bep:

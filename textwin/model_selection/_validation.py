@@ -16,13 +16,13 @@ from textwin._binary import solve_binary_problem
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
+from textwin.feature_selection import nb_ratios, scale_columns
 from textwin.metrics import breakeven_points
 from textwin.model_selection._choice import SCORINGS, check_choice
-from textwin.model_selection._paths import solve_path
-from textwin.model_selection._split import fold_of
+from textwin.model_selection._paths import Problems, solve_path
 
-__all__ = ["Scoring", "FoldPaths", "MICRO_BEP", "FLOOR", "FEW_POSITIVES", "refit_problem",
-           "refit_task", "fold_matrices", "held_out_path", "held_out_path_task"]
+__all__ = ["Scoring", "FoldPaths", "RowsFold", "MatrixFold", "MICRO_BEP", "FLOOR",
+           "FEW_POSITIVES", "refit_problem", "refit_task", "held_out_path", "held_out_path_task"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -94,27 +94,80 @@ FLOOR = 1e-8  # an automatic grid extends down to lam_max * FLOOR at most
 FEW_POSITIVES = 10
 
 
-def fold_matrices(problems, train, test, X_train=None):
-    """A fold's training CSR (cut here unless given), its kernel views (shared by its
-    problems) and held-out rows."""
-    if X_train is None:
-        X_train = as_canonical_csr(problems.X[train])
-    return problems.views(X_train), X_train, problems.X_user[test]
+class RowsFold:
+    """A fold of one prepared set of problems: the training rows ``train`` of
+    ``problems`` (a :class:`~textwin.model_selection._paths.Problems`) and its held-out
+    rows ``test``, scored by the models of every problem (columns ``0..K-1``).
+    ``X_train``: the training rows cut already (on Ray, cut once by the client)."""
+
+    cache = True  # its matrices serve every problem and every step
+
+    def __init__(self, problems, train, test):
+        self.problems, self.train, self.test = problems, train, test
+        self.columns = np.arange(problems.n_problems)
+        self.X_train = None
+
+    def cut(self):
+        """Cut the training rows here (on the client), once, for the workers to read."""
+        self.X_train = as_canonical_csr(self.problems.X[self.train])
+
+    def lams(self, lams):
+        return lams
+
+    def y_test(self, k):
+        return self.problems.labels.column(k)[self.test]
+
+    def build(self):
+        """``(problems, train, matrices)``: the matrices are the training CSR's kernel
+        views, the training CSR and the held-out rows."""
+        X_train = self.X_train
+        if X_train is None:
+            X_train = as_canonical_csr(self.problems.X[self.train])
+        return (self.problems, self.train,
+                (self.problems.views(X_train), X_train, self.problems.X_user[self.test]))
 
 
-def held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
+class MatrixFold:
+    """A fold given by its own matrices: the training matrix ``A`` (in the fold's own
+    features), labels ``y``, the held-out matrix ``B`` of the rows ``test``, and the
+    :class:`~textwin.DualGaussSeidelClassifier` parameters ``params``. Its problems fill
+    the output ``columns``. ``nb_positive``: the naive Bayes scaling of Wang & Manning by
+    those positives, on both matrices (made again for each task and step rather than
+    kept: one scaled copy per class would not fit). A ``lam`` is per training text
+    (``lam * n``), as a search over folds of other sizes gives it."""
+
+    def __init__(self, A, B, y, params, test, columns, nb_positive=None):
+        self.A, self.B, self.y, self.params = A, B, y, params
+        self.test, self.columns, self.nb_positive = test, np.asarray(columns), nb_positive
+        self.cache = nb_positive is None
+
+    def cut(self):
+        pass
+
+    def lams(self, lam_n):
+        return lam_n / self.A.shape[0]
+
+    def build(self):
+        A, B = self.A, self.B
+        if self.nb_positive is not None:
+            r = nb_ratios(A, self.nb_positive)
+            A, B = scale_columns(A, r), scale_columns(B, r)
+        problems = Problems(DualGaussSeidelClassifier(**self.params), A, self.y, None)
+        return problems, None, (problems.own_views(), problems.X, as_canonical_csr(B))
+
+
+def held_out_path(fold, built, scoring, shared, k, lams, start):
     """Problem k's path on one fold along ``lams``, each point scored on the held-out rows.
 
-    Returns ``(points, state)``: per lam, ``(epochs, constant, converged,
-    gap, value)`` with ``value`` the held-out scores (lam shared), the
-    break-even counts ``(tp, npos)`` or the scorer's value; ``state``: where
-    the path stopped (see :func:`solve_path`).
+    ``built``: the fold's ``build()``. Returns ``(points, state)``: per lam, ``(epochs,
+    constant, converged, gap, value)`` with ``value`` the held-out scores (lam shared),
+    the break-even counts ``(tp, npos)`` or the scorer's value; ``state``: where the
+    path stopped (see :func:`~textwin.model_selection._paths.solve_path`).
     """
-    train, test = fold
-    views, X_train, X_test = matrices
+    problems, train, (views, X_train, X_test) = built
     theta, d = problems.settings.theta, problems.d_user
     y_k, weight = problems.rows(k, train)
-    y_test = problems.labels.column(k)[test]
+    y_test = None if shared else fold.y_test(k)
     points = []
 
     def record(l, out, alpha, bias):
@@ -128,27 +181,24 @@ def held_out_path(problems, scoring, shared, fold, matrices, k, lams, start):
                                   np.array([bias - theta]), np.array([0, 1]), "binary")
         points.append((out["n_epochs"], out["constant"], out["converged"], out["gap"], value))
 
-    state = solve_path(problems, views, X_train, y_k, weight, lams, int(problems.seeds[k]),
-                        record, start)
+    state = solve_path(problems, views, X_train, y_k, weight, fold.lams(lams),
+                       int(problems.seeds[k]), record, start)
     return points, state
 
 
-def held_out_path_task(shipment, i, f, k, start, lams):
-    """Path (fold f, problem k) along ``lams``, run as a task on a cluster's worker.
+def held_out_path_task(shipment, i, p, k, start, lams):
+    """Path (fold p, problem k) along ``lams``, run as a task on a cluster's worker.
 
-    ``shipment.payload`` (on this worker once per fit): ``problems``,
-    ``scoring``, ``shared`` and ``folds``, and on Ray ``fold_X``, the folds'
-    training matrices (cut once by the client and mapped from the object
-    store, rather than cut again by every worker process); a fold's matrices
-    are made once per worker, shared by its tasks at every step. ``start``:
-    where the path stopped before.
+    ``shipment.payload`` (on this worker once per search): ``folds``, ``scoring`` and
+    ``shared``. A fold's matrices are made once per worker, shared by its tasks at every
+    step (a fold that keeps none makes them for each task). ``start``: where the path
+    stopped before.
     """
     P = shipment.payload
-    given = P.get("fold_X")
-    matrices = shipment.cached(("fold", f), lambda P: fold_matrices(
-        P["problems"], *P["folds"][f], X_train=None if given is None else given[f]))
-    return held_out_path(P["problems"], P["scoring"], P["shared"], P["folds"][f], matrices, k,
-                          lams, start)
+    fold = P["folds"][p]
+    built = (shipment.cached(("fold", p), lambda P: fold.build()) if fold.cache
+             else fold.build())
+    return held_out_path(fold, built, P["scoring"], P["shared"], k, lams, start)
 
 
 def refit_problem(problems, views, k, lam, alpha):
@@ -170,95 +220,114 @@ def refit_task(shipment, k, lam):
 
 
 class FoldPaths:
-    """The warm-started paths of every (fold, binary problem), scored on the held-out fold.
+    """The warm-started paths of every (fold, binary problem), scored on the held-out fold:
+    the one engine of out-of-fold path scores, for every search.
 
-    :meth:`extend` solves the next lams of every path in the thread pool (on
-    joblib's Dask cluster, as tasks: docs/scaling.md), continuing from where
-    each stopped; the scores and epochs grow by as many columns. On a
-    cluster, the data goes to the workers once for every step (``data``,
-    released by :meth:`close`).
+    ``folds``: :class:`RowsFold` or :class:`MatrixFold` objects; their problems fill
+    ``n_columns`` output columns over ``n_rows`` samples. :meth:`extend` solves the next
+    lams of every path in the thread pool (on joblib's Dask or Ray cluster, as tasks:
+    docs/scaling.md), continuing from where each stopped; the scores and epochs grow by
+    as many columns. On a cluster, the folds go to the workers once for every step
+    (``data``, released by :meth:`close`), with ``payload``, what else the workers will
+    need (the refit's problems). ``shared``: keep the held-out scores (the
+    choice reads them all at once); otherwise each point's ``scoring`` of its column.
     """
 
-    def __init__(self, estimator, problems, scoring, folds):
-        self.estimator, self.problems, self.scoring, self.folds = estimator, problems, scoring, folds
-        # the held-out scores are kept where the choice reads them: a shared lam, or
-        # textwin's scorings of the model's decision (every problem's scores at once)
-        self.shared = problems.mode != "multilabel" or scoring.native
-        F, K = len(folds), problems.n_problems
-        self.n_tasks = F * K
+    def __init__(self, folds, scoring, shared, n_rows, n_columns, n_jobs, label="textwin-cv",
+                 payload=None):
+        self.folds, self.scoring, self.shared, self.n_jobs = folds, scoring, shared, n_jobs
+        self.n_rows, self.n_columns = n_rows, n_columns
+        F, K = len(folds), n_columns
+        self.tasks = [(p, k) for p, fold in enumerate(folds) for k in range(fold.columns.size)]
+        self.n_tasks = len(self.tasks)
         self.lams = np.zeros(0)
         self.path_iter = np.zeros((F, K, 0), dtype=int)
-        self.held = [np.zeros((test.size, K, 0)) for _, test in folds]  # shared: scores
+        self.held = [np.zeros((fold.test.size, fold.columns.size, 0)) for fold in folds]
         self.col_scores, self.tp = np.zeros((K, F, 0)), np.zeros((K, F, 0))
         self.npos = np.zeros((K, F))
-        self.solved = np.zeros((K, 0), dtype=bool)  # the problems' paths reached that lam
+        self.solved = np.zeros((K, 0), dtype=bool)  # the columns' paths reached that lam
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
-        self.truth = np.column_stack([problems.labels.column(k) > 0 for k in range(K)])
-        self.fold_of = fold_of(folds, problems.n)
-        self.cluster = active_cluster()
-        if self.cluster is None:
-            self.data, self.matrices = None, [fold_matrices(problems, *fold) for fold in folds]
-        else:
-            self.matrices = None
-            payload = dict(problems=problems, scoring=scoring, shared=self.shared, folds=folds)
-            if self.cluster.read_per_task:  # Ray: one copy of each fold per machine
-                payload["fold_X"] = [as_canonical_csr(problems.X[train]) for train, _ in folds]
-            self.data = Scattered(self.cluster, payload, "textwin-cv")
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
+        self.cluster = active_cluster()
+        self.data, self._built = None, {}
+        self._locks = [threading.Lock() for _ in folds]
+        if self.cluster is not None:
+            if self.cluster.read_per_task:  # Ray: one copy of each fold per machine
+                for fold in folds:
+                    fold.cut()
+            payload = dict(payload or {}, folds=folds, scoring=scoring, shared=shared)
+            self.data = Scattered(self.cluster, payload, label)
 
-    def extend(self, lams, bar, active=None):
-        """Solve ``lams`` on every path of the ``active`` problems (default: all);
-        the others' scores at these lams are NaN and their paths end."""
-        problems, scoring, shared = self.problems, self.scoring, self.shared
-        F, K, L = len(self.folds), problems.n_problems, lams.size
+    def _build(self, p):
+        """Fold p's problems and matrices, made once when the fold keeps them."""
+        fold = self.folds[p]
+        if not fold.cache:
+            return fold.build()
+        with self._locks[p]:
+            if p not in self._built:
+                self._built[p] = fold.build()
+            return self._built[p]
+
+    def extend(self, lams, bar=None, active=None):
+        """Solve ``lams`` on every path of the ``active`` columns (default: all); the
+        others' scores at these lams are NaN and their paths end. Returns how many folds
+        had a point that stopped before ``tol``."""
+        scoring, shared = self.scoring, self.shared
+        F, K, L = len(self.folds), self.n_columns, lams.size
         all_lams = np.concatenate([self.lams, lams])
         path_iter = np.zeros((F, K, L), dtype=int)
-        held = [np.empty((test.size, K, L)) for _, test in self.folds]
+        held = [np.empty((fold.test.size, fold.columns.size, L)) for fold in self.folds]
         col_scores, tp = np.full((K, F, L), np.nan), np.zeros((K, F, L))
         lock = threading.Lock()
+        failed = set()
 
-        tasks = [j for j in range(self.n_tasks) if active is None or active[j % K]]
+        tasks = [j for j, (p, k) in enumerate(self.tasks)
+                 if active is None or active[self.folds[p].columns[k]]]
 
         def start(j):
             if self.state[j] is None:
                 return None
             alpha, sigma = self.state[j]
-            return alpha * (lams[0] / self.lams[-1]), sigma
+            fold = self.folds[self.tasks[j][0]]
+            return alpha * (fold.lams(lams)[0] / fold.lams(self.lams)[-1]), sigma
 
         def store(i, result):
             j = tasks[i]
-            f, k = divmod(j, K)
+            p, k = self.tasks[j]
+            c = self.folds[p].columns[k]
             points, self.state[j] = result
             for l, (epochs, constant, converged, gap, value) in enumerate(points):
-                path_iter[f, k, l] = epochs
+                path_iter[p, c, l] = epochs
                 if constant:
-                    self.constant.add(k)
+                    self.constant.add(c)
                 elif not converged:
-                    self.failures.append((lams[l], k, gap))
+                    self.failures.append((lams[l], c, gap))
+                    failed.add(p)
                 if shared:
-                    held[f][:, k, l] = value
+                    held[p][:, k, l] = value
                 elif scoring.bep:
-                    tp[k, f, l], self.npos[k, f] = value
-                    if self.npos[k, f]:
-                        col_scores[k, f, l] = tp[k, f, l] / self.npos[k, f]
+                    tp[c, p, l], self.npos[c, p] = value
+                    if self.npos[c, p]:
+                        col_scores[c, p, l] = tp[c, p, l] / self.npos[c, p]
                 else:
-                    col_scores[k, f, l] = value
-            with lock:
-                bar.update(L)
+                    col_scores[c, p, l] = value
+            if bar is not None:
+                with lock:
+                    bar.update(L)
 
         if self.cluster is None:  # threads over each fold's one matrix
             def task(i):
-                f, k = divmod(tasks[i], K)
-                store(i, held_out_path(problems, scoring, shared, self.folds[f],
-                                        self.matrices[f], k, lams, start(tasks[i])))
+                p, k = self.tasks[tasks[i]]
+                store(i, held_out_path(self.folds[p], self._build(p), scoring, shared, k, lams,
+                                       start(tasks[i])))
 
-            map_problems(task, len(tasks), self.estimator.n_jobs)
+            map_problems(task, len(tasks), self.n_jobs)
         else:  # one task per path on joblib's Dask or Ray cluster (docs/scaling.md)
             map_on_cluster(self.cluster, held_out_path_task, self.data, len(tasks),
-                           extra=lambda i: (*divmod(tasks[i], K), start(tasks[i]), lams),
+                           extra=lambda i: (*self.tasks[tasks[i]], start(tasks[i]), lams),
                            on_result=store,
-                           describe=lambda i: "fold %d's path of problem %d" % divmod(tasks[i], K))
+                           describe=lambda i: "fold %d's path of problem %d" % self.tasks[tasks[i]])
         self.lams = all_lams
         self.path_iter = np.concatenate([self.path_iter, path_iter], axis=2)
         self.held = [np.concatenate([a, b], axis=2) for a, b in zip(self.held, held)]
@@ -266,10 +335,22 @@ class FoldPaths:
         self.tp = np.concatenate([self.tp, tp], axis=2)
         reached = np.ones(K, dtype=bool) if active is None else active.copy()
         self.solved = np.concatenate([self.solved, np.repeat(reached[:, None], L, axis=1)], axis=1)
+        return len(failed)
+
+    def out_of_fold(self, lams, out=None):
+        """(n_rows, n_columns, lams) held-out scores at the lams ``lams`` (a slice): each
+        sample's by the model of its fold, written into ``out`` (default: zeros) where
+        some fold's problem scores it."""
+        L = len(range(*lams.indices(self.lams.size)))
+        if out is None:
+            out = np.zeros((self.n_rows, self.n_columns, L))
+        for fold, held in zip(self.folds, self.held):
+            out[fold.test[:, None], fold.columns[None, :]] = held[:, :, lams]
+        return out
 
     def close(self):
-        """Release the data on the cluster's workers."""
+        """Release the data on the cluster's workers and the folds' matrices."""
+        self._built = {}
         if self.data is not None:
             self.data.release()
             self.data = None
-
