@@ -9,7 +9,8 @@ from sklearn.base import clone
 
 from textwin import (DegenerateSolutionWarning, DualGaussSeidelClassifier, TextClassifier,
                      TextClassifierCV)
-from textwin.model_selection._validation import FoldPaths
+from textwin.model_selection._validation import FoldPaths, matrix_folds
+from textwin.text_classifier import intercept_params
 from textwin.persistence import load_model
 from textwin.text import TextVectorizer
 
@@ -350,8 +351,8 @@ def test_cv_with_classes_smaller_than_the_folds_warns_once_and_scores_every_fold
     Y = np.asarray(y[:, None] == search.classes_, dtype=int)
     matrices = [(vec.transform([texts[i] for i in train]), vec.transform([texts[i] for i in test]))]
     S = np.full((len(y), Y.shape[1], 2), np.nan)
-    parts = search._fold_parts(matrices, Y, "multiclass", [(train, test)],
-                               ("hinge", nb_scaling, False), S)
+    parts = matrix_folds(matrices, Y, "multiclass", [(train, test)], nb_scaling, S,
+                         dict(loss="hinge", fit_intercept=False, random_state=0))
     run = FoldPaths(parts, None, True, len(y), Y.shape[1], None)
     run.extend(np.array([3.0, 0.3]))
     S = run.out_of_fold(slice(0, 2), out=S)[test]
@@ -383,14 +384,13 @@ def test_cv_keeps_no_scaled_matrix_between_the_pieces_of_a_naive_bayes_path(task
     Y = np.asarray(y[:, None] == np.array(classes), dtype=int)
     order = np.random.default_rng(0).permutation(len(texts))
     train, test = order[:40], order[40:]
-    search = TextClassifierCV()
     K = 1 if task == "binary" else Y.shape[1]
 
     def paths(nb, pieces):
         S = np.full((len(texts), K, 2), np.nan)
-        run = FoldPaths(search._fold_parts([(X[train], X[test])], Y, task, [(train, test)],
-                                           ("hinge", nb, True), S), None, True, len(texts), K,
-                        None)
+        run = FoldPaths(matrix_folds([(X[train], X[test])], Y, task, [(train, test)], nb, S,
+                                     dict(loss="hinge", **intercept_params(True),
+                                          random_state=0)), None, True, len(texts), K, None)
         lam_n, l = np.array([1.0, 0.3]), 0
         for piece in pieces:
             run.extend(lam_n[l:l + piece])

@@ -25,7 +25,8 @@ Figures are fractions here; the command line prints them in percent.
 """
 import numpy as np
 
-__all__ = ["TASKS", "detect_task", "predicted_classes", "score_task"]
+__all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "predicted_classes",
+           "score_task"]
 
 TASKS = ("multiclass", "binary", "multilabel")
 
@@ -74,6 +75,54 @@ def detect_task(Y_train, Y_test=None, task=None):
     if not single:
         return "multilabel"
     return "binary" if n_categories == 2 else "multiclass"
+
+
+def _is_label_lists(y, sp):
+    return (not isinstance(y, np.ndarray) and not sp.issparse(y) and len(y) > 0
+            and all(isinstance(labels, (list, tuple, set, frozenset)) for labels in y))
+
+
+def encode_labels(y, task=None):
+    """``(Y, classes, task)`` of a training ``y``: a 0/1 indicator matrix (documents x
+    classes), the class labels of its columns and the task (:func:`detect_task`).
+
+    A 1-d ``y`` is single-label (its sorted distinct values are the classes); label
+    lists and indicator matrices are multi-label unless every document has exactly
+    one label (``task`` forces "multiclass" or "multilabel").
+    """
+    import scipy.sparse as sp
+
+    if _is_label_lists(y, sp):
+        classes = np.array(sorted({label for labels in y for label in labels}, key=str),
+                           dtype=object)
+        index = {label: j for j, label in enumerate(classes.tolist())}
+        Y = np.zeros((len(y), classes.size), dtype=np.uint8)
+        for i, labels in enumerate(y):
+            Y[i, [index[label] for label in labels]] = 1
+    elif sp.issparse(y) or np.ndim(y) == 2:
+        Y = (y.toarray() if sp.issparse(y) else np.asarray(y))
+        if not np.isin(Y, (0, 1)).all():
+            raise ValueError("an indicator matrix y holds 0 and 1 only")
+        Y, classes = Y.astype(np.uint8), np.arange(Y.shape[1])
+    else:
+        labels = np.asarray(y)
+        if labels.ndim != 1:
+            raise ValueError(f"y has shape {labels.shape}; give a 1-d array of labels, "
+                             "label lists or an indicator matrix")
+        classes, index = np.unique(labels, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y has a single class ({classes[0]!r} for every text); a "
+                             "classifier needs two or more")
+        Y = np.zeros((labels.size, classes.size), dtype=np.uint8)
+        Y[np.arange(labels.size), index] = 1
+        return Y, classes, "binary" if classes.size == 2 else "multiclass"
+    return Y, classes, detect_task(Y, task=task)
+
+
+def problem_positives(Y, task):
+    """(n_texts, n_problems) booleans: the positives of each binary problem (two classes:
+    one problem, for the second)."""
+    return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
 
 
 def predicted_classes(scores, thresholds=0.0):

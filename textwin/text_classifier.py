@@ -10,26 +10,18 @@ one label. It saves to and loads from textwin's model files
 (:mod:`textwin.persistence`), never a pickle.
 
 :class:`TextClassifierCV` chooses the features and ``lam`` together by
-cross-validation on the training texts alone: for every feature setting
-(stemming, word n-grams, Wang & Manning's naive Bayes scaling, a bias,
-the loss) the words of the texts are found once and counted once per
-setting, each fold's matrices are derived from those counts as a vectorizer
-fitted on the fold's training part would build them
-(:func:`textwin.text.fold_matrices`), and a warm-started regularization path
-(:func:`textwin.model_selection.held_out_path_scores`) scores the held-out
-part at every ``lam``. The out-of-fold scores are then judged at the model's
-own decision rule (docs/mathematics.md §13), and the best setting refitted on
-all the texts.
+cross-validation on the training texts alone: each fold's matrices are derived from
+the words found once (:func:`textwin.text.fold_matrices`), the out-of-fold engine of
+:mod:`textwin.model_selection` solves the paths and judges their scores at the
+model's own decision rule (docs/mathematics.md §13), and the best setting is refitted.
 """
 import itertools
-import math
 import sys
 import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
@@ -41,12 +33,12 @@ from textwin._ovr import store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
-from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, first_turn,
-                                             rule_for, turned)
+from textwin.model_selection._choice import FoldJudge, check_choice, choice_of, descend, rule_for
+from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
-from textwin.model_selection._validation import FoldPaths, MatrixFold
+from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import TextModel, load_model, save_model
-from textwin.tasks import detect_task
+from textwin.tasks import encode_labels, problem_positives  # noqa: F401 (public here too)
 from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
                           fold_matrices)
 
@@ -59,46 +51,6 @@ DEFAULT_LAM_N = np.logspace(1, -2, 7)
 # ---------------------------------------------------------------------------
 # Labels
 # ---------------------------------------------------------------------------
-
-def _is_label_lists(y):
-    return (not isinstance(y, np.ndarray) and not sp.issparse(y) and len(y) > 0
-            and all(isinstance(labels, (list, tuple, set, frozenset)) for labels in y))
-
-
-def encode_labels(y, task=None):
-    """``(Y, classes, task)`` of a training ``y``: a 0/1 indicator matrix (documents x
-    classes), the class labels of its columns and the task (:func:`detect_task`).
-
-    A 1-d ``y`` is single-label (its sorted distinct values are the classes); label
-    lists and indicator matrices are multi-label unless every document has exactly
-    one label (``task`` forces "multiclass" or "multilabel").
-    """
-    if _is_label_lists(y):
-        classes = np.array(sorted({label for labels in y for label in labels}, key=str),
-                           dtype=object)
-        index = {label: j for j, label in enumerate(classes.tolist())}
-        Y = np.zeros((len(y), classes.size), dtype=np.uint8)
-        for i, labels in enumerate(y):
-            Y[i, [index[label] for label in labels]] = 1
-    elif sp.issparse(y) or np.ndim(y) == 2:
-        Y = (y.toarray() if sp.issparse(y) else np.asarray(y))
-        if not np.isin(Y, (0, 1)).all():
-            raise ValueError("an indicator matrix y holds 0 and 1 only")
-        Y, classes = Y.astype(np.uint8), np.arange(Y.shape[1])
-    else:
-        labels = np.asarray(y)
-        if labels.ndim != 1:
-            raise ValueError(f"y has shape {labels.shape}; give a 1-d array of labels, "
-                             "label lists or an indicator matrix")
-        classes, index = np.unique(labels, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has a single class ({classes[0]!r} for every text); a "
-                             "classifier needs two or more")
-        Y = np.zeros((labels.size, classes.size), dtype=np.uint8)
-        Y[np.arange(labels.size), index] = 1
-        return Y, classes, "binary" if classes.size == 2 else "multiclass"
-    return Y, classes, detect_task(Y, task=task)
-
 
 def _training_data(X, y, task, name):
     """The training texts as a list, and :func:`encode_labels` of ``y``."""
@@ -113,16 +65,6 @@ def _texts(X, name):
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{name} expects a list of texts, got a single string; wrap it: [text]")
     return X if isinstance(X, list) else list(X)
-
-
-# ---------------------------------------------------------------------------
-# Labels of the binary problems
-# ---------------------------------------------------------------------------
-
-def problem_positives(Y, task):
-    """(n_texts, n_problems) booleans: the positives of each binary problem (two classes:
-    one problem, for the second)."""
-    return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
 
 
 # ---------------------------------------------------------------------------
@@ -514,9 +456,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 # The cross-validated search
 # ---------------------------------------------------------------------------
 
-#: The most naive Bayes problems (classes) whose paths are solved in pieces, to stop early
-#: (benchmarks/bench_early_stop.py: with AG News's four classes the pieces pay; with R8's
-#: eight and R52's 52 they cost more than the lams they left out).
+#: The most naive Bayes problems (classes) solved in pieces, to stop early (bench_early_stop:
+#: AG News's four classes pay; R8's eight and R52's 52 cost more than the lams left out).
 _MAX_RESCALED = 4
 
 
@@ -715,10 +656,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return self
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge):
-        """Every combination's paths on the folds: {(stem, ngrams, loss, nb_scaling,
-        fit_intercept): scores (n_lams, n_texts, n_problems)}, the folds' scores of each
-        rule {key: {rule: (n_folds, n_lams)}} (``judge``), and the seconds each took (its
-        share of the vectorizing, and its paths)."""
+        """Per combination (stem, ngrams, loss, nb_scaling, fit_intercept): its out-of-fold
+        scores, each rule's folds' scores (``judge``) and its seconds (paths and share of
+        the vectorizing)."""
         oof, whole, seconds = {}, {}, {}
         bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
                    desc="TextClassifierCV (settings x folds x lams)", unit="fit",
@@ -746,79 +686,33 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return oof, whole, seconds
 
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
-        """One combination's paths down ``grid`` on every fold (the out-of-fold engine,
-        :class:`~textwin.model_selection._validation.FoldPaths`: in threads, or on the
-        cluster of ``joblib.parallel_config``), in pieces each continued from where the
-        last stopped; with ``early_stopping``, they end once every rule's curve has
-        turned (:func:`~textwin.model_selection._choice.turned`), the lams below left
-        unscored (NaN). Returns the scores (n_texts, n_problems, n_lams) and the folds'
-        scores of each rule."""
+        """One combination's out-of-fold scores (n_texts, n_problems, n_lams; NaN below a
+        stop) and each rule's folds' scores, on the engine (threads or a cluster), with
+        ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`)."""
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((Y.shape[0], K, grid.size), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
-        parts = self._fold_parts(matrices, Y, task, folds, variant, scores)
+        loss, nb, fit_intercept = variant
+        parts = matrix_folds(matrices, Y, task, folds, nb, scores, dict(
+            loss=loss, **intercept_params(fit_intercept), tol=self.tol,
+            max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
         run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
-        # a piece of naive Bayes paths scales the fold's matrices for every class again:
-        # with many classes that costs more than the lams an early stop leaves out
-        stops = self.early_stopping and not (variant[1] and K > _MAX_RESCALED)
-        l, end = 0, min(3, grid.size) if stops else grid.size
-        try:
-            while l < grid.size:  # pieces [l, end), each to the first lam that could stop it
-                if parts:
-                    self._unconverged += run.extend(grid[l:end])
-                    run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
-                bar.update(len(folds) * (end - l))
-                for rule in judge.rules:
-                    whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
-                if stops and all(turned(w[:, :end]) for w in whole.values()):
-                    bar.total -= len(folds) * (grid.size - end)
-                    break
-                l, end = end, min(grid.size, first_turn(whole, end))
+
+        def piece(l, end):
+            if parts:
+                self._unconverged += run.extend(grid[l:end])
+                run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
+            bar.update(len(folds) * (end - l))
+            for rule in judge.rules:
+                whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
+            return whole
+
+        try:  # naive Bayes pieces scale every class's matrices again: many cost more
+            end = descend(grid.size, piece, self.early_stopping and not (nb and K > _MAX_RESCALED))
+            bar.total -= len(folds) * (grid.size - end)
         finally:
             run.close()
         return scores, whole
-
-    def _fold_parts(self, matrices, Y, task, folds, variant, scores):
-        """The folds' binary problems as the engine solves them (a
-        :class:`~textwin.model_selection._validation.MatrixFold` each: all the problems
-        of a fold on its matrices, or with naive Bayes scaling each problem on its own
-        scaled ones); a problem without one (its class in every training text of the
-        fold or in none) has a constant score, written into ``scores`` here: 1 for a
-        class in every text, else -1, or -inf for one class of several (never the
-        argmax: a fold whose training part lacks a class never predicts it)."""
-        loss, nb, fit_intercept = variant
-        params = dict(loss=loss, **intercept_params(fit_intercept), tol=self.tol,
-                      max_epochs=self.max_epochs, random_state=self.random_state,
-                      n_jobs=self.n_jobs)
-        absent = -np.inf if task == "multiclass" else -1.0
-        parts = []
-        for (train, test), (A, B) in zip(folds, matrices):
-            Yf = Y[train]
-            if nb:
-                for k, y in enumerate(problem_positives(Yf, task).T):
-                    if y.all() or not y.any():  # no problem to solve in this fold
-                        scores[test, k] = 1.0 if y.all() else absent
-                    else:
-                        parts.append(MatrixFold(A, B, y.astype(int), params, test, [k],
-                                                nb_positive=y))
-                continue
-            if task == "multilabel":
-                parts.append(MatrixFold(A, B, Yf, params, test, np.arange(Y.shape[1])))
-                continue
-            present = Yf.any(axis=0)
-            if present.all():
-                parts.append(MatrixFold(A, B, np.argmax(Yf, axis=1), params, test,
-                                        np.arange(scores.shape[1])))
-            elif task == "binary":  # the class it has always wins
-                scores[test] = 1.0 if present[1] else -1.0
-            else:
-                scores[test] = -np.inf
-                if present.sum() == 1:
-                    scores[np.ix_(test, np.flatnonzero(present))] = 1.0
-                else:
-                    parts.append(MatrixFold(A, B, Yf[:, present], params, test,
-                                            np.flatnonzero(present)))
-        return parts
 
     def _choose(self, grid, oof, whole, seconds, judge):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
@@ -833,24 +727,14 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 choice = choice_of(scores, S, judge.T, judge.fold_of,
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", RuntimeWarning)  # a lam undefined on all
-                    std = np.nanstd(choice.fold_scores, axis=0)
-                for l in range(grid.size):  # NaN: a lam the paths stopped above
-                    mean = choice.mean[l] if np.isfinite(choice.mean[l]) else math.nan
-                    rows.append(dict(params=params, lam_n=float(grid[l]),
-                                     mean_test_score=float(mean),
-                                     std_test_score=float(std[l]), fit_seconds=seconds[key]))
+                rows += result_rows(params, grid, choice.mean, choice.fold_scores,
+                                    fit_seconds=seconds[key])
                 if best is None or choice.score > best[0]:
                     thresholds = choice.thresholds if rule != "zero" else None
                     best = (choice.score, params, grid[choice.index], thresholds,
-                            S[choice.index])
+                            S[:, :, choice.index])
         score, params, lam_n, thresholds, self._best_oof = best
-        means = np.array([r["mean_test_score"] for r in rows])
-        ranks = 1 + np.argsort(np.argsort(-np.where(np.isfinite(means), means, -np.inf),
-                                          kind="stable"), kind="stable")
-        self.cv_results_ = {key: [r[key] for r in rows] for key in rows[0]}
-        self.cv_results_["rank_test_score"] = ranks.tolist()
+        self.cv_results_ = cv_results(rows)
         self.best_score_ = float(score)
         self.best_params_ = {**params, "lam_n": lam_n}
         self._best_thresholds = thresholds
@@ -906,16 +790,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         descending) and ``curves``: per combination, its ``params`` and its mean
         ``scores`` at each ``lam_n``."""
         check_is_fitted(self, "best_estimator_")
-        res = self.cv_results_
-        curves = {}
-        for params, score in zip(res["params"], res["mean_test_score"]):
-            key = tuple(params.items())
-            curves.setdefault(key, []).append(None if not math.isfinite(score) else score)
-        return {"scoring": self.scoring_, "folds": self.n_splits_, "cv_score": self.best_score_,
-                "chosen": dict(self.best_params_),
-                "lam_n": sorted(set(res["lam_n"]), reverse=True),
-                "curves": [{"params": dict(key), "scores": scores}
-                           for key, scores in curves.items()]}
+        return search_summary(self.cv_results_, self.scoring_, self.n_splits_,
+                              self.best_score_, self.best_params_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -18,7 +18,8 @@ from textwin.metrics import THRESHOLD_TUNERS, breakeven_points
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "choice_of", "tuned_thresholds", "rule_for",
-           "mean_and_se", "past_the_best", "turned", "first_turn", "FoldJudge"]
+           "mean_and_se", "past_the_best", "turned", "first_turn", "descend",
+           "FoldJudge"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
 SCORINGS = ("micro-f1", "macro-f1", "breakeven", "accuracy")
@@ -289,6 +290,21 @@ def first_turn(whole, end):
     its matrices again."""
     bests = [int(np.argmax(mean_and_se(w[:, :end])[0])) for w in whole.values()]
     return max(end + 1, max(bests) + 3)
+
+
+def descend(n_lams, piece, stops, first=3):
+    """Solve a grid of ``n_lams`` lams in pieces ``[l, end)``, each continued where the
+    last stopped, until every curve has turned (:func:`turned`): the early stop of a
+    search that solves its paths a few lams at a time. ``piece(l, end)`` solves one and
+    returns every curve so far ({rule: (n_folds, n_lams)}); without ``stops``, one piece.
+    Returns the end of the lams solved."""
+    l, end = 0, min(first, n_lams) if stops else n_lams
+    while l < n_lams:  # pieces [l, end), each to the first lam that could stop it
+        whole = piece(l, end)
+        if stops and all(turned(w[:, :end]) for w in whole.values()):
+            return end
+        l, end = end, min(n_lams, first_turn(whole, end))
+    return n_lams
 
 
 class FoldJudge:

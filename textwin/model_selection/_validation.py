@@ -18,11 +18,12 @@ from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import nb_ratios, scale_columns
 from textwin.metrics import breakeven_points
+from textwin.tasks import problem_positives
 from textwin.model_selection._choice import SCORINGS, check_choice
 from textwin.model_selection._paths import Problems, solve_path
 
 __all__ = ["Scoring", "FoldPaths", "RowsFold", "MatrixFold", "MICRO_BEP", "FLOOR",
-           "FEW_POSITIVES", "refit_problem", "refit_task", "held_out_path", "held_out_path_task"]
+           "FEW_POSITIVES", "matrix_folds", "refit_problem", "refit_task", "held_out_path", "held_out_path_task"]
 
 # the default scorer of multi-label targets: micro-averaged break-even point
 MICRO_BEP = "micro_breakeven_point"
@@ -217,6 +218,46 @@ def refit_task(shipment, k, lam):
     out = refit_problem(problems, views, k, lam, alpha)
     out["alpha"] = alpha
     return out
+
+
+def matrix_folds(matrices, Y, task, folds, nb, scores, params):
+    """The folds' binary problems as the engine solves them, from each fold's training
+    and held-out matrices (``matrices``), the labels ``Y`` (an indicator: texts x
+    classes) and the classifier's ``params`` (a :class:`MatrixFold` each: all the problems
+    of a fold on its matrices, or with naive Bayes scaling each problem on its own
+    scaled ones); a problem without one (its class in every training text of the
+    fold or in none) has a constant score, written into ``scores`` here: 1 for a
+    class in every text, else -1, or -inf for one class of several (never the
+    argmax: a fold whose training part lacks a class never predicts it)."""
+    absent = -np.inf if task == "multiclass" else -1.0
+    parts = []
+    for (train, test), (A, B) in zip(folds, matrices):
+        Yf = Y[train]
+        if nb:
+            for k, y in enumerate(problem_positives(Yf, task).T):
+                if y.all() or not y.any():  # no problem to solve in this fold
+                    scores[test, k] = 1.0 if y.all() else absent
+                else:
+                    parts.append(MatrixFold(A, B, y.astype(int), params, test, [k],
+                                            nb_positive=y))
+            continue
+        if task == "multilabel":
+            parts.append(MatrixFold(A, B, Yf, params, test, np.arange(Y.shape[1])))
+            continue
+        present = Yf.any(axis=0)
+        if present.all():
+            parts.append(MatrixFold(A, B, np.argmax(Yf, axis=1), params, test,
+                                    np.arange(scores.shape[1])))
+        elif task == "binary":  # the class it has always wins
+            scores[test] = 1.0 if present[1] else -1.0
+        else:
+            scores[test] = -np.inf
+            if present.sum() == 1:
+                scores[np.ix_(test, np.flatnonzero(present))] = 1.0
+            else:
+                parts.append(MatrixFold(A, B, Yf[:, present], params, test,
+                                        np.flatnonzero(present)))
+    return parts
 
 
 class FoldPaths:
