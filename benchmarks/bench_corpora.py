@@ -424,6 +424,21 @@ def child(method, train_path, test_path, task, out):
         json.dump(result, fh)
 
 
+def wait_with_usage(proc, timeout):
+    """``(wait status, resource usage)`` of ``proc`` once it ends (its ``ru_maxrss`` is its
+    own peak RSS), or None after killing it at ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+        if pid:
+            return status, usage
+        if time.monotonic() > deadline:
+            proc.kill()
+            os.wait4(proc.pid, 0)
+            return None
+        time.sleep(0.02)
+
+
 def run_in_child(method, train_path, test_path, task, timeout):
     """The child's figures plus its peak RSS (MiB); an error or timeout is a row too."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
@@ -431,16 +446,10 @@ def run_in_child(method, train_path, test_path, task, timeout):
                test_path, task or "", out.name]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 env=_child_env())
-        deadline = time.monotonic() + timeout
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                return {"error": f"timed out after {timeout:.0f} s"}
-            time.sleep(0.05)
+        ended = wait_with_usage(proc, timeout)
+        if ended is None:
+            return {"error": f"timed out after {timeout:.0f} s"}
+        status, usage = ended
         proc.returncode = os.waitstatus_to_exitcode(status)
         err = proc.stderr.read().decode(errors="replace").strip()
         if proc.returncode != 0:
@@ -489,29 +498,39 @@ def _names(text, known, what):
     return names
 
 
+def add_corpora_options(ap):
+    """--corpora and --corpora-dir (read by :func:`corpora_chosen`)."""
+    ap.add_argument("--corpora", default=",".join(CORPORA),
+                    help=f"comma-separated (default all: {','.join(CORPORA)})")
+    ap.add_argument("--corpora-dir", default=None,
+                    help="the folder holding agnews-small/ and germeval2018/ "
+                         "(default $TEXTWIN_DATA_HOME/corpora)")
+
+
+def corpora_chosen(args):
+    """``args`` with --corpora as a list of names and --corpora-dir resolved."""
+    args.corpora = _names(args.corpora, CORPORA, "corpus")
+    if args.corpora_dir is None:
+        home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
+        args.corpora_dir = os.path.join(home, "corpora")
+    return args
+
+
 def parse_args(argv=None):
     from _common import JsonPath
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpora", default=",".join(CORPORA),
-                    help=f"comma-separated (default all: {','.join(CORPORA)})")
+    add_corpora_options(ap)
     ap.add_argument("--methods", default=",".join(METHODS),
                     help=f"comma-separated (default: {','.join(METHODS)}; also "
                          f"{','.join(EXTRA_METHODS)})")
-    ap.add_argument("--corpora-dir", default=None,
-                    help="the folder holding agnews-small/ and germeval2018/ "
-                         "(default $TEXTWIN_DATA_HOME/corpora)")
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds a method may take on a corpus (default 3600)")
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                     help="also write the results as JSON to PATH ('-': the JSON alone on "
                          "stdout, the tables on stderr)")
-    args = ap.parse_args(argv)
-    args.corpora = _names(args.corpora, CORPORA, "corpus")
+    args = corpora_chosen(ap.parse_args(argv))
     args.methods = _names(args.methods, METHODS + EXTRA_METHODS, "method")
-    if args.corpora_dir is None:
-        home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
-        args.corpora_dir = os.path.join(home, "corpora")
     return args
 
 
