@@ -35,7 +35,8 @@ __all__ = [
     "machine_info", "print_machine", "load_average", "interleaved_times", "median_time",
     "zipf_corpus", "rcv1_like_corpus", "memory_bandwidth", "as_kernel_csr", "reuters_binary_ig",
     "reuters_tfidf", "corpus_or_exit", "require_corpus", "JsonPath", "emit_json",
-    "add_common_args", "kernel_fit", "status_kib", "reset_peak_rss",
+    "add_common_args", "add_smoke_arg", "smoke_jsonl", "head_lines", "smoke_cut", "skip_missing_peer", "kernel_fit",
+    "status_kib", "reset_peak_rss",
 ]
 
 
@@ -368,7 +369,47 @@ def memory_bandwidth(n_bytes=256 * 2 ** 20, repeats=5):
 # Output
 # ---------------------------------------------------------------------------
 
+SMOKE_HELP = ("tiny sizes and one repeat, through the same code: checks in seconds that the "
+              "script still runs (its figures mean nothing)")
+
+
+def add_smoke_arg(parser):
+    parser.add_argument("--smoke", action="store_true", help=SMOKE_HELP)
+    return parser
+
+
+def smoke_jsonl(folder, dest, n_train=300, n_test=100):
+    """A corpus folder cut to the first lines of its train.jsonl and test.jsonl, written
+    under ``dest`` (a folder of the same name): what ``--smoke`` runs on."""
+    out = os.path.join(dest, os.path.basename(os.path.normpath(folder)))
+    os.makedirs(out, exist_ok=True)
+    for part, n in (("train", n_train), ("test", n_test)):
+        head_lines(os.path.join(folder, f"{part}.jsonl"), os.path.join(out, f"{part}.jsonl"), n)
+    return out
+
+
+def head_lines(path, dest, n):
+    """The first ``n`` lines of the file ``path`` written to ``dest``; returns ``dest``."""
+    with open(path, encoding="utf-8") as src, open(dest + ".part", "w", encoding="utf-8") as dst:
+        for _, line in zip(range(n), src):
+            dst.write(line)
+    os.replace(dest + ".part", dest)
+    return dest
+
+
+def smoke_cut(n_train, n_test, train, test):
+    """The first rows of each of ``train`` and ``test`` (tuples of lists, arrays or sparse
+    matrices of one length): the data ``--smoke`` runs on."""
+    return tuple(p[:n_train] for p in train), tuple(p[:n_test] for p in test)
+
+
+def skip_missing_peer(name, install):
+    """One line saying that an optional peer is not installed and its rows are skipped."""
+    print(f"skipped: {name} is not installed ({install})", file=sys.stderr)
+
+
 def add_common_args(parser, repeats=3):
+    add_smoke_arg(parser)
     parser.add_argument("--repeats", type=int, default=repeats,
                         help=f"runs per measurement; the median is reported (default {repeats})")
     parser.add_argument("--json", metavar="PATH", default=None, action=JsonPath,

@@ -26,7 +26,7 @@ import os
 import time
 
 import numpy as np
-from _common import emit_json, print_machine
+from _common import add_smoke_arg, emit_json, print_machine, smoke_cut
 from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
 from sklearn.multiclass import OneVsRestClassifier
@@ -38,7 +38,8 @@ from textwin.metrics import micro_breakeven_point, precision_recall_f1
 from textwin.text import TextVectorizer
 from textwin.text_classifier import DEFAULT_LAM_N
 
-CORPORA = os.environ.get("TEXTWIN_CORPORA", "/work/shared/corpora")
+CORPORA = os.path.join(os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data")),
+                       "corpora")
 
 
 def _jsonl(path):
@@ -81,8 +82,10 @@ def timed(fn):
     return out, time.perf_counter() - start
 
 
-def run_corpus(name, n_jobs):
+def run_corpus(name, n_jobs, smoke=False):
     X, y, X_test, y_test, multilabel = load(name)
+    if smoke:
+        (X, y), (X_test, y_test) = smoke_cut(300, 100, (X, y), (X_test, y_test))
     n = len(X)
     ngrams = [1, 2] if "ngram_range" in TextVectorizer().get_params() else [1]
     splitter = KFold if multilabel else StratifiedKFold
@@ -162,11 +165,12 @@ def main():
                         choices=["agnews", "germeval", "reuters"])
     parser.add_argument("--n-jobs", type=int, default=1)
     parser.add_argument("--json", metavar="PATH")
+    add_smoke_arg(parser)
     args = parser.parse_args()
     info = print_machine()
     results = []
     for name in args.corpora:
-        results.append(run_corpus(name, args.n_jobs))
+        results.append(run_corpus(name, args.n_jobs, args.smoke))
         show(results[-1])
     from _common import load_average
 

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # _common, bench
 
 from bench_corpora import (
     ROOT,
+    SMOKE_CORPORA,
     _child_env,
     add_corpora_options,
     corpora_chosen,
@@ -95,10 +96,11 @@ def median_of(runs):
 
 
 def parse_args(argv=None):
-    from _common import JsonPath
+    from _common import JsonPath, add_smoke_arg
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_corpora_options(ap)
+    add_smoke_arg(ap)
     ap.add_argument("--auto-args", default="",
                     help="more options for the --auto command (e.g. '--time-budget 30')")
     ap.add_argument("--repeats", type=int, default=1,
@@ -107,11 +109,14 @@ def parse_args(argv=None):
                     help="seconds a command may take (default 3600)")
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                     help="also write the results as JSON to PATH")
-    return corpora_chosen(ap.parse_args(argv))
+    args = ap.parse_args(argv)
+    if args.smoke and args.corpora == ap.get_default("corpora"):
+        args.corpora = ",".join(SMOKE_CORPORA)
+    return corpora_chosen(args)
 
 
 def main(argv=None):
-    from _common import emit_json, machine_info, print_machine
+    from _common import emit_json, head_lines, machine_info, print_machine
 
     args = parse_args(argv)
     info = print_machine()
@@ -126,6 +131,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench_auto_cost") as workdir:
         for corpus in args.corpora:
             train, test, task = corpus_files(corpus, args.corpora_dir, workdir)
+            if args.smoke:  # the corpus's first lines
+                train = head_lines(train, os.path.join(workdir, f"{corpus}.smoke.train.jsonl"), 300)
+                test = head_lines(test, os.path.join(workdir, f"{corpus}.smoke.test.jsonl"), 100)
             runs = {"default": [], "auto": []}
             for _ in range(args.repeats):
                 for key, extra in (("default", []), ("auto", auto_args)):

@@ -252,6 +252,10 @@ def main(argv=None):
                 cases += json.load(fh)["cases"]
         apply_rule(cases, args)
         return
+    if args.smoke:  # corpora of a thousandth the nonzeros, few epochs, one Reuters category
+        args.sizes = [min(s / 1000, 3e4) for s in args.sizes]
+        args.entropy_nnz = min(args.entropy_nnz / 1000, 3e4)
+        args.repeats, args.max_epochs = 1, min(args.max_epochs, 20)
     if args.repeats < 1 or args.max_epochs < 1:
         ap.error("--repeats and --max-epochs must be >= 1")
     if any(B < 2 for B in args.blocks):
@@ -318,6 +322,7 @@ def main(argv=None):
 
     if args.reuters:
         X, Y, names = reuters_tfidf()
+        Y = Y[:, :1] if args.smoke else Y
         nbytes = csr_bytes(X)
         for loss in args.losses:
             for lam in args.lams:

@@ -106,6 +106,10 @@ METHODS = ("textwin", "textwin-auto", "linearsvc", "linearsvc-bigrams", "sgd",
 EXTRA_METHODS = ("linearsvc-sublinear", "sgd-sublinear", "complementnb-sublinear",
                  "logreg-sublinear")
 SHARED_CORPORA = ("agnews-small", "germeval2018")
+#: --smoke: a single-label and a multi-label corpus, cut to their first lines, and a method
+#: of each family (textwin, its search, scikit-learn, fastText, Vowpal Wabbit)
+SMOKE_CORPORA = ("agnews-small", "reuters10")
+SMOKE_METHODS = ("textwin", "textwin-auto", "linearsvc", "fasttext", "vw")
 
 
 class NotAvailable(Exception):
@@ -517,25 +521,30 @@ def corpora_chosen(args):
 
 
 def parse_args(argv=None):
-    from _common import JsonPath
+    from _common import JsonPath, add_smoke_arg
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add_corpora_options(ap)
-    ap.add_argument("--methods", default=",".join(METHODS),
+    ap.add_argument("--methods", default=None,
                     help=f"comma-separated (default: {','.join(METHODS)}; also "
-                         f"{','.join(EXTRA_METHODS)})")
+                         f"{','.join(EXTRA_METHODS)}; with --smoke {','.join(SMOKE_METHODS)})")
+    add_smoke_arg(ap)
     ap.add_argument("--timeout", type=float, default=3600,
                     help="seconds a method may take on a corpus (default 3600)")
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                     help="also write the results as JSON to PATH ('-': the JSON alone on "
                          "stdout, the tables on stderr)")
-    args = corpora_chosen(ap.parse_args(argv))
-    args.methods = _names(args.methods, METHODS + EXTRA_METHODS, "method")
+    args = ap.parse_args(argv)
+    if args.smoke and args.corpora == ap.get_default("corpora"):
+        args.corpora = ",".join(SMOKE_CORPORA)
+    args = corpora_chosen(args)
+    args.methods = _names(args.methods or ",".join(SMOKE_METHODS if args.smoke else METHODS),
+                          METHODS + EXTRA_METHODS, "method")
     return args
 
 
 def main(argv=None):
-    from _common import emit_json, machine_info, print_machine
+    from _common import emit_json, head_lines, machine_info, print_machine
     import textwin
 
     args = parse_args(argv)
@@ -545,6 +554,9 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench_corpora") as workdir:
         for corpus in args.corpora:
             train, test, task = corpus_files(corpus, args.corpora_dir, workdir)
+            if args.smoke:
+                train = head_lines(train, os.path.join(workdir, f"{corpus}.smoke.train.jsonl"), 300)
+                test = head_lines(test, os.path.join(workdir, f"{corpus}.smoke.test.jsonl"), 100)
             results[corpus] = {}
             for method in args.methods:
                 print(f"{corpus} / {method} ...", end="", file=sys.stderr, flush=True)

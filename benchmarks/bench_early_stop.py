@@ -23,7 +23,8 @@ from bench_corpora import CORPORA, ROOT, Data, _built_in_place, corpus_files
 if _built_in_place():
     sys.path.insert(0, ROOT)
 
-from _common import emit_json, machine_info, print_machine  # noqa: E402
+from _common import (add_smoke_arg, emit_json, head_lines, machine_info,  # noqa: E402
+                     print_machine)
 
 
 def search(data, early_stopping):
@@ -43,8 +44,11 @@ def search(data, early_stopping):
             "points_scored": int(np.isfinite(scores).sum()), "points": int(scores.size)}
 
 
-def run_corpus(name, corpora_dir, workdir):
+def run_corpus(name, corpora_dir, workdir, smoke=False):
     train, test, task = corpus_files(name, corpora_dir, workdir)
+    if smoke:
+        train = head_lines(train, os.path.join(workdir, f"{name}.smoke.train.jsonl"), 300)
+        test = head_lines(test, os.path.join(workdir, f"{name}.smoke.test.jsonl"), 100)
     data = Data(train, test, task)
     stop, whole = search(data, True), search(data, False)
     return {"corpus": name, "n_train": len(data.train), "task": data.task,
@@ -70,7 +74,10 @@ def main():
                         help="the folder holding agnews-small/ and germeval2018/ "
                              "(default $TEXTWIN_DATA_HOME/corpora)")
     parser.add_argument("--json", metavar="PATH")
+    add_smoke_arg(parser)
     args = parser.parse_args()
+    if args.smoke and args.corpora == list(CORPORA):  # one single-label, one multi-label
+        args.corpora = ["agnews-small", "reuters10"]
     if args.corpora_dir is None:
         home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
         args.corpora_dir = os.path.join(home, "corpora")
@@ -80,7 +87,7 @@ def main():
     results = []
     with tempfile.TemporaryDirectory(prefix="bench_early_stop") as workdir:
         for name in args.corpora:
-            results.append(run_corpus(name, args.corpora_dir, workdir))
+            results.append(run_corpus(name, args.corpora_dir, workdir, args.smoke))
             show(results[-1])
     info["load_average_end"] = machine_info()["load_average"]
     emit_json(args.json, {"machine": info, "results": results})

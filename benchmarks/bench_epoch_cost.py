@@ -155,6 +155,8 @@ def main(argv=None):
                          "busy machine); wall: elapsed time")
     add_common_args(ap, repeats=5)
     args = ap.parse_args(argv)
+    if args.smoke:  # one category, two epochs, once
+        args.categories, args.epochs, args.repeats = 1, 2, 1
     info = print_machine()
 
     sets = []

@@ -28,7 +28,7 @@ import scipy.sparse as sp
 from sklearn.feature_selection import chi2, mutual_info_classif
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import corpus_or_exit  # noqa: E402  (also finds an uninstalled textwin)
+from _common import add_smoke_arg, corpus_or_exit  # noqa: E402  (also finds an uninstalled textwin)
 from textwin.feature_selection import InformationGain  # noqa: E402
 
 
@@ -78,9 +78,14 @@ def main(argv=None):
     parser.add_argument("--repeat", type=int, default=5, help="timings per method (min kept)")
     parser.add_argument("--mi-features", type=int, default=500,
                         help="columns used for the mutual_info_classif comparison")
+    add_smoke_arg(parser)
     args = parser.parse_args(argv)
-
-    X, Y = reuters_corpus() if args.reuters else synthetic_corpus()
+    if args.reuters:
+        X, Y = reuters_corpus()
+    else:
+        X, Y = synthetic_corpus(2000, 5000, 20) if args.smoke else synthetic_corpus()
+    if args.smoke:  # a small corpus, once each
+        X, Y, args.repeat, args.mi_features = X[:2000], Y[:2000], 1, 100
     source = "Reuters-21578 ModApte train" if args.reuters else "synthetic, Reuters-sized"
     print(f"data: {source}: {X.shape[0]} documents x {X.shape[1]} words, "
           f"nnz={X.nnz}, {Y.shape[1]} categories, {Y.sum() / X.shape[0]:.2f} per document")

@@ -38,7 +38,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import JsonPath  # noqa: E402
+from _common import JsonPath, add_smoke_arg  # noqa: E402
 from _common import (emit_json, kernel_fit, load_average, print_machine,  # noqa: E402
                      reuters_binary_ig, reuters_tfidf)
 
@@ -165,7 +165,10 @@ def main(argv=None):
     p.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                    help="also write the results as JSON to PATH ('-': the JSON alone on "
                         "stdout, the tables on stderr)")
+    add_smoke_arg(p)
     args = p.parse_args(argv)
+    if args.smoke:  # one round of one epoch of the square regularizer (the builds stay)
+        args.rounds, args.epochs, args.regularizers = 1, 1, "square"
     regs = [r.strip() for r in args.regularizers.split(",") if r.strip()]
     bad = [r for r in regs if r not in REGULARIZERS]
     if bad:

@@ -26,7 +26,7 @@ import time
 import warnings
 
 import numpy as np
-from _common import emit_json, print_machine
+from _common import add_smoke_arg, emit_json, print_machine, smoke_cut
 
 from textwin import DualGaussSeidelClassifierCV, DualSVM
 from textwin.tasks import score_task
@@ -92,8 +92,10 @@ def figures(task, Y_test, scores, thresholds=0.0):
     return {k: round(100 * v, 2) for k, v in summary.items()}
 
 
-def run_corpus(name, corpora, one_se):
+def run_corpus(name, corpora, one_se, smoke=False):
     texts, Y, texts_test, Y_test, classes = load(name, corpora)
+    if smoke:
+        (texts, Y), (texts_test, Y_test) = smoke_cut(400, 100, (texts, Y), (texts_test, Y_test))
     task = task_of(Y)
     vec = TextVectorizer(weighting="tfidf")
     X, X_test = vec.fit_transform(texts).tocsr(), vec.transform(texts_test).tocsr()
@@ -152,14 +154,23 @@ def _scores(est, X_test, task):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", default=os.path.join("..", "shared", "corpora"))
+    parser.add_argument("--corpora", default=os.path.join(
+        os.environ.get("TEXTWIN_DATA_HOME", os.path.join("..", "shared")), "corpora"),
+        help="the folder holding agnews-small/ and germeval2018/ "
+             "(default $TEXTWIN_DATA_HOME/corpora)")
     parser.add_argument("--only", default="reuters90,reuters90-titles,agnews-small,"
                                           "germeval2018,r8,r52")
     parser.add_argument("--one-se", action="store_true", help="the one-standard-error rule")
     parser.add_argument("--json", default=None)
+    add_smoke_arg(parser)
     args = parser.parse_args(argv)
+    if args.smoke and args.only == parser.get_default("only"):
+        # a multi-label, a multi-class and a two-class corpus, each cut to its first texts
+        # (R8 and R52 cut so would lose classes)
+        args.only = "reuters90-titles,agnews-small,germeval2018"
     print_machine()
-    results = [run_corpus(name, args.corpora, args.one_se) for name in args.only.split(",")]
+    results = [run_corpus(name, args.corpora, args.one_se, args.smoke)
+               for name in args.only.split(",")]
     if args.json:
         emit_json(args.json, {"one_se": args.one_se, "corpora": results})
     worst = min((r["vs_default"] for c in results for r in c["rows"] if "vs_default" in r),

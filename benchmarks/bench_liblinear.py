@@ -28,6 +28,7 @@ Three cases: ``--reuters`` (a), ``--tfidf`` (b) and
 ``--n 200000 --d 50000 --lam 1e-4`` (c).
 """
 import argparse
+import itertools
 import warnings
 
 import numpy as np
@@ -123,6 +124,10 @@ def main():
     ap.add_argument("--no-zipf", action="store_true", help="skip the synthetic Zipf corpus")
     add_common_args(ap)
     args = ap.parse_args()
+    # --smoke: a small Zipf corpus and two categories of each Reuters kind
+    categories = 2 if args.smoke else None
+    if args.smoke:
+        args.n, args.d, args.repeats = 2000, 5000, 1
     info = print_machine()
     ratios, names = [], []
     if args.no_zipf and not (args.reuters or args.tfidf):
@@ -133,12 +138,12 @@ def main():
             ratios.append(compare("zipf", X, y, lam, args.repeats))
             names.append(f"zipf lam={lam:g}")
     if args.reuters:
-        for cat, Xr, yr in reuters_problems():
+        for cat, Xr, yr in itertools.islice(reuters_problems(), categories):
             ratios.append(compare(f"reuters/{cat}", Xr, yr, 1e-3, args.repeats))
             names.append(f"reuters/{cat}")
     if args.tfidf:
         Xt, Yt, cats = reuters_tfidf()
-        for k, cat in enumerate(cats):
+        for k, cat in enumerate(cats[:categories]):
             ratios.append(compare(f"reuters-tfidf/{cat}", Xt, np.where(Yt[:, k] > 0, 1.0, -1.0),
                                   1e-3, args.repeats))
             names.append(f"reuters-tfidf/{cat}")

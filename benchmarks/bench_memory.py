@@ -111,6 +111,9 @@ def main(argv=None):
     ap.add_argument("--d", type=int, default=50000, help="features (default 50,000)")
     add_common_args(ap)
     args = ap.parse_args(argv)
+    if args.smoke:  # a small corpus, 10 labels, one process per case
+        global N_LABELS
+        args.n, args.d, args.repeats, N_LABELS = 2000, 5000, 1, 10
     info = print_machine()
     X, _ = zipf_corpus(args.n, args.d, mean_nnz=50, seed=3)
     rng = np.random.default_rng(4)

@@ -208,6 +208,9 @@ def main(argv=None):
         X, Y, cats, _ = reuters_binary_ig()
     else:
         X, Y, cats = reuters_tfidf()
+    if args.smoke:  # four categories, once; pairs for a few seconds at most
+        Y, cats, args.repeats = Y[:, :4], cats[:4], 1
+        args.seconds, args.profile_fits = min(args.seconds, 3), min(args.profile_fits, 1)
     n = X.shape[0]
     if args.profile_fits > 0:
         est = DualSVM(lam=args.lam, tol=1e-3, random_state=0, n_jobs=args.jobs).fit(X, Y)

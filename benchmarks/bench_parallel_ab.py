@@ -34,7 +34,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import JsonPath  # noqa: E402
-from _common import emit_json, print_machine, reuters_binary_ig  # noqa: E402
+from _common import add_smoke_arg, emit_json, print_machine, reuters_binary_ig  # noqa: E402
 from bench_parallel import _machine_cpu as machine_cpu, quiet_moment  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,7 +65,10 @@ def main(argv=None):
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                     help="also write the results as JSON to PATH ('-': the JSON alone on "
                          "stdout, the tables on stderr)")
+    add_smoke_arg(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.seconds = min(args.seconds, 3)
     info = print_machine()
     versions = {"old": load_old(args.old), "current": current}
     makers = {
@@ -73,6 +76,7 @@ def main(argv=None):
         "DualSVM": lambda M, j: M.DualSVM(lam=1e-3, tol=1e-3, random_state=0, n_jobs=j),
     }
     X, Y, _, _ = reuters_binary_ig()
+    Y = Y[:, :2] if args.smoke else Y
     warnings.simplefilter("ignore")  # ConvergenceWarning of the 100-epoch budget
     reference = {}
     for name, make in makers.items():

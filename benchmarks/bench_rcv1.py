@@ -354,6 +354,8 @@ def main(argv=None):
                          "phase compares with (when this run has no local phase)")
     add_common_args(ap, repeats=1)
     args = ap.parse_args(argv)
+    if args.smoke:  # 5,000 documents, 8 categories: every phase in seconds
+        args.n, args.d, args.categories = 5000, 2000, 8
     phases = [p.strip() for p in args.phases.split(",") if p.strip()]
     unknown = sorted(set(phases) - set(PHASES))
     if unknown:

@@ -72,6 +72,8 @@ def main(argv=None):
                     help="runs of the SVC row (default: --repeats; 0 skips it)")
     add_common_args(ap)
     args = ap.parse_args(argv)
+    if args.smoke:  # once, without the SVC row (a minute alone)
+        args.repeats, args.smo_repeats = 1, 0
     smo_repeats = args.repeats if args.smo_repeats is None else args.smo_repeats
     info = print_machine()
 

@@ -92,8 +92,10 @@ def main(argv=None):
                          "documented one; default: no plot)")
     add_common_args(ap)
     args = ap.parse_args(argv)
+    if args.smoke:  # two small corpora, two epochs
+        args.min_nnz, args.max_nnz, args.points, args.epochs, args.repeats = 1e4, 1e5, 2, 2, 1
     info = print_machine()
-    bw = memory_bandwidth()
+    bw = memory_bandwidth(16 * 2 ** 20, 1) if args.smoke else memory_bandwidth()
     print(f"memory bandwidth (numpy, one thread, 256 MiB float64): copy {bw['copy_GBps']:.1f} GB/s,"
           f" sum (read) {bw['sum_GBps']:.1f} GB/s -> at most "
           f"{bw['sum_GBps'] / BYTES_PER_NONZERO:.2f} x 1e9 nonzeros/s streamed from memory")

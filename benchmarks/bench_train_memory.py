@@ -38,7 +38,8 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import add_common_args, emit_json, load_average, print_machine  # noqa: E402
+from _common import (add_common_args, emit_json, load_average, print_machine,  # noqa: E402
+                     smoke_jsonl)
 from bench_corpora import read_jsonl  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -158,6 +159,7 @@ def main(argv=None):
     ap.add_argument("--ngrams", type=int, default=2, help="word n-grams up to N (default 2)")
     add_common_args(ap)
     args = ap.parse_args(argv)
+    args.corpus = os.path.abspath(args.corpus)  # the children run in another folder
     for part in ("train", "test"):
         if not os.path.isfile(os.path.join(args.corpus, f"{part}.jsonl")):
             raise SystemExit(f"error: {args.corpus} holds no {part}.jsonl: give --corpus DIR")
@@ -169,6 +171,8 @@ def main(argv=None):
     me = [sys.executable, os.path.abspath(__file__), "--child"]
     peaks = {"textwin": [], "sklearn": []}
     with tempfile.TemporaryDirectory(prefix="bench_train_memory") as folder:
+        if args.smoke:
+            args.corpus, args.repeats = smoke_jsonl(args.corpus, folder), 1
         commands = _commands(args, os.path.join(folder, "model.npz"))
         plain = {"textwin": [sys.executable, "-m", "textwin.cli"] + commands["textwin"],
                  "sklearn": me + ["sklearn"] + commands["sklearn"]}

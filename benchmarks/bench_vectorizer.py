@@ -113,10 +113,14 @@ def jsonl_texts(paths):
 def read_corpus(args):
     """``(name, texts)`` of the corpus the arguments name."""
     if args.jsonl:
-        return " + ".join(os.path.basename(p) for p in args.jsonl), jsonl_texts(args.jsonl)
-    data_home = args.data_home or os.environ.get("TEXTWIN_DATA_HOME")
-    require_corpus(data_home)
-    return "Reuters-21578", reuters_texts(data_home)
+        name, texts = " + ".join(os.path.basename(p) for p in args.jsonl), jsonl_texts(args.jsonl)
+    else:
+        data_home = args.data_home or os.environ.get("TEXTWIN_DATA_HOME")
+        require_corpus(data_home)
+        name, texts = "Reuters-21578", reuters_texts(data_home)
+    if args.smoke:
+        return name + " (--smoke: its first 500 documents)", texts[:500]
+    return name, texts
 
 
 def agreement(texts, n_examples=12):
@@ -397,6 +401,9 @@ def main(argv=None):
         return rss_child(args.rss_child, args)
     corpus_argv = (["--jsonl", *args.jsonl] if args.jsonl
                    else ["--data-home", args.data_home] if args.data_home else [])
+    if args.smoke:
+        corpus_argv.append("--smoke")
+        args.repeats = 1
     info = print_machine()
     corpus, texts = read_corpus(args)
     default = resolve_stemmer("auto")

@@ -44,7 +44,8 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import corpus_or_exit, emit_json, JsonPath, machine_info, print_machine  # noqa: E402
+from _common import (JsonPath, add_smoke_arg, corpus_or_exit, emit_json,  # noqa: E402
+                     machine_info, print_machine, smoke_cut)
 from textwin import (DualGaussSeidelClassifier, DualGaussSeidelClassifierCV,  # noqa: E402
                      RegularizedWinnow)
 from textwin.metrics import micro_breakeven_point  # noqa: E402
@@ -168,7 +169,12 @@ def main(argv=None):
     p.add_argument("--data-home", default=None, help="folder holding reuters21578/")
     p.add_argument("--json", metavar="PATH", default=None, action=JsonPath,
                    help="also write the results as JSON to PATH ('-': stdout)")
+    add_smoke_arg(p)
     args = p.parse_args(argv)
+    if args.smoke:  # the first rows of R8 and of the ten categories, a short grid
+        args.lams, args.folds = 3, 3
+        if args.corpora == ",".join(CORPORA):
+            args.corpora = "r8,top10"
     lams = args.lams
     methods = args.methods.split(",")
     unknown = [m for m in methods if m not in METHODS and m not in FIXED]
@@ -180,6 +186,9 @@ def main(argv=None):
         if corpus not in CORPORA:
             p.error(f"unknown corpus {corpus!r}")
         data = load_corpus(corpus, args.data_home)
+        if args.smoke:
+            train, test = smoke_cut(300, 100, data[0:2], data[2:4])
+            data = (*train, *test, data[4])
         what = "micro-BEP" if data[4] else "accuracy"
         print(f"\n{corpus}: {data[0].shape[0]} training x {data[0].shape[1]} features, "
               f"{data[2].shape[0]} test; {what} (%)", flush=True)

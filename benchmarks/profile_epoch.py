@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _common import kernel_fit, reuters_binary_ig, reuters_tfidf  # noqa: E402
+from _common import add_smoke_arg, kernel_fit, reuters_binary_ig, reuters_tfidf  # noqa: E402
 
 
 def main(argv=None):
@@ -40,7 +40,10 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=10,
                     help="epochs to profile (run again with 0 and subtract the setup)")
     ap.add_argument("--category", default="acq", help="the binary problem (default acq)")
+    add_smoke_arg(ap)
     args = ap.parse_args(argv)
+    if args.smoke:
+        args.epochs = min(args.epochs, 1)
     if args.data == "binary":
         X, Y, names, _ = reuters_binary_ig()
     else:

@@ -281,3 +281,44 @@ def test_train_memory_measures_both_sides_and_every_step(tmp_path, monkeypatch):
         "model written"]
     assert result["ratio"] == pytest.approx(
         result["median_peak_rss_mib"]["textwin"] / result["median_peak_rss_mib"]["sklearn"])
+
+
+def test_every_script_has_a_smoke_mode_that_ci_runs():
+    # .ci/run runs each script with --smoke; a script that takes the flag (add_common_args
+    # adds it) but ignores it would run its full sizes there
+    scripts = sorted(f for f in os.listdir(os.path.join(ROOT, "benchmarks"))
+                     if f.endswith(".py") and not f.startswith("_"))
+    assert len(scripts) >= 20
+    ignored = [f for f in scripts
+               if "args.smoke" not in open(os.path.join(ROOT, "benchmarks", f)).read()]
+    assert not ignored, f"scripts without a --smoke mode: {ignored}"
+    with open(os.path.join(ROOT, ".ci", "run")) as fh:
+        ci = fh.read()
+    assert 'for script in benchmarks/bench_*.py benchmarks/profile_epoch.py' in ci
+    assert '"$script" --smoke' in ci
+    assert set(scripts) <= {f for f in scripts if f.startswith("bench_")} | {"profile_epoch.py"}
+
+
+def test_bench_cv_compares_accuracy_per_category_on_both_sides(monkeypatch):
+    # its squared-hinge row compared textwin's exact-match accuracy over the ten
+    # categories at once (0.8774) with liblinear's mean per-category accuracy (0.9879)
+    import sys
+    import types
+
+    monkeypatch.syspath_prepend(os.path.join(ROOT, "benchmarks"))  # its `from _common`
+    cv = _load("bench_cv")
+    rng = np.random.default_rng(0)
+    X = sp.random(120, 30, density=0.2, format="csr", random_state=rng)
+    Y = (rng.random((120, 3)) < 0.3).astype(int)
+    fake = types.ModuleType("liblinear.liblinearutil")
+    fake.train = lambda y, X, opts: (1.0, 0.0, 0.5) if "-C" in opts else None
+    monkeypatch.setitem(sys.modules, "liblinear", types.ModuleType("liblinear"))
+    monkeypatch.setitem(sys.modules, "liblinear.liblinearutil", fake)
+    row = cv.compare_with_liblinear(X, Y, 3, 1)
+    from textwin import DualGaussSeidelClassifierCV
+
+    per_category = [DualGaussSeidelClassifierCV(loss="squared_hinge", lams=3, cv=5,
+                                                scoring="accuracy", random_state=0)
+                    .fit(X, Y[:, k]).best_score_ for k in range(3)]
+    assert row["textwin_cv_accuracy"] == pytest.approx(np.mean(per_category))
+    assert len(row["textwin_lams"]) == 3 and row["liblinear_cv_accuracy"] == 0.5
