@@ -22,22 +22,15 @@ from _cluster_common import cluster_data, svmlight_train_argv, train_result  # n
 
 
 @pytest.fixture(scope="module")
-def local_ray(tmp_path_factory):
+def local_ray():
     from ray.util.joblib import register_ray
 
-    import textwin
+    from textwin._distributed import _in_the_folder_of_this_textwin
 
-    # the workers import the textwin these tests import (a development build's source
-    # tree, or the installed one), not a clean clone's sources without their kernels:
-    # Ray puts the driver's working directory on the workers' path
-    where = os.path.dirname(os.path.dirname(os.path.abspath(textwin.__file__)))
-    here = os.getcwd()
-    os.chdir(tmp_path_factory.mktemp("ray"))
-    try:
-        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": where}})
-    finally:
-        os.chdir(here)
+    # as the library starts Ray (RayCluster.current): the workers import the textwin
+    # these tests import, wherever pytest runs (a checkout's root included)
+    with _in_the_folder_of_this_textwin():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     # this module's task functions travel by value (the workers cannot import tests/)
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     register_ray()

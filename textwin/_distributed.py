@@ -19,6 +19,7 @@ This module imports neither at import time: :func:`active_cluster` only looks
 at joblib's active backend (joblib comes with scikit-learn), and Dask or Ray
 is only touched once that backend is theirs, which has imported it.
 """
+import contextlib
 import os
 import sys
 import threading
@@ -101,6 +102,7 @@ def connect(address, timeout=10):
     """
     distributed = check_distributed()
     _check_dask_address(address)
+    _probe_dask_scheduler(address, timeout)
     try:
         # not the process's default client: one that fails to connect would stay
         # registered as the default and capture later dask backends (joblib's
@@ -108,11 +110,7 @@ def connect(address, timeout=10):
         client = distributed.Client(address, timeout=f"{timeout}s", set_as_default=False)
     except (OSError, TimeoutError, ValueError, TypeError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ClusterError(
-            f"cannot reach a Dask scheduler at {address!r} within {timeout:g} s ({first}); "
-            f"start one with `dask scheduler` (it prints its address, e.g. "
-            f"tcp://HOST:8786) and workers with `dask worker tcp://HOST:8786`, "
-            f"then pass that address") from None
+        raise ClusterError(_unreachable(address, timeout, first)) from None
     try:
         check_workers(client)
     except BaseException:
@@ -137,6 +135,70 @@ def _check_dask_address(address):
             f"tcp://HOST:PORT, as `dask scheduler` prints it (port 8786 by default)") from None
 
 
+def _probe_dask_scheduler(address, timeout):
+    """Refuse, within ``timeout`` seconds, a TCP address where something other than a
+    Dask scheduler answers (its dashboard's port 8787, a web server, ssh).
+
+    A Dask scheduler speaks first: its handshake, one short framed message. Given
+    anything else, the Client would wait well past its timeout, or read the bytes
+    of an HTTP reply as the sizes of frames and fail with a traceback of its own.
+    What cannot be reached at all is left to the Client (it retries until the
+    timeout: a scheduler may be starting). The handshake read is sent back, so
+    the scheduler sees a complete handshake and logs nothing.
+    """
+    import socket
+    import struct
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(address)
+    if scheme != "tcp":
+        return
+    host, port = parse_host_port(location)
+    deadline = time.monotonic() + timeout
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout)
+    except TimeoutError:
+        raise ClusterError(_unreachable(address, timeout, "no answer to the connection")) from None
+    except OSError:
+        return
+    try:
+        data = b""
+        while len(data) < 8 or len(data) < 8 + struct.unpack("<Q", data[:8])[0]:
+            if len(data) >= 8 and struct.unpack("<Q", data[:8])[0] > 2 ** 16:
+                break  # no handshake is that long: the bytes of something else
+            sock.settimeout(max(0.01, deadline - time.monotonic()))
+            try:
+                chunk = sock.recv(4096)
+            except OSError:  # a timeout included
+                break
+            if not chunk:
+                break
+            data += chunk
+        if len(data) >= 8 and 0 < struct.unpack("<Q", data[:8])[0] <= 2 ** 16:
+            if len(data) == 8 + struct.unpack("<Q", data[:8])[0]:
+                try:
+                    sock.sendall(data)
+                except OSError:
+                    pass
+            return
+    finally:
+        sock.close()
+    said = data[:40].decode("ascii", "replace").strip().splitlines()[0] if data.strip() else ""
+    what = f"it answered {said!r}" if said else f"it said nothing within {timeout:g} s"
+    raise ClusterError(
+        f"{address} is not a Dask scheduler ({what}; a scheduler speaks first): give the "
+        f"address that `dask scheduler` prints as 'Scheduler at', tcp://HOST:8786 by "
+        f"default, not its dashboard's (http://HOST:8787)")
+
+
+def _unreachable(address, timeout, why):
+    return (f"cannot reach a Dask scheduler at {address!r} within {timeout:g} s ({why}); "
+            f"start one with `dask scheduler` (it prints its address, e.g. "
+            f"tcp://HOST:8786) and workers with `dask worker tcp://HOST:8786`, "
+            f"then pass that address")
+
+
 def connect_ray(address=None):
     """Ray, joined to a running cluster and registered as joblib's "ray" backend.
 
@@ -154,20 +216,43 @@ def connect_ray(address=None):
     if not ray.is_initialized():
         where = address or os.environ.get("RAY_ADDRESS") or "auto"
         try:
-            ray.init(address=where, log_to_driver=False)
+            with _in_the_folder_of_this_textwin():
+                ray.init(address=where, log_to_driver=False)
         except (ConnectionError, TimeoutError, ValueError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             if "ray[client]" in first:  # ray://: Ray Client, whose packages Ray leaves out
                 raise ClusterError(
                     f"{where!r} is a Ray Client address, and Ray Client needs packages that "
                     f"this Ray was installed without: pip install -U \"ray[client]>=2.9\"") from None
+            # a cluster with token authentication (Ray's default for `ray start` since
+            # 2.5x) refuses a driver that was given its address without RAY_AUTH_MODE
+            token = ("; if it uses token authentication, set RAY_AUTH_MODE=token"
+                     if where != "auto" and not os.environ.get("RAY_AUTH_MODE") else "")
             raise ClusterError(
-                f"cannot reach a Ray cluster at {where!r} ({first}); start one with "
-                f"`ray start --head` (it prints the address to join, HOST:6379) and "
+                f"cannot reach a Ray cluster at {where!r} ({first}){token}; start one "
+                f"with `ray start --head` (it prints the address to join, HOST:6379) and "
                 f"`ray start --address HOST:6379` on each other machine, or set "
                 f"RAY_ADDRESS") from None
     register_ray()
     return ray
+
+
+@contextlib.contextmanager
+def _in_the_folder_of_this_textwin():
+    """Inside: the current directory is the one this textwin was imported from.
+
+    Ray puts the driver's current directory first on its workers' path: from a
+    checkout's root, whose ``textwin/`` has no compiled kernels, the workers would
+    import that folder instead of the installed textwin the driver runs.
+    """
+    import textwin
+
+    here = os.getcwd()
+    os.chdir(os.path.dirname(os.path.dirname(os.path.abspath(textwin.__file__))))
+    try:
+        yield
+    finally:
+        os.chdir(here)
 
 
 def _worker_textwin():
@@ -388,7 +473,9 @@ class DaskCluster:
     def as_completed(self, futures):
         import distributed
 
-        return distributed.as_completed(futures)
+        # this Client's loop: it need not be the process's default client (the command
+        # line's is not), and as_completed would otherwise ask Dask for that one
+        return distributed.as_completed(futures, loop=self.client.loop)
 
     def result(self, future, what, data):
         import concurrent.futures
@@ -443,7 +530,8 @@ class RayCluster:
             raise ClusterError(f"textwin on Ray needs ray >= {need}; this one is "
                                f"{ray.__version__}: pip install -U \"ray[client]>=2.9\"")
         if not ray.is_initialized():
-            ray.init()
+            with _in_the_folder_of_this_textwin():
+                ray.init()
         if ray.get_runtime_context().worker.mode != ray.SCRIPT_MODE:
             return None  # a fit that is itself a task runs in its worker's threads
         return cls(ray)
