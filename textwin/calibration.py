@@ -146,7 +146,7 @@ class Calibration:
     def from_json(cls, data):
         """The calibration of :meth:`to_json`'s dict; ValueError if it is not one."""
         if not isinstance(data, dict):
-            raise ValueError("the calibration is not a JSON object")
+            raise ValueError("the calibration is not a JSON object")  # noqa: TRY004 - a damaged file
         a, b = data.get("a"), data.get("b")
         for name, values in (("a", a), ("b", b)):
             if values is not None and not (isinstance(values, list) and all(

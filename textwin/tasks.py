@@ -26,7 +26,7 @@ Figures are fractions here; the command line prints them in percent.
 import numpy as np
 
 __all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "predicted_classes",
-           "score_task"]
+           "ranked_labels", "score_task"]
 
 TASKS = ("multiclass", "binary", "multilabel")
 
@@ -130,6 +130,26 @@ def predicted_classes(scores, thresholds=0.0):
     go to the first class (sorted order). ``scores``: (documents x classes)."""
     scores = np.asarray(scores, dtype=np.float64)
     return np.argmax(scores - np.broadcast_to(thresholds, scores.shape[1:]), axis=1)
+
+
+def ranked_labels(scores, thresholds, task, k):
+    """Each document's labels in the order the decision ranks them, at most ``k``: the
+    indices of ``classes`` (binary: of its two classes) or of the categories.
+
+    One class per document: every class, the highest score less its threshold first
+    (the class :func:`predicted_classes` gives), ties in class order; a binary model's
+    second class first where its score is above the threshold. Multi-label: the
+    categories above their thresholds, the furthest above first. ``scores``: (documents
+    x problems), a binary model's one column.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    margin = scores - np.broadcast_to(thresholds, scores.shape[1:])
+    if task == "binary":
+        return [[1, 0][:k] if m > 0 else [0, 1][:k] for m in margin[:, 0]]
+    order = np.argsort(-margin, axis=1, kind="stable")[:, :k]
+    if task == "multiclass":
+        return order.tolist()
+    return [[j for j in row if m[j] > 0] for row, m in zip(order.tolist(), margin)]
 
 
 def _breakeven_averages_with_misses(Y_true, beps):

@@ -1,7 +1,15 @@
 """`textwin inspect`: what a saved model is, and the terms that weigh most in each class."""
 from __future__ import annotations
 
-from .common import EXIT_OK, CLIError, HelpFormatter, common_options, open_model, out, print_json
+from .common import (
+    EXIT_OK,
+    CLIError,
+    HelpFormatter,
+    common_options,
+    open_model,
+    out,
+    print_json,
+)
 
 #: How many terms of each sign per class, unless --terms says.
 DEFAULT_TERMS = 10

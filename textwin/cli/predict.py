@@ -43,6 +43,9 @@ def add_parser(sub):
   cat headlines.txt | textwin predict acq.npz    one document per line
   textwin predict acq.npz - --json < headlines.txt
   tail -f feed.txt | textwin predict acq.npz --jsonl | jq -r .labels[0]
+  textwin predict news.npz --proba --top-k 2 inbox/    the two likeliest classes, with
+                                                       their probabilities
+  echo "Oil prices rose" | textwin predict news.npz --explain 5
 """)
     p.add_argument("model", metavar="MODEL", help="model file (.npz)")
     p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
@@ -51,6 +54,23 @@ def add_parser(sub):
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0); "
                         "multi-label and binary models only")
+    g = p.add_argument_group("probabilities and explanations")
+    g.add_argument("--proba", action="store_true",
+                   help="probabilities instead of scores: of each class, summing to 1 for a "
+                        "single-label model (the label's own for a binary one), of each "
+                        "category for a multi-label one ('probabilities' with --json); the "
+                        "model must have them: `textwin train --proba` (Platt's sigmoid on "
+                        "cross-validated scores), --auto or the logistic loss")
+    g.add_argument("--top-k", type=int, default=None, metavar="K",
+                   help="the K most likely labels, most likely first: of a single-label model "
+                        "exactly K (the first is the label it gives), of a multi-label one at "
+                        "most K of the categories it gives")
+    g.add_argument("--explain", type=int, default=None, metavar="N",
+                   help="for each label given, the N words of the document that pushed its "
+                        "score most, as the document writes them, with their contributions "
+                        "w*x (weight times feature value); the contributions, the rest of "
+                        "the document's and the model's bias add up to the score "
+                        "('explanation' with --json)")
     common_options(p, data=False, stream=True,
                    json_help="print one JSON array of every document's id, scores and "
                              "labels (written as each is scored, but whole only after the "
@@ -173,7 +193,19 @@ def cmd_predict(args):
         raise CLIError(f"--threshold must be a finite number, got {args.threshold}")
     if args.json and args.jsonl:
         raise CLIError("--json prints one JSON array, --jsonl one object per line: give one")
+    for option, value, what in (("--top-k", args.top_k, "labels"),
+                                ("--explain", args.explain, "words per label")):
+        if value is not None and value < 1:
+            raise CLIError(f"{option} {value}: give a number of {what} of 1 or more")
     model = open_model(args.model)
+    if args.proba:
+        try:
+            args.calibration = model.probability_calibration()
+        except ValueError as exc:
+            raise CLIError(f"--proba: {exc}") from None
+    if args.explain and model.vocabulary is None:
+        raise CLIError("--explain: this model scores svmlight vectors, which have no words "
+                       "to show; explanations need a model trained on texts")
     try:
         return _predict(args, model)
     except BrokenPipeError:  # `textwin predict ... | head`: stdout's reader left
@@ -199,7 +231,7 @@ def _predict(args, model):
             scores = model.decision_function(docs)
         except ImportError as exc:  # stems with PyStemmer, not installed here
             raise CLIError(str(exc), EXIT_BAD_MODEL) from None
-        write(ids, _results(args, model, ids, scores))
+        write(ids, _results(args, model, ids, scores, docs))
         sys.stdout.flush()  # each part as soon as it is scored
         n_documents += len(ids)
     _warn_skipped(skipped)
@@ -211,27 +243,39 @@ def _predict(args, model):
     return EXIT_OK
 
 
-def _results(args, model, ids, scores):
-    """``(scores, labels)`` of a part: a row of scores per document (one column for a
-    binary model) and, per document, the labels the model gives."""
+def _results(args, model, ids, scores, docs):
+    """``(scores, labels, extras)`` of a part: a row of scores per document (one column
+    for a binary model), per document the labels the model gives (with --top-k, its K
+    first), and what --proba and --explain add to each document's object."""
     import numpy as np
 
-    from ..tasks import predicted_classes
+    from ..tasks import predicted_classes, ranked_labels
 
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     names = model.target_names
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(names), args.threshold)
-    if model.task == "multiclass":
+    classes = [str(c) for c in model.classes] if model.task == "binary" else names
+    if args.top_k is not None:
+        labels = [[classes[j] for j in row]
+                  for row in ranked_labels(scores, thresholds, model.task, args.top_k)]
+    elif model.task == "multiclass":
         # one class per document, as the saved (one-vs-rest) estimator predicted
-        chosen = predicted_classes(scores, thresholds)
-        return scores, [[names[k]] for k in chosen]
-    above = scores > thresholds
-    if model.task == "binary":
+        labels = [[names[k]] for k in predicted_classes(scores, thresholds)]
+    elif model.task == "binary":
         # one of the two classes: the second where the score is above the threshold
-        classes = [str(c) for c in model.classes]
-        return scores, [[classes[1] if on else classes[0]] for on in above[:, 0]]
-    return scores, [[c for c, on in zip(names, row) if on] for row in above]
+        labels = [[classes[1] if on else classes[0]] for on in scores[:, 0] > thresholds[0]]
+    else:
+        labels = [[c for c, on in zip(names, row) if on] for row in scores > thresholds]
+    extras = [{} for _ in ids]
+    if args.proba:
+        P = args.calibration.predict_proba(scores, model.task)
+        for extra, row in zip(extras, P.tolist()):
+            extra["probabilities"] = dict(zip(classes, row))
+    if args.explain:
+        for extra, why in zip(extras, model.explain(docs, args.explain, labels)):
+            extra["explanation"] = why
+    return scores, labels, extras
 
 
 def _writer(args, model):
@@ -248,10 +292,10 @@ def _writer(args, model):
                 if args.json:
                     sys.stdout.write("\n]\n")
                 return
-            scores, labels = results
-            for doc_id, row, labs in zip(ids, scores, labels):
+            scores, labels, extras = results
+            for doc_id, row, labs, extra in zip(ids, scores, labels, extras):
                 obj = {"id": doc_id, "scores": {c: float(s) for c, s in zip(names, row)},
-                       "labels": labs}
+                       "labels": labs, **extra}
                 if args.jsonl:
                     sys.stdout.write(json_text(obj) + "\n")
                     continue
@@ -265,15 +309,32 @@ def _writer(args, model):
     def write(ids, results):
         if ids is None:
             return
-        scores, labels = results
+        scores, labels, extras = results
         if model.task == "binary" or len(names) == 1:
-            for doc_id, row, labs in zip(ids, scores, labels):
-                out(f"{row[0]: .6f}\t{','.join(labs) or '-'}\t{doc_id}")
+            for doc_id, row, labs, extra in zip(ids, scores, labels, extras):
+                # with --proba: the probability of the label given (a binary model's
+                # first class has 1 - p), else the score
+                shown = (f"{extra['probabilities'][labs[0] if labs else names[0]]:.6f}"
+                         if args.proba else f"{row[0]: .6f}")
+                out(f"{shown}\t{','.join(labs) or '-'}\t{doc_id}")
+                _explanation_lines(extra)
             return
         if not state["header"]:
             out("\t".join(["labels", *names, "document"]))
             state["header"] = True
-        for doc_id, row, labs in zip(ids, scores, labels):
-            out("\t".join([",".join(labs) or "-", *(f"{s:.6f}" for s in row), doc_id]))
+        for doc_id, row, labs, extra in zip(ids, scores, labels, extras):
+            values = (extra["probabilities"].values() if args.proba else row)
+            out("\t".join([",".join(labs) or "-", *(f"{s:.6f}" for s in values), doc_id]))
+            _explanation_lines(extra)
 
     return write
+
+
+def _explanation_lines(extra):
+    """Under a document's line, one indented line per label explained: its words of
+    largest contribution, as the document writes them."""
+    for label, why in extra.get("explanation", {}).items():
+        terms = ", ".join(f"{'/'.join(t['words'])} {t['contribution']:+.3f}"
+                          for t in why["terms"]) or "(no word of the model)"
+        out(f"  {label}: {terms} (bias {why['intercept']:+.3f}, other words "
+            f"{why['rest']:+.3f}, score {why['score']:+.3f})")

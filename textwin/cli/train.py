@@ -23,7 +23,7 @@ from .common import (
 from .auto import (AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto,
                    warn_small_classes)
 from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds, tuning_line,
-                     tuning_summary)
+                     tuning_summary, train_calibration)
 from .training import (
     SUMMARY_NAMES,
     check_plot,
@@ -86,6 +86,11 @@ examples:
                         "--auto, which tunes the others itself). With --lam auto at its "
                         "chosen lambda. The model keeps them and `textwin predict` applies "
                         "them")
+    p.add_argument("--proba", action="store_true",
+                   help="calibrate probabilities for `textwin predict --proba`: Platt's "
+                        "sigmoid per class, fitted on 5-fold out-of-fold scores of the "
+                        "training set (5 more fits; --auto has them from its own folds), "
+                        "kept in the model; the report adds the test set's log-loss")
     training_options(p)
     p.set_defaults(func=cmd_train)
 
@@ -128,8 +133,12 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
+    calibration = train_calibration(args, method, est, d, overrides, example_order(args))
+    if args.proba:
+        result["log_loss"] = test_log_loss(calibration, d, scores)
     if args.output is not None:
-        _save_model(args.output, est, method, d, scores, thresholds, result, summary)
+        _save_model(args.output, est, method, d, scores, thresholds, result, summary,
+                    calibration)
         result["model"] = str(args.output)
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
         try:
@@ -232,7 +241,20 @@ def _category_rows(d, per, est, thresholds, cv):
     return rows
 
 
-def _save_model(path, est, method, d, scores, thresholds, result, summary):
+def test_log_loss(calibration, d, scores):
+    """The mean log-loss of the calibrated probabilities of the test documents' labels
+    (multi-label: of each category's yes or no, averaged over the categories)."""
+    import numpy as np
+
+    own = scores[:, 1:] if d.task == "binary" else scores
+    P = np.clip(calibration.predict_proba(own, d.task), 1e-15, 1 - 1e-15)
+    Y = np.asarray(d.Y_test, dtype=bool)
+    if d.task == "multilabel":
+        return float(-np.mean(np.where(Y, np.log(P), np.log(1 - P))))
+    return float(-np.mean(np.log(P[Y])))
+
+
+def _save_model(path, est, method, d, scores, thresholds, result, summary, calibration=None):
     """Write the model file, after checking that its weights give the estimator's scores."""
     import numpy as np
 
@@ -250,7 +272,8 @@ def _save_model(path, est, method, d, scores, thresholds, result, summary):
         metadata={**estimator_metadata(est), "method": method.key,
                   "settings": result["settings"], "corpus": d.source, "task": d.task,
                   **positive_label(d),
-                  "test": result["categories"], "summary": summary})
+                  "test": result["categories"], "summary": summary},
+        calibration=calibration)
     # The weights written must reproduce the estimator's own scores (a threshold
     # or bias kept outside coef_/intercept_ would be lost otherwise).
     check = np.asarray(d.X_test @ model.coef.T) + model.intercept
@@ -289,6 +312,9 @@ def _print_result(args, method, d, overrides, result, summary, seconds):
         kind = "classes" if d.task != "multilabel" else "categories"
         out(f"... and {len(rows) - SHOWN_ROWS} more {kind} (--json lists them all)")
     out("  ".join(f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()))
+    if "log_loss" in result:
+        out(f"log-loss {result['log_loss']:.4f} (the calibrated probabilities of the test "
+            "documents' labels)")
     if constant_note(d):
         out(constant_note(d))
     if "tuning" in result:

@@ -171,3 +171,44 @@ def tuning_line(tuning, task, rows):
             f"{tuning['folds']}-fold cross-validation on the training set: "
             + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
                           shown=SHOWN_ROWS))
+
+
+#: The folds of `train --proba`'s out-of-fold scores (scikit-learn's CalibratedClassifierCV's).
+CALIBRATION_FOLDS = 5
+
+
+def train_calibration(args, method, est, d, settings, order):
+    """--proba: Platt's sigmoids (:func:`textwin.calibration.calibrate`) fitted on
+    out-of-fold scores of the training set, each fold's model at the final model's ``C``
+    (its ``lam`` times ``n`` over the fold's training documents; --lam auto's choice);
+    --auto's model has them already. Without --proba, the estimator's own, if any (the
+    logistic loss's link)."""
+    import numpy as np
+
+    from ..calibration import calibrate
+    from ..experiments import build_method
+    from ..model_selection._split import text_folds
+
+    if not args.proba or hasattr(est, "best_params_") or getattr(args, "auto", False):
+        return getattr(est, "calibration_", None)
+    Y = np.asarray(d.Y_train)
+    n = Y.shape[0]
+    counts = Y.sum(axis=0)
+    smallest = n if d.task == "multilabel" else int(counts[counts > 0].min())
+    k = min(CALIBRATION_FOLDS, smallest, n)
+    if k < 2:
+        raise CLIError("--proba calibrates on out-of-fold scores, and a class has 1 training "
+                       "document: give every class 2 or more, or leave out --proba")
+    with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
+        warnings.simplefilter("ignore")
+        folds = text_folds("--proba", k, Y, d.task, d.categories, 0)
+    fold_n = np.mean([train.size for train, _ in folds])
+    lam = float(np.ravel(est.lam_)[0]) if hasattr(est, "lam_") else settings.get("lam")
+    fold_settings = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
+    fold_est = build_method(method, fold_n, fold_settings, n_jobs=args.n_jobs, order=order)
+    target = Y[:, [1]] if d.task == "binary" else Y
+    try:
+        oof = _out_of_fold(fold_est, d.X_train, target, folds)
+    except ValueError as exc:
+        raise CLIError(f"--proba: {first_line(exc)}") from None
+    return calibrate(oof, target.astype(bool), folds=len(folds))
