@@ -126,38 +126,47 @@ def test_stale_temporaries_of_killed_writes_are_removed_by_the_next_write(tmp_pa
     import sys
     import time
 
-    from textwin._io import STALE_SECONDS
+    from textwin._io import STALE_SECONDS, _machine_tag
 
+    here, elsewhere = _machine_tag(), "zzzz"  # another machine's (a shared folder)
     target = tmp_path / "model.npz"
     old = time.time() - STALE_SECONDS - 5
-    dead = tmp_path / f".model.npz.{_dead_pid()}-0badc0de.tmp"
-    alive = tmp_path / f".model.npz.{os.getpid()}-1234abcd.tmp"  # a write in progress
-    fresh = tmp_path / f".model.npz.{_dead_pid()}-feedf00d.tmp"  # maybe another machine's
-    ancient = tmp_path / f".model.npz.{os.getpid()}-00000000.tmp"
-    other = tmp_path / f".other.npz.{_dead_pid()}-0badc0de.tmp"  # another destination
-    for p in (dead, alive, fresh, ancient, other):
+    dead = tmp_path / f".model.npz.{_dead_pid()}-{here}0badc0de.tmp"  # removed at once
+    alive = tmp_path / f".model.npz.{os.getpid()}-{here}1234abcd.tmp"  # a write in progress
+    fresh = tmp_path / f".model.npz.{_dead_pid()}-{elsewhere}feedf00d.tmp"
+    gone = tmp_path / f".model.npz.{_dead_pid()}-{elsewhere}0badc0de.tmp"  # and old
+    unmarked = tmp_path / f".model.npz.{_dead_pid()}-feedf00d.tmp"  # an older textwin's
+    ancient = tmp_path / f".model.npz.{os.getpid()}-{here}00000000.tmp"
+    other = tmp_path / f".other.npz.{_dead_pid()}-{here}0badc0de.tmp"  # another destination
+    for p in (dead, alive, fresh, gone, unmarked, ancient, other):
         p.write_bytes(b"half a model")
-    for p in (dead, alive, other):
+    for p in (alive, gone, other):
         os.utime(p, (old, old))
     os.utime(ancient, (time.time() - 2 * 86400,) * 2)
     with atomic_write(target) as fh:
         fh.write(b"whole")
     assert target.read_bytes() == b"whole"
-    assert not dead.exists() and not ancient.exists()
-    assert alive.exists() and fresh.exists() and other.exists()
+    assert not dead.exists() and not gone.exists() and not ancient.exists()
+    assert alive.exists() and fresh.exists() and unmarked.exists() and other.exists()
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".model")) == sorted(
-        [alive.name, fresh.name])
+        [alive.name, fresh.name, unmarked.name])
 
-    # a write killed for real leaves its temporary; the next write after it goes stale
-    # removes it
-    code = ("import sys, os, time; sys.path.insert(0, sys.argv[2]);"
+    # a write killed for real (SIGKILL) leaves its temporary; the next write removes it
+    # at once; a write stopped by SIGTERM in the command removes its own
+    code = ("import sys, os, signal; sys.path.insert(0, sys.argv[2]);"
             "from textwin._io import atomic_write\n"
-            "with atomic_write(sys.argv[1]) as fh:\n"
-            "    fh.write(b'x'); fh.flush(); os.kill(os.getpid(), 9)")
+            "from textwin.cli import sigterm_as_interrupt\n"
+            "with sigterm_as_interrupt(), atomic_write(sys.argv[1]) as fh:\n"
+            "    fh.write(b'x'); fh.flush(); os.kill(os.getpid(), int(sys.argv[3]))")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    subprocess.run([sys.executable, "-c", code, str(target), root], check=False)
-    (left,) = [p for p in tmp_path.glob(".model.npz.*.tmp") if p not in (alive, fresh)]
-    os.utime(left, (old, old))
+    mine = [alive, fresh, unmarked]
+    subprocess.run([sys.executable, "-c", code, str(target), root, "9"], check=False)
+    (left,) = [p for p in tmp_path.glob(".model.npz.*.tmp") if p not in mine]
     with atomic_write(target) as fh:
         fh.write(b"again")
     assert not left.exists() and target.read_bytes() == b"again"
+    proc = subprocess.run([sys.executable, "-c", code, str(target), root, "15"],
+                          capture_output=True, check=False)
+    assert proc.returncode != 0 and b"KeyboardInterrupt" in proc.stderr
+    assert [p for p in tmp_path.glob(".model.npz.*.tmp") if p not in mine] == []
+    assert target.read_bytes() == b"again"

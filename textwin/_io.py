@@ -54,10 +54,22 @@ def resolve_destination(path):
 
 
 # A temporary file left by a write that was killed (SIGKILL, power loss) is removed
-# by the next write to the same destination when it is STALE_SECONDS old and the
-# process named in it is gone, or when it is a day old whatever its process.
+# by the next write to the same destination: at once when this machine wrote it and
+# the process named in it is gone; when another machine (a shared folder) or an
+# older textwin wrote it, once it is STALE_SECONDS old and no process here has its
+# pid; a day old, whatever its process.
 STALE_SECONDS = 60
 _DAY = 86400
+
+
+def _machine_tag():
+    """4 hex digits of this machine's name: the start of a temporary's random part, so
+    that a later write can tell its own machine's temporaries (pids mean something
+    here) from another machine's on a shared folder."""
+    import hashlib
+    import socket
+
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:4]
 
 
 def _process_alive(pid):
@@ -73,23 +85,26 @@ def _process_alive(pid):
 def remove_stale_temporaries(folder, name, now=None):
     """Remove the temporary files that killed writes of ``name`` left in ``folder``.
 
-    They are named ``.<name>.<pid>-<random>.tmp``. One is stale when it was last
-    modified :data:`STALE_SECONDS` ago and process ``pid`` no longer runs
-    (a write in progress keeps its file fresh), or a day ago in any case (the
-    pid may have been reused, or belong to another machine on a shared folder).
-    Returns the paths removed.
+    They are named ``.<name>.<pid>-<machine><random>.tmp``. One is stale when
+    this machine wrote it and process ``pid`` no longer runs; when another
+    machine wrote it (a shared folder), once it was last modified
+    :data:`STALE_SECONDS` ago and no process here has that pid (a write in
+    progress keeps its file fresh); a day after, in any case (the pid may have
+    been reused). Returns the paths removed.
     """
     now = time.time() if now is None else now
+    here = _machine_tag()
     removed = []
     for tmp in Path(folder).glob(f".{glob.escape(name)}.*.tmp"):
-        pid_part = tmp.name[len(name) + 2:-len(".tmp")].split("-", 1)[0]
+        pid_part, _, rest = tmp.name[len(name) + 2:-len(".tmp")].partition("-")
         try:
             age = now - tmp.lstat().st_mtime
         except FileNotFoundError:
             continue
         pid = int(pid_part) if pid_part.isdigit() else None
         dead = pid is None or not _process_alive(pid)
-        if (age > STALE_SECONDS and dead) or age > _DAY:
+        ours = len(rest) == 12 and rest.startswith(here)
+        if (dead and (ours or age > STALE_SECONDS)) or age > _DAY:
             with contextlib.suppress(FileNotFoundError, PermissionError):
                 tmp.unlink()
                 removed.append(tmp)
@@ -105,7 +120,7 @@ def _create_temporary(folder, name):
     only ``os.umask`` can do portably, and that briefly changes it for every thread.
     """
     for _ in range(100):
-        tmp = folder / f".{name}.{os.getpid()}-{secrets.token_hex(4)}.tmp"
+        tmp = folder / f".{name}.{os.getpid()}-{_machine_tag()}{secrets.token_hex(4)}.tmp"
         try:
             return os.open(tmp, _TMP_FLAGS, 0o666), tmp
         except FileExistsError:

@@ -17,8 +17,11 @@ data, never for ``--help`` (``tests/test_cli.py`` checks both).
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import textwrap
+import threading
 
 from .._version import __version__
 from . import data, predict, reproduce, train
@@ -97,9 +100,30 @@ def build_parser():
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
     try:
-        return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
+        with sigterm_as_interrupt():
+            return _parse_and_run(sys.argv[1:] if argv is None else list(argv))
     except KeyboardInterrupt:  # Ctrl-C while the libraries load, before the command runs
         return fail("interrupted", EXIT_INTERRUPTED)
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt():
+    """Inside: SIGTERM (``kill``, a batch system's time limit) stops the command as
+    Ctrl-C does, so that a file being written is removed, not left as a temporary.
+    Only where SIGTERM still has its default action, in the main thread."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _parse_and_run(argv):
