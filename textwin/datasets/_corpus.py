@@ -46,7 +46,7 @@ class Documents:
     document; ``splits`` ``None`` or one ``"train"``/``"test"`` (or a wrong value,
     which :func:`finish` refuses) per document. ``check(X, n_labels)``, if
     given, refuses (or warns of) a feature space too wide for memory; ``label_key`` orders the
-    category names (default: as strings).
+    category names (default: :func:`label_order`, numbers as numbers).
     """
 
     docs: object
@@ -136,11 +136,24 @@ def examples(items, n=3):
     return ", ".join(str(p) for p in items[:n]) + more
 
 
+def label_order(name):
+    """Sort key of category names in every layout: numbers as numbers (2 before 10, as
+    scikit-learn orders numeric labels, so that the positive class of two, the last,
+    is the larger), then the other names as strings."""
+    try:
+        value = float(name)
+    except (TypeError, ValueError):
+        value = None
+    if value is None or value != value:  # not a number, or NaN (unordered)
+        return (1, 0.0, str(name))
+    return (0, value, str(name))
+
+
 def indicator_matrix(label_sets, names=None, key=None):
-    """``(Y, names)``: a uint8 documents x categories matrix (names sorted by ``key``
-    if not given)."""
+    """``(Y, names)``: a uint8 documents x categories matrix (names sorted by ``key``,
+    default :func:`label_order`, if not given)."""
     if names is None:
-        names = sorted({lab for labs in label_sets for lab in labs}, key=key)
+        names = sorted({lab for labs in label_sets for lab in labs}, key=key or label_order)
     index = {name: j for j, name in enumerate(names)}
     Y = np.zeros((len(label_sets), len(names)), dtype=np.uint8)
     for i, labs in enumerate(label_sets):
@@ -316,7 +329,8 @@ def _repeated_texts(docs, labels, test):
 def corpus_from_labels(train, labels_train, test, labels_test, *, source, ids_train=None,
                        ids_test=None):
     """A text :class:`CustomCorpus` from documents and their label lists, split given."""
-    names = sorted({lab for labs in list(labels_train) + list(labels_test) for lab in labs})
+    names = sorted({lab for labs in list(labels_train) + list(labels_test) for lab in labs},
+                   key=label_order)
     Y_train, _ = indicator_matrix(labels_train, names)
     Y_test, _ = indicator_matrix(labels_test, names)
     ids_train = ids_train or [str(i + 1) for i in range(len(train))]

@@ -209,7 +209,7 @@ def svmlight_documents(path, *, allow_unlabeled=False):
     X, y = _load_svmlight(path)
     labels = [sorted({_label_name(x) for x in doc}) for doc in y]
     return Documents(X, labels, [str(i + 1) for i in range(X.shape[0])], "vectors", str(path),
-                     check=partial(_check_feature_space, path), label_key=_label_key)
+                     check=partial(_check_feature_space, path))
 
 
 def read_svmlight(path, test_path=None, *, test_size=0.25, random_state=0):
@@ -224,9 +224,3 @@ def _label_name(x):
     x = float(x)
     return str(int(x)) if x.is_integer() else repr(x)
 
-
-def _label_key(name):
-    try:
-        return (0, float(name), name)
-    except ValueError:
-        return (1, 0.0, name)

@@ -1,0 +1,72 @@
+"""Nothing silently wrong, nothing lost: the cases a new user met after the first battery.
+
+Numeric labels ordered as numbers in every layout, a figure of the user's never
+replaced by --plot, a closed stdout, an all-zero model, words that name real
+options. Each test runs the command as users do (``main`` or a subprocess).
+"""
+import json
+import random
+
+import pytest
+
+from test_cli import assert_one_line_error, run  # noqa: E402 (tests/ on sys.path)
+
+
+def _texts(vocabulary, n, rng):
+    return [" ".join(rng.choices(vocabulary.split(), k=6)) for _ in range(n)]
+
+
+def write_jsonl(path, classes, n=30, seed=0):
+    """``classes``: {label as written in the file: its words}."""
+    rng = random.Random(seed)
+    with open(path, "w", encoding="utf-8") as fh:
+        for label, words in classes.items():
+            for text in _texts(words, n, rng):
+                fh.write(json.dumps({"text": text, "labels": [label]}) + "\n")
+    return path
+
+
+def write_svmlight(path, classes, n=30, seed=0):
+    """``classes``: {label: the feature ids of its documents}."""
+    rng = random.Random(seed)
+    with open(path, "w") as fh:
+        for label, features in classes.items():
+            for _ in range(n):
+                ids = sorted(set(rng.choices(features, k=4)))
+                fh.write(f"{label} " + " ".join(f"{j}:1" for j in ids) + "\n")
+    return path
+
+
+def _report(capsys, *argv):
+    code, out, err = run(capsys, *argv, "--json", "-q")
+    assert code == 0, err
+    return json.loads(out)
+
+
+# -- numeric labels are numbers in every layout --------------------------------------------
+
+@pytest.mark.parametrize("layout", ["jsonl-int", "jsonl-str", "svmlight"])
+def test_the_positive_class_of_numeric_labels_is_the_larger_in_every_layout(capsys, tmp_path,
+                                                                            layout):
+    if layout == "svmlight":
+        path = write_svmlight(tmp_path / "c.svm", {2: [1, 2, 3, 4], 10: [5, 6, 7, 8]})
+    else:
+        cast = int if layout == "jsonl-int" else str
+        path = write_jsonl(tmp_path / "c.jsonl", {cast(2): "alpha beta gamma",
+                                                  cast(10): "one two three"})
+    report = _report(capsys, "train", "--corpus", path)
+    assert report["positive_label"] == "10"  # as LinearSVC: the larger (string order: "2")
+    assert [c["category"] for c in report["categories"]] == ["2", "10"]
+    # --positive-label names the other one when the user wants it
+    report = _report(capsys, "train", "--corpus", path, "--positive-label", "2")
+    assert report["positive_label"] == "2"
+
+
+def test_numeric_classes_are_reported_in_numeric_order(capsys, tmp_path):
+    path = write_jsonl(tmp_path / "c.jsonl", {"10": "one two three", "1": "alpha beta gamma",
+                                              "2": "red green blue", "x": "up down left"})
+    report = _report(capsys, "train", "--corpus", path)
+    assert [c["category"] for c in report["categories"]] == ["1", "2", "10", "x"]
+    code, out, _ = run(capsys, "train", "--corpus", path, "-q")
+    rows = [line.split()[0] for line in out.splitlines()]
+    assert rows.index("1") < rows.index("2") < rows.index("10") < rows.index("x")
