@@ -389,9 +389,9 @@ def test_json_array_gets_a_hint_to_convert_it(tmp_path):
 
 
 @pytest.mark.parametrize("name, first", [
-    ("docs.csv", "text,label\n"),
-    ("docs.tsv", "sport\tgoal match\n"),
-    ("docs.txt", "__label__sport goal match\n"),
+    ("docs.dat", "text,label\n"),  # a CSV file by another name
+    ("docs.txt", "sport\tgoal match\n"),
+    ("docs", "sport goal match __label__sport\n"),  # fastText's labels come first
 ])
 def test_text_file_read_as_svmlight_says_which_layouts_hold_text(tmp_path, name, first):
     path = tmp_path / name
@@ -401,6 +401,7 @@ def test_text_file_read_as_svmlight_says_which_layouts_hold_text(tmp_path, name,
     message = str(err.value)
     assert f"{name}:1:" in message and "was read as svmlight" in message
     assert "JSON Lines" in message and "a folder per category" in message
+    assert "a CSV file (.csv" in message and "lines that start with __label__" in message
     assert "\n" not in message
 
 
@@ -762,10 +763,9 @@ def _refuse_to_open(monkeypatch, victim):
 @pytest.fixture
 def one_mib_documents(monkeypatch):
     """The readers' cap on one document lowered from 1 GiB to 1 MiB."""
-    from textwin.datasets import _encoding, _jsonl
+    from textwin.datasets import _encoding
 
-    for module in (_encoding, _jsonl):
-        monkeypatch.setattr(module, "MAX_DOCUMENT_BYTES", 1 << 20)
+    monkeypatch.setattr(_encoding, "MAX_DOCUMENT_BYTES", 1 << 20)
 
 
 def test_a_gzip_bomb_in_a_folder_is_skipped_unread(tmp_path, one_mib_documents):

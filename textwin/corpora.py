@@ -1,8 +1,9 @@
 """Readers for a user's own labelled corpus (they live in :mod:`textwin.datasets`;
 this module keeps the import path working).
 
-The layouts are listed in :data:`textwin.datasets.LAYOUTS`: JSON Lines, a folder
-per category, svmlight. Every reader returns a :class:`CustomCorpus`.
+The layouts are listed in :data:`textwin.datasets.LAYOUTS`: JSON Lines, CSV, TSV,
+Parquet, fastText, a folder per category, svmlight. Every reader returns a
+:class:`CustomCorpus`.
 """
 from .datasets._corpus import SKIP_REASONS, CorpusError, CustomCorpus, corpus_from_labels
 from .datasets._encoding import decode_text, looks_binary

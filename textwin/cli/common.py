@@ -415,6 +415,33 @@ def check_destination(path, what, ours, args, inputs=()):
         raise CLIError(f"cannot write the {what} to {path}: {exc}") from None
 
 
+def table_options(g, labels):
+    """--text-column (and, to train, --label-column, --label-separator): the columns of a
+    CSV, TSV or Parquet corpus."""
+    from ..datasets._table import LABEL_COLUMNS, TEXT_COLUMNS
+
+    g.add_argument("--text-column", metavar="NAME", default=None,
+                   help="CSV, TSV, Parquet: the column of the texts (default: the first "
+                        "named, in any case, " + ", ".join(TEXT_COLUMNS) + ")")
+    if not labels:
+        return
+    g.add_argument("--label-column", metavar="NAME", default=None,
+                   help="CSV, TSV, Parquet: the column of the labels (default: the first "
+                        "named " + ", ".join(LABEL_COLUMNS) + ")")
+    g.add_argument("--label-separator", metavar="SEP", default=",",
+                   help="CSV, TSV, Parquet: what separates several labels in one cell "
+                        "(default: ',', as in \"sport,news\"; '' reads a cell as one "
+                        "label); a cell may also hold a list, [\"sport\", \"news\"]")
+
+
+def columns_of(args):
+    """The :class:`~textwin.datasets._table.Columns` of the table options given."""
+    from ..datasets._table import Columns
+
+    return Columns(getattr(args, "text_column", None), getattr(args, "label_column", None),
+                   getattr(args, "label_separator", ","))
+
+
 def training_options(p):
     """What `train` and `eval` share: corpus, features, method settings, output, data."""
     g = p.add_argument_group(
@@ -459,8 +486,10 @@ def training_options(p):
                         "whose F1 is pos-F1 (default: the second in sorted order, as "
                         "scikit-learn's LinearSVC)")
     g.add_argument("--allow-unlabeled", action="store_true",
-                   help="JSON Lines: read a line without \"labels\" as a document in no "
-                        "category (otherwise an error)")
+                   help="JSON Lines, CSV, TSV, Parquet, fastText: read a document without "
+                        "labels (no \"labels\", an empty label cell, no __label__ word) as "
+                        "a document in no category (otherwise an error)")
+    table_options(g, labels=True)
     g.add_argument("--shuffle", action=argparse.BooleanOptionalAction, default=None,
                    help="visit the examples in a fresh random order each epoch (default on "
                         "your corpus; on Reuters-21578 each method keeps the paper's order)")

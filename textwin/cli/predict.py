@@ -12,11 +12,13 @@ from .common import (
     EXIT_OK,
     CLIError,
     HelpFormatter,
+    columns_of,
     common_options,
     json_text,
     logger,
     open_model,
     out,
+    table_options,
 )
 
 
@@ -49,8 +51,11 @@ def add_parser(sub):
 """)
     p.add_argument("model", metavar="MODEL", help="model file (.npz)")
     p.add_argument("inputs", nargs="*", default=[], metavar="INPUT",  # default: not "required"
-                   help="files, folders (every file inside) or JSON Lines files (each "
-                        "line's text); '-' or nothing: stdin, one document per line")
+                   help="files, folders (every file inside), or files of many documents: "
+                        "JSON Lines (each line's text), CSV, TSV, Parquet (each row's text) "
+                        "and fastText files (each line's text, its __label__ words "
+                        "stripped); '-' or nothing: stdin, one document per line")
+    table_options(p, labels=False)
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0); "
                         "multi-label and binary models only")
@@ -140,7 +145,7 @@ def _stdin_lines():
         yield lineno + 1, bytes(pending), True
 
 
-def _file_batches(inputs, model, skipped):
+def _file_batches(args, model, skipped):
     """``(ids, documents)`` parts of files and folders in any layout of the model's
     kind (the table of layouts in textwin.datasets), as they are read."""
     from ..datasets import CorpusError
@@ -148,16 +153,18 @@ def _file_batches(inputs, model, skipped):
 
     text = model.vocabulary is not None
     try:
-        yield from iter_inputs(inputs, "text" if text else "vectors", skipped=skipped,
-                               n_features=None if text else model.n_features_in_)
+        yield from iter_inputs(args.inputs, "text" if text else "vectors", skipped=skipped,
+                               n_features=None if text else model.n_features_in_,
+                               columns=columns_of(args))
     except FileNotFoundError as exc:
         raise CLIError(f"no such file or folder: {exc.filename}", EXIT_NO_DATA) from None
     except CorpusError as exc:
         raise CLIError(str(exc)) from None
 
 
-def _batches(inputs, model, skipped):
+def _batches(args, model, skipped):
     """``(ids, documents)`` parts to score: stdin's lines, or files and folders."""
+    inputs = args.inputs
     if not inputs or inputs == ["-"]:
         if model.vocabulary is None:
             raise CLIError("this model was trained on svmlight vectors: give svmlight files "
@@ -165,7 +172,7 @@ def _batches(inputs, model, skipped):
         return _stdin_batches()
     if "-" in inputs:
         raise CLIError("read stdin alone: `textwin predict MODEL -` (or no input at all)")
-    return _file_batches(inputs, model, skipped)
+    return _file_batches(args, model, skipped)
 
 
 def _warn_skipped(skipped):
@@ -224,7 +231,7 @@ def _predict(args, model):
     write = _writer(args, model)
     skipped = {}
     n_documents = 0
-    for ids, docs in _batches(args.inputs, model, skipped):
+    for ids, docs in _batches(args, model, skipped):
         if not ids:  # an empty svmlight file
             continue
         try:

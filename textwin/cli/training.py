@@ -19,6 +19,7 @@ from .common import (
     SHOWN_ROWS,
     CLIError,
     check_destination,
+    columns_of,
     damaged_corpus,
     estimator_verbosity,
     first_line,
@@ -156,7 +157,8 @@ def _load_user_corpus(args):
             corpus = load_corpus(args.corpus, test_path=args.test_corpus,
                                  test_size=0.25 if args.test_size is None else args.test_size,
                                  random_state=0 if args.seed is None else args.seed,
-                                 allow_unlabeled=args.allow_unlabeled)
+                                 allow_unlabeled=args.allow_unlabeled,
+                                 columns=columns_of(args))
     except CorpusError as exc:
         code = EXIT_NO_DATA if "not found" in str(exc) else EXIT_USAGE
         raise CLIError(str(exc), code) from None
@@ -290,7 +292,9 @@ CORPUS_ONLY = (("--test-corpus", "test_corpus", _SPLIT), ("--test-size", "test_s
                ("--allow-unlabeled", "allow_unlabeled",
                 "every Reuters-21578 document of the split is read, with or without topics"),
                ("--language", "language", _ENGLISH), ("--no-stem", "no_stem", _ENGLISH),
-               ("--positive-label", "positive_label", "Reuters-21578 is multi-label"))
+               ("--positive-label", "positive_label", "Reuters-21578 is multi-label"),
+               *((opt, opt[2:].replace("-", "_"), "Reuters-21578 is no table")
+                 for opt in ("--text-column", "--label-column")))
 
 
 @dataclass

@@ -25,6 +25,7 @@ _LAZY = {
     "layout_of": "_layouts",
     "load_corpus": "_layouts",
     "read_inputs": "_layouts",
+    "Columns": "_table",
     "CorpusError": "_corpus",
     "SKIP_REASONS": "_corpus",
     "CustomCorpus": "_corpus",

@@ -30,7 +30,18 @@ SKIP_REASONS = {
     "too_large": f"too large (more than {in_units(MAX_DOCUMENT_BYTES)} of text, gunzipped)",
     "unreadable_folder": "unreadable folder (its files not read)",
     "outside": "not inside a category folder",
+    "empty_text": "with an empty text (white space only)",
 }
+#: The reasons that skip a row of a table or a line of a file, not a file.
+ROW_REASONS = ("empty_text",)
+
+
+def counted(reason, n):
+    """``n`` things skipped for ``reason``, as the report says it: "2 binary (...)",
+    "1 row with an empty text (...)"."""
+    if reason in ROW_REASONS:
+        return f"{n} row{'s' if n != 1 else ''} {SKIP_REASONS[reason]}"
+    return f"{n} {SKIP_REASONS[reason]}"
 
 
 class CorpusError(ValueError):
@@ -125,7 +136,7 @@ class CustomCorpus:
                          "multi-labelled documents")
         for reason, paths in r.get("skipped", {}).items():
             if paths:
-                lines.append(f"  skipped {len(paths)} {SKIP_REASONS[reason]}: "
+                lines.append(f"  skipped {counted(reason, len(paths))}: "
                              + examples(paths))
         return lines
 
@@ -190,13 +201,16 @@ def _report(names, Y_train, Y_test, split, skipped=None, merged=None):
 
 def warn_skipped(source, skipped):
     """One warning for every file not read, hidden files excepted (they are routine)."""
-    parts = [f"{len(paths)} {SKIP_REASONS[reason]} ({examples(paths)})"
+    parts = [f"{counted(reason, len(paths))} ({examples(paths)})"
              for reason, paths in skipped.items() if paths and reason != "hidden"]
     if parts:
-        n = sum(len(p) for r, p in skipped.items() if r not in ("hidden", "unreadable_folder"))
+        n = sum(len(p) for r, p in skipped.items()
+                if r not in ("hidden", "unreadable_folder", *ROW_REASONS))
         folders = len(skipped.get("unreadable_folder", ()))
+        rows = sum(len(skipped.get(r, ())) for r in ROW_REASONS)
         counts = [f"{n} file{'s' if n != 1 else ''}"] * bool(n) + [
-            f"{folders} folder{'s' if folders != 1 else ''}"] * bool(folders)
+            f"{folders} folder{'s' if folders != 1 else ''}"] * bool(folders) + [
+            f"{rows} row{'s' if rows != 1 else ''}"] * bool(rows)
         warnings.warn(f"{source}: skipped {' and '.join(counts)}: " + "; ".join(parts),
                       UserWarning, stacklevel=3)
 

@@ -141,3 +141,4 @@ def text_file_inputs(path, *, n_features=None, skipped):
         skipped.setdefault("binary", []).append(str(path))
         return
     yield [str(path)], [decode_text(raw)]
+

@@ -105,16 +105,15 @@ def _special(path):
     return file_kind(os.stat(path).st_mode)
 
 
-def folder_inputs(root, *, n_features=None, skipped):
+def folder_inputs(root, *, n_features=None, skipped, columns=None):
     """Documents to score, in parts as they are read (``(ids, texts)``): every file
     under ``root`` but hidden ones (a ``.git/``), binary ones skipped (added to
-    ``skipped`` as training reports them); an id is the file's path. A JSON Lines
-    file (``test.jsonl`` of a folder of split files) is its lines, each a document,
-    as when it is given alone."""
-    from ._jsonl import jsonl_inputs
+    ``skipped`` as training reports them); an id is the file's path. A file of many
+    documents (JSON Lines, CSV, TSV, Parquet, fastText: ``test.jsonl`` of a folder of
+    split files) is its documents, as when it is given alone."""
     from ._layouts import BATCH, LAYOUTS
 
-    jsonl = next(row for row in LAYOUTS if row.inputs == "_jsonl:jsonl_inputs")
+    many = [row for row in LAYOUTS if row.many]
     root = Path(root)
     unreadable = skipped.setdefault("unreadable_folder", [])
     before = len(unreadable)
@@ -123,11 +122,13 @@ def folder_inputs(root, *, n_features=None, skipped):
     for rel in files:
         if rel.name.startswith("."):
             continue
-        if jsonl.matches(root / rel) and not _special(root / rel):
+        layout = (None if _special(root / rel) else
+                  next((row for row in many if row.matches(root / rel)), None))
+        if layout is not None:
             if docs:
                 yield ids, docs
                 ids, docs = [], []
-            for part in jsonl_inputs(root / rel):
+            for part in layout.inputs_of(root / rel, skipped=skipped, columns=columns):
                 found = True
                 yield part
             continue

@@ -8,65 +8,24 @@ Blank lines are ignored; a line whose text is empty is a document (it scores
 the bias). The file is UTF-8 (a byte order mark allowed) or UTF-16 with its
 byte order mark, and may be gzip'd (a name ending in ``.gz``).
 """
-import codecs
 import gzip
-import io
 import json
 import zlib
 from pathlib import Path
 
 from ._corpus import CorpusError, Documents, finish
-from ._encoding import MAX_DOCUMENT_BYTES, in_units
+from ._lines import text_lines
 
 __all__ = ["jsonl_documents", "jsonl_inputs", "read_jsonl"]
 
 
-def _decode(raw, where, lineno):
-    if b"\x00" in raw:  # never in JSON text: UTF-16 (or 32) without a byte order mark
-        raise CorpusError(
-            f"{where}: NUL bytes, as UTF-16 without a byte order mark writes them; JSON Lines "
-            "files are UTF-8 (or UTF-16 with its mark): re-save the file as UTF-8 "
-            "(e.g. `iconv -f utf-16le -t utf-8`)")
-    try:
-        # utf-8-sig on the first line: a byte order mark (Windows editors) is not text
-        return raw.decode("utf-8-sig" if lineno == 1 else "utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(
-            f"{where}: not UTF-8 (byte 0x{raw[exc.start]:02x} at column "
-            f"{exc.start + 1}); JSON Lines files are UTF-8: re-save the file as UTF-8 "
-            "(from latin-1, say: `iconv -f latin1 -t utf-8`)") from None
-
-
 def _lines(path):
-    """``(line number, text)`` of every line of ``path``: UTF-8 (a byte order mark
-    allowed) or UTF-16 with its byte order mark (Windows' "Unicode"); a name ending
-    in ``.gz`` is read through gzip."""
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
-    with opener(path, "rb") as fh:
-        if fh.peek(2)[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
-            lines = io.TextIOWrapper(fh, encoding="utf-16")
-            try:
-                yield from _bounded(lines, path)
-            except UnicodeDecodeError as exc:
-                raise CorpusError(f"{path}: not valid UTF-16 ({exc.reason}); re-save the file "
-                                  "as UTF-8") from None
-            return
-        for lineno, raw in _bounded(fh, path):
-            yield lineno, _decode(raw, f"{path}:{lineno}", lineno)
+    return text_lines(path, "JSON Lines", _LONG_LINE)
 
 
-def _bounded(fh, path):
-    """``(line number, line)`` of ``fh``, each line read only up to
-    :data:`MAX_DOCUMENT_BYTES` (a file without line breaks is not held whole)."""
-    lineno = 0
-    while line := fh.readline(MAX_DOCUMENT_BYTES + 1):
-        lineno += 1
-        if len(line) > MAX_DOCUMENT_BYTES:
-            raise CorpusError(
-                f"{path}:{lineno}: a line of more than {in_units(MAX_DOCUMENT_BYTES)}; JSON "
-                "Lines holds one document per line (a JSON array, or JSON without line "
-                "breaks, is not JSON Lines): write one object per line")
-        yield lineno, line
+#: Why a line may not be longer than a document.
+_LONG_LINE = ("JSON Lines holds one document per line (a JSON array, or JSON without line "
+              "breaks, is not JSON Lines): write one object per line")
 
 
 def _object(line, where):

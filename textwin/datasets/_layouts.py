@@ -34,7 +34,11 @@ class Layout:
     layout with ``folder=True`` is a folder; one with neither is every other
     file. ``reader`` reads a training corpus (``None``: a layout only to score),
     ``inputs`` the documents a model scores, both ``"module:function"`` in
-    ``textwin.datasets``. ``kind``: ``"text"`` or ``"vectors"``.
+    ``textwin.datasets``. ``kind``: ``"text"`` or ``"vectors"``. ``sniff``: a
+    function telling by a file's first bytes that it is this layout (tried when
+    no suffix claims the file). ``columns``: a table, whose readers take the
+    text and label columns (:class:`~textwin.datasets._table.Columns`). ``many``:
+    a file of many documents, read as such inside a folder to score.
     """
 
     name: str
@@ -44,6 +48,9 @@ class Layout:
     inputs: str
     suffixes: tuple = ()
     folder: bool = False
+    sniff: str | None = None
+    columns: bool = False
+    many: bool = False
 
     def matches(self, path):
         path = Path(path)
@@ -51,16 +58,21 @@ class Layout:
             return path.is_dir()
         if path.is_dir():
             return False
+        if self.sniff:
+            return not _claimed(path) and _function(self.sniff)(path)
         return not self.suffixes or path.name.lower().endswith(self.suffixes)
 
-    def documents(self, path, *, allow_unlabeled=False):
+    def documents(self, path, *, allow_unlabeled=False, columns=None):
         """What the reader finds in ``path`` (before the split)."""
-        return _function(self.reader)(path, allow_unlabeled=allow_unlabeled)
+        options = {"columns": columns} if self.columns else {}
+        return _function(self.reader)(path, allow_unlabeled=allow_unlabeled, **options)
 
-    def inputs_of(self, path, *, skipped, n_features=None):
+    def inputs_of(self, path, *, skipped, n_features=None, columns=None):
         """What a model scores in ``path``: ``(ids, documents)`` parts, as read; the
         files not read go to ``skipped`` (lists by reason)."""
-        return _function(self.inputs)(path, n_features=n_features, skipped=skipped)
+        options = {"columns": columns} if self.columns or self.folder else {}
+        return _function(self.inputs)(path, n_features=n_features, skipped=skipped,
+                                      **options)
 
 
 def _function(name):
@@ -73,7 +85,20 @@ def _function(name):
 LAYOUTS = (
     Layout("JSON Lines", 'a JSON Lines file ({"text": ..., "labels": [...]} per line)', "text",
            "_jsonl:jsonl_documents", "_jsonl:jsonl_inputs",
-           suffixes=(".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz")),
+           suffixes=(".jsonl", ".json", ".ndjson", ".jsonl.gz", ".json.gz", ".ndjson.gz"),
+           many=True),
+    Layout("CSV", "a CSV file (.csv: a header, then a row per document)", "text",
+           "_csv:csv_documents", "_csv:csv_inputs", suffixes=(".csv", ".csv.gz"),
+           columns=True, many=True),
+    Layout("TSV", "a TSV file (.tsv, .tab: the same, tab-separated)", "text",
+           "_csv:tsv_documents", "_csv:tsv_inputs", suffixes=(".tsv", ".tab", ".tsv.gz"),
+           columns=True, many=True),
+    Layout("Parquet", "a Parquet file (.parquet; needs pyarrow)", "text",
+           "_parquet:parquet_documents", "_parquet:parquet_inputs",
+           suffixes=(".parquet", ".pq"), columns=True, many=True),
+    Layout("fastText", "a fastText file (lines that start with __label__NAME)", "text",
+           "_fasttext:fasttext_documents", "_fasttext:fasttext_inputs",
+           sniff="_fasttext:is_fasttext", many=True),
     Layout("folder", "a folder per category (one document per file), or of a train.* and "
            "a test.* file", "text",
            "_folders:folder_documents", "_folders:folder_inputs", folder=True),
@@ -82,6 +107,12 @@ LAYOUTS = (
     Layout("svmlight", "an svmlight file", "vectors",
            "_svmlight:svmlight_documents", "_svmlight:svmlight_inputs"),
 )
+
+
+def _claimed(path):
+    """Whether a layout recognises ``path`` by its name."""
+    name = path.name.lower()
+    return any(row.suffixes and name.endswith(row.suffixes) for row in LAYOUTS)
 
 
 def describe_layouts():
@@ -94,13 +125,15 @@ def layout_of(path):
     return next(layout for layout in LAYOUTS if layout.reader and layout.matches(path))
 
 
-def iter_inputs(paths, kind, *, skipped, n_features=None):
+def iter_inputs(paths, kind, *, skipped, n_features=None, columns=None):
     """The documents a model of ``kind`` (``"text"`` or ``"vectors"``) scores in
     files and folders, in parts as they are read: ``(ids, documents)``, the
     documents a list of texts or a CSR matrix of ``n_features`` columns; the files
     not read go to ``skipped`` (a dict of lists by reason, filled as they are met).
     A folder is every file inside it (not category folders), a JSON Lines file
-    among them its lines. Every path is checked before the first is read."""
+    among them its lines; ``columns`` finds the text of a table
+    (:class:`~textwin.datasets._table.Columns`). Every path is checked before the
+    first is read."""
     from ._corpus import CorpusError
 
     paths = list(map(Path, paths))
@@ -115,15 +148,17 @@ def iter_inputs(paths, kind, *, skipped, n_features=None):
                               f"them one by one (e.g. {path}/*.svm)")
         layouts.append(layout)
     for path, layout in zip(paths, layouts):
-        yield from layout.inputs_of(path, n_features=n_features, skipped=skipped)
+        yield from layout.inputs_of(path, n_features=n_features, skipped=skipped,
+                                    columns=columns)
 
 
-def read_inputs(paths, kind, *, n_features=None):
+def read_inputs(paths, kind, *, n_features=None, columns=None):
     """``(ids, documents, skipped)``: every part of :func:`iter_inputs` at once,
     the documents one list of texts or one CSR matrix."""
     skipped = {}
     ids, parts = [], []
-    for part_ids, docs in iter_inputs(paths, kind, n_features=n_features, skipped=skipped):
+    for part_ids, docs in iter_inputs(paths, kind, n_features=n_features, skipped=skipped,
+                                      columns=columns):
         ids += part_ids
         parts.append(docs)
     if kind == "text":
@@ -159,11 +194,16 @@ def _text_layouts_hint(path, layout):
             f"{' or '.join(text)})")
 
 
-def _documents(path, layout, allow_unlabeled):
+def _documents(path, layout, allow_unlabeled, columns):
     from ._corpus import CorpusError
 
+    if columns is not None and columns.given() and not layout.columns:
+        tables = " and ".join(row.name for row in LAYOUTS if row.columns)
+        raise CorpusError(f"{path} is read as {layout.name}: {', '.join(columns.given())} "
+                          f"name{'s' if len(columns.given()) == 1 else ''} the columns of "
+                          f"{tables} files")
     try:
-        return layout.documents(path, allow_unlabeled=allow_unlabeled)
+        return layout.documents(path, allow_unlabeled=allow_unlabeled, columns=columns)
     except CorpusError as exc:
         if layout.suffixes or layout.folder or not str(exc).startswith(f"{path}:1:"):
             raise
@@ -202,15 +242,17 @@ def _split_files(folder):
 
 
 def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
-                allow_unlabeled=False):
+                allow_unlabeled=False, columns=None):
     """Read a user corpus, recognising its layout (:data:`LAYOUTS`).
 
     Parameters
     ----------
     path : str or Path
         A JSON Lines file (``.jsonl``, ``.json``, ``.ndjson``, each maybe
-        gzip'd: ``.gz``), a folder per category, or an svmlight file (any
-        other file name); the first row of :data:`LAYOUTS` that matches. A
+        gzip'd: ``.gz``), a CSV (``.csv``), TSV (``.tsv``, ``.tab``) or Parquet
+        (``.parquet``) file, a fastText file (any other name, its first line
+        starting with ``__label__``), a folder per category, or an svmlight file
+        (any other file); the first row of :data:`LAYOUTS` that matches. A
         folder with no category folder but a ``train.*`` and a ``test.*`` file
         (``train.jsonl``, ``test.jsonl``) is those two files, the split given.
     test_path : str or Path, optional
@@ -222,8 +264,13 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
     random_state : int
         Seed of that held-out split.
     allow_unlabeled : bool
-        JSON Lines: read a line without ``"labels"`` as a document in no
-        category instead of refusing it.
+        JSON Lines, tables, fastText: read a document without labels (no
+        ``"labels"``, an empty label cell, no ``__label__`` word) as a document
+        in no category instead of refusing it.
+    columns : Columns, optional
+        A table's text and label columns and the separator of several labels
+        in a cell (:class:`~textwin.datasets._table.Columns`; default: found by
+        their usual names, ``","``).
     """
     from ._corpus import CorpusError, finish, join_split
 
@@ -250,9 +297,9 @@ def load_corpus(path, *, test_path=None, test_size=0.25, random_state=0,
                           + (f", ... ({len(left) - 5} more)" if len(left) > 5 else ""),
                           UserWarning, stacklevel=2)
     layout = layout_of(path)
-    found = _documents(path, layout, allow_unlabeled)
+    found = _documents(path, layout, allow_unlabeled, columns)
     if test_path is not None:
-        test = _documents(Path(test_path), layout_of(test_path), allow_unlabeled)
+        test = _documents(Path(test_path), layout_of(test_path), allow_unlabeled, columns)
         for part in (found, test):
             if part.splits is not None and any(s is not None for s in part.splits):
                 raise CorpusError(

@@ -1,0 +1,244 @@
+"""CSV, TSV, fastText and Parquet corpora, read by `textwin train`, `eval` and `predict`
+in processes of their own, as users run them."""
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import textwin
+
+_ENV = dict(os.environ, PYTHONPATH=str(Path(textwin.__file__).resolve().parents[1]))
+_TEXTWIN = [sys.executable, "-m", "textwin.cli"]
+_AGNEWS = Path(os.environ.get("TEXTWIN_DATA_HOME", Path(__file__).resolve().parents[2] / "shared")
+               ) / "corpora" / "agnews-small" / "train.jsonl"
+
+
+def textwin_run(*argv, check=True):
+    proc = subprocess.run([*_TEXTWIN, *map(str, argv)], env=_ENV, capture_output=True,
+                          text=True, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def _documents():
+    """240 texts of AG News on one line each (commas, quotes and all), their class and,
+    for a long text, a second label: a multi-label corpus."""
+    if not _AGNEWS.exists():
+        pytest.skip(f"{_AGNEWS} not found")
+    docs = []
+    with open(_AGNEWS, encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            text = " ".join(rec["text"].split())
+            labels = rec["labels"] + (["long"] if len(text) > 240 else [])
+            docs.append((text, labels))
+            if len(docs) == 240:
+                break
+    assert any('"' in t for t, _ in docs) and any("," in t for t, _ in docs)
+    return docs
+
+
+def write_corpus(folder, layout, docs):
+    """The same documents in ``layout``; the file's path."""
+    if layout == "jsonl":
+        path = folder / "corpus.jsonl"
+        with open(path, "w", encoding="utf-8") as fh:
+            for text, labels in docs:
+                fh.write(json.dumps({"text": text, "labels": labels}) + "\n")
+    elif layout in ("csv", "tsv"):
+        path = folder / f"corpus.{layout}"
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            writer = csv.writer(fh, delimiter="," if layout == "csv" else "\t")
+            writer.writerow(["text", "labels"])
+            writer.writerows([text, ",".join(labels)] for text, labels in docs)
+    elif layout == "fasttext":
+        path = folder / "corpus.train"  # fastText's tutorials' name: no suffix of a layout
+        with open(path, "w", encoding="utf-8") as fh:
+            for text, labels in docs:
+                fh.write(" ".join(f"__label__{lab}" for lab in labels) + " " + text + "\n")
+    else:
+        pa = pytest.importorskip("pyarrow")
+        import pyarrow.parquet as pq
+
+        path = folder / "corpus.parquet"
+        pq.write_table(pa.table({"text": [t for t, _ in docs], "labels": [lab for _, lab in docs]}),
+                       path, row_group_size=100)  # several row groups
+    return path
+
+
+def _model_arrays(path):
+    with np.load(path, allow_pickle=False) as z:
+        return {k: z[k] for k in z.files if k != "__metadata__"}
+
+
+@pytest.fixture(scope="module")
+def json_lines_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("jsonl")
+    path = write_corpus(folder, "jsonl", _documents())
+    report = json.loads(textwin_run("train", "--corpus", path, "--output", folder / "m.npz",
+                                    "--json", "-q").stdout)
+    return folder / "m.npz", report
+
+
+FIGURES = ("task", "n_train", "n_test", "n_features", "micro_f1", "macro_f1", "categories")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["csv", "tsv", "fasttext", "parquet"])
+def test_a_format_gives_the_model_and_figures_of_json_lines(tmp_path, layout, json_lines_run):
+    # `train --corpus train.csv` read it as svmlight: "label 'label' is not a number"
+    path = write_corpus(tmp_path, layout, _documents())
+    proc = textwin_run("train", "--corpus", path, "--output", tmp_path / "m.npz", "--json")
+    assert "warning" not in proc.stderr, proc.stderr
+    report = json.loads(proc.stdout)
+    model, expected = json_lines_run
+    assert report["task"] == "multilabel" and "long" in report["corpus_report"]["categories"]
+    for key in FIGURES:
+        assert report[key] == expected[key], key
+    assert report["corpus_report"] == expected["corpus_report"]
+    ours, theirs = _model_arrays(tmp_path / "m.npz"), _model_arrays(model)
+    assert ours.keys() == theirs.keys()
+    for key in ours:
+        assert np.array_equal(ours[key], theirs[key]), key
+    # the model scores the file's documents as it scores the JSON Lines ones
+    scored = [json.loads(line) for line in
+              textwin_run("predict", model, path, "--jsonl").stdout.splitlines()]
+    jsonl = tmp_path / "same.jsonl"
+    write_corpus(tmp_path, "jsonl", _documents()).rename(jsonl)
+    expected_scores = [json.loads(line) for line in
+                       textwin_run("predict", model, jsonl, "--jsonl").stdout.splitlines()]
+    assert [d["scores"] for d in scored] == [d["scores"] for d in expected_scores]
+    assert len(scored) == 240
+
+
+@pytest.mark.slow
+def test_eval_reads_a_csv_corpus_as_its_json_lines(tmp_path):
+    docs = _documents()
+    figures = {}
+    for layout in ("jsonl", "csv"):
+        path = write_corpus(tmp_path, layout, docs)
+        out = json.loads(textwin_run("eval", "--corpus", path, "--methods", "svm,mls",
+                                     "--json", "-q").stdout)
+        figures[layout] = {k: v for k, v in out.items() if k not in ("corpus", "seconds")}
+        for row in out.get("methods", []):
+            row.pop("seconds", None)
+    assert json.dumps(figures["csv"], sort_keys=True, default=str) == json.dumps(
+        figures["jsonl"], sort_keys=True, default=str)
+
+
+def _one_line_error(proc, *parts):
+    assert proc.returncode != 0 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("textwin: error: "), proc.stderr
+    for part in parts:
+        assert part in lines[0], (part, lines[0])
+
+
+BAD = [
+    ("bad.csv", b"text,labels\nthe team won,sport\nthe vote,politics,extra\n",
+     ["bad.csv:3: 3 fields, the header has 2", "double quotes"]),
+    ("bad.csv", b"words,labels\nthe team won,sport\n",
+     ["bad.csv:1: no text column", "'words', 'labels'", "--text-column"]),
+    ("bad.csv", b"text,topic_id\nthe team won,sport\n", ["no label column", "--label-column"]),
+    ("bad.csv", b"text,labels\nthe team won,sport\n\"a\nb\",\nc,d\n",
+     ["bad.csv:3: no labels (an empty label cell)", "--allow-unlabeled"]),
+    ("bad.tsv", b"text\tlabel\nthe team won\tsport\ncaf\xe9 au lait\tfood\n",
+     ["bad.tsv:3: not UTF-8 (byte 0xe9 at column 4)", "iconv"]),
+    ("bad.txt", b"__label__sport the team won\nthe vote was lost\n",
+     ["bad.txt:2: no __label__ word", "--allow-unlabeled"]),
+    ("bad.csv", b"text,labels\n\"never closed,sport\nthe vote,politics\n",
+     ["bad.csv:2: 1 field, the header has 2", "double quotes"]),
+]
+
+
+@pytest.mark.parametrize("name, content, parts", BAD, ids=[p[0] for _, _, p in BAD])
+def test_a_bad_row_is_a_one_line_error_naming_its_line(tmp_path, name, content, parts):
+    (tmp_path / name).write_bytes(content)
+    _one_line_error(textwin_run("train", "--corpus", tmp_path / name, check=False), *parts)
+
+
+def test_rows_with_an_empty_text_are_skipped_and_named(tmp_path):
+    path = tmp_path / "c.csv"
+    rows = ["text,label"] + [f"the team won match {i},sport" for i in range(6)] + [
+        f"the vote in parliament {i},politics" for i in range(6)] + [" ,sport", ",politics"]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    proc = textwin_run("train", "--corpus", path, "--json")
+    report = json.loads(proc.stdout)["corpus_report"]
+    assert report["skipped"] == {"empty_text": [f"{path}:14", f"{path}:15"]}
+    assert report["documents"]["train"] + report["documents"]["test"] == 12
+    assert "skipped 2 rows: 2 rows with an empty text" in proc.stderr
+
+
+def test_named_columns_a_separator_and_lists_in_cells(tmp_path):
+    path = tmp_path / "reviews.csv"
+    with open(path, "w", encoding="utf-8-sig", newline="") as fh:  # a BOM, as Excel writes
+        w = csv.writer(fh)
+        w.writerow(["id", "Review", "Topics", "labels"])
+        for i in range(8):
+            w.writerow([f"r{i}", f"the team won the match {i},\nsaid \"the coach\"",
+                        "sport|news", "ignored"])
+            w.writerow([f"v{i}", f"the vote in parliament {i}", "['politics']", "ignored"])
+    proc = textwin_run("train", "--corpus", path, "--text-column", "Review", "--label-column",
+                       "Topics", "--label-separator", "|", "--json", "-q")
+    report = json.loads(proc.stdout)["corpus_report"]
+    assert sorted(report["categories"]) == ["news", "politics", "sport"]
+    assert {k: v["train"] + v["test"] for k, v in report["categories"].items()} == {
+        "news": 8, "politics": 8, "sport": 8}
+    # --label-column names the column: without it, "labels" is the label column
+    proc = textwin_run("train", "--corpus", path, "--text-column", "Review", "--json", "-q",
+                       check=False)
+    _one_line_error(proc, "every training document", "'ignored'")
+
+
+def test_options_of_a_table_on_another_layout_are_refused(tmp_path):
+    path = tmp_path / "c.jsonl"
+    path.write_text("\n".join(json.dumps({"text": f"t {i}", "labels": [str(i % 2)]})
+                              for i in range(8)) + "\n")
+    _one_line_error(textwin_run("train", "--corpus", path, "--text-column", "body", check=False),
+                    "read as JSON Lines", "--text-column names the columns of CSV")
+
+
+def test_an_svmlight_file_is_never_taken_for_a_fasttext_or_text_file(tmp_path):
+    lines = "1 1:0.5 3:1\n2 2:1\n1 1:1 2:0.5\n2 2:1 3:0.5\n" * 3
+    for name in ("data.txt", "data", "data.train"):
+        (tmp_path / name).write_text(lines)
+        out = json.loads(textwin_run("train", "--corpus", tmp_path / name, "--json", "-q",
+                                     "--category", "1").stdout)
+        assert out["n_features"] == 3, name  # numbers: svmlight vectors
+    (tmp_path / "ft.txt").write_text("__label__1 one two\n__label__2 three\n" * 6,
+                                     encoding="utf-8-sig")  # a byte order mark first
+    out = json.loads(textwin_run("train", "--corpus", tmp_path / "ft.txt", "--json", "-q").stdout)
+    assert out["corpus_report"]["documents"] == {"train": 9, "test": 3}
+
+
+def test_predict_reads_a_table_and_a_fasttext_file(tmp_path, json_lines_run):
+    model, _ = json_lines_run
+    (tmp_path / "new.tsv").write_text("id\tsentence\nn1\tthe championship game\nn2\t\n")
+    (tmp_path / "new.txt").write_text("__label__x the championship game\n\n__label__y \n")
+    out = [json.loads(line) for line in textwin_run(
+        "predict", model, tmp_path / "new.tsv", tmp_path / "new.txt", "--jsonl").stdout.splitlines()]
+    assert [d["id"] for d in out] == ["n1", "n2", f"{tmp_path / 'new.txt'}:1",
+                                      f"{tmp_path / 'new.txt'}:3"]
+    assert out[0]["scores"] == out[2]["scores"]  # the labels are stripped
+    assert out[1]["scores"] == out[3]["scores"]  # an empty text scores the bias
+    (tmp_path / "bare.csv").write_text("words\nthe game\n")
+    _one_line_error(textwin_run("predict", model, tmp_path / "bare.csv", check=False),
+                    "bare.csv:1: no text column", "--text-column")
+    out = textwin_run("predict", model, tmp_path / "bare.csv", "--text-column", "words").stdout
+    assert out.splitlines()[1].endswith(f"{tmp_path / 'bare.csv'}:2")
+
+
+def test_parquet_without_pyarrow_says_how_to_install_it(tmp_path):
+    (tmp_path / "c.parquet").write_bytes(b"PAR1 not read")
+    code = ("import sys; sys.modules['pyarrow'] = None; sys.modules['pyarrow.parquet'] = None\n"
+            "from textwin.cli import main; sys.exit(main(sys.argv[1:]))")
+    proc = subprocess.run([sys.executable, "-c", code, "train", "--corpus",
+                           str(tmp_path / "c.parquet")], env=_ENV, capture_output=True,
+                          text=True, timeout=300)
+    _one_line_error(proc, "c.parquet: reading Parquet needs pyarrow", 'pip install ".[parquet]"')
