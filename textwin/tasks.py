@@ -92,8 +92,12 @@ def encode_labels(y, task=None):
     """
     import scipy.sparse as sp
 
+    if task not in (None, "multiclass", "multilabel"):
+        raise ValueError(f"task={task!r} must be 'multiclass', 'multilabel' or None (detect)")
     if _is_label_lists(y, sp):
-        classes = np.array(sorted({label for labels in y for label in labels}, key=str),
+        for i, labels in enumerate(y):
+            _check_labels(labels, i)
+        classes = np.array(sorted({label for labels in y for label in labels}, key=class_order),
                            dtype=object)
         index = {label: j for j, label in enumerate(classes.tolist())}
         Y = np.zeros((len(y), classes.size), dtype=np.uint8)
@@ -109,14 +113,52 @@ def encode_labels(y, task=None):
         if labels.ndim != 1:
             raise ValueError(f"y has shape {labels.shape}; give a 1-d array of labels, "
                              "label lists or an indicator matrix")
-        classes, index = np.unique(labels, return_inverse=True)
+        if labels.dtype == object:
+            for i, label in enumerate(labels.tolist()):
+                _check_labels([label], i)
+        try:
+            classes, index = np.unique(labels, return_inverse=True)
+        except TypeError:  # labels of kinds that do not compare (str and int)
+            kinds = sorted({type(label).__name__ for label in labels.tolist()})
+            raise ValueError(f"y mixes labels of kinds {', '.join(kinds)}, which have no "
+                             f"order: give every label as the same kind (str)") from None
         if classes.size < 2:
             raise ValueError(f"y has a single class ({classes[0]!r} for every text); a "
                              "classifier needs two or more")
+        _check_class_names(classes.tolist())
         Y = np.zeros((labels.size, classes.size), dtype=np.uint8)
         Y[np.arange(labels.size), index] = 1
+        if task == "multilabel":  # one label per text, as independent yes/no problems
+            return Y, classes, "multilabel"
         return Y, classes, "binary" if classes.size == 2 else "multiclass"
+    _check_class_names(classes.tolist())
     return Y, classes, detect_task(Y, task=task)
+
+
+def class_order(label):
+    """Sort key of the labels of label lists: numbers as numbers (as numpy and
+    scikit-learn sort numeric labels), then the others as strings."""
+    import numbers
+
+    if isinstance(label, numbers.Real) and not isinstance(label, bool) and label == label:
+        return (0, float(label), "")
+    return (1, 0.0, str(label))
+
+
+def _check_labels(labels, i):
+    for label in labels:
+        if label is None or (isinstance(label, float) and label != label):
+            raise ValueError(f"y[{i}] is {label!r}, not a label: give every text its label "
+                             f"(or, for label lists, [] for none)")
+
+
+def _check_class_names(classes):
+    """Refuse the names that a model file and predict's output cannot tell apart from
+    no label ("-") or from nothing ("")."""
+    for name in classes:
+        if isinstance(name, str) and name.strip() in ("", "-"):
+            raise ValueError(f"a class is named {name!r}, which predict's output and the "
+                             f"model file cannot tell apart from no label: rename it")
 
 
 def problem_positives(Y, task):

@@ -62,9 +62,25 @@ def _training_data(X, y, task, name):
 
 
 def _texts(X, name):
+    """``X`` as a list of str, or a ValueError that names the first text that is not one."""
     if isinstance(X, (str, bytes)):
         raise TypeError(f"{name} expects a list of texts, got a single string; wrap it: [text]")
-    return X if isinstance(X, list) else list(X)
+    columns = getattr(X, "columns", None)
+    if columns is not None and getattr(X, "ndim", 1) == 2:  # a DataFrame: list() gives its names
+        raise ValueError(f"{name} expects texts, got a table of {len(columns)} column"
+                         f"{'' if len(columns) == 1 else 's'} ({', '.join(map(str, columns))}); "
+                         f"give its column of texts, e.g. X[{str(columns[0])!r}]")
+    if getattr(X, "ndim", 1) != 1:
+        raise ValueError(f"{name} expects a 1-d sequence of texts, got an array of shape "
+                         f"{X.shape}")
+    texts = X if isinstance(X, list) else list(X)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            what = "None" if text is None else f"a {type(text).__name__}"
+            advice = ("decode it first (text.decode(encoding))" if isinstance(text, bytes)
+                      else "give every text as a str (an empty one is allowed)")
+            raise ValueError(f"{name}: text {i} is {what}, not a str: {advice}")
+    return texts
 
 
 # ---------------------------------------------------------------------------
@@ -247,6 +263,23 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             scores[test] = np.asarray(B @ fold.coef_.T) + fold.intercept_
         return calibrate(scores, problem_positives(Y, task), folds=len(folds))
 
+    def _checked_lam(self, default):
+        """``lam`` as float64 (``default`` for None), or a ValueError that says what it takes."""
+        if self.lam is None:
+            return np.float64(default)
+        what = (f"lam={self.lam!r}: TextClassifier takes a positive number, one per class "
+                f"(multi-label), or None (1/n)")
+        if isinstance(self.lam, str):
+            raise ValueError(what + ("; lam='auto' is TextClassifierCV's (or textwin train "
+                                     "--lam auto)" if self.lam == "auto" else ""))
+        try:
+            lam = np.asarray(self.lam, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(what) from None
+        if lam.ndim > 1 or not (np.isfinite(lam) & (lam > 0)).all():
+            raise ValueError(what)
+        return lam
+
     def _targets(self, Y, task):
         """The labels the linear model learns: an index for one class per text, the
         indicator otherwise (also for classes without a text, as in a fold that lacks
@@ -257,8 +290,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit_matrix(self, X, Y, task):
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
-        lam = np.broadcast_to(np.asarray(1.0 / n if self.lam is None else self.lam,
-                                         dtype=np.float64), (K,))
+        lam = np.broadcast_to(self._checked_lam(1.0 / n), (K,))
         if np.unique(lam).size > 1 and task != "multilabel":
             raise ValueError("a lam per class is for multi-label categories; single-label "
                              "classes share one lam (their scores meet in the argmax)")
