@@ -201,7 +201,8 @@ def test_options_of_a_table_on_another_layout_are_refused(tmp_path):
     path.write_text("\n".join(json.dumps({"text": f"t {i}", "labels": [str(i % 2)]})
                               for i in range(8)) + "\n")
     _one_line_error(textwin_run("train", "--corpus", path, "--text-column", "body", check=False),
-                    "read as JSON Lines", "--text-column names the columns of CSV")
+                    "read as JSON Lines",
+                    "--text-column applies to CSV, TSV and Parquet files only")
 
 
 def test_an_svmlight_file_is_never_taken_for_a_fasttext_or_text_file(tmp_path):
@@ -242,3 +243,81 @@ def test_parquet_without_pyarrow_says_how_to_install_it(tmp_path):
                            str(tmp_path / "c.parquet")], env=_ENV, capture_output=True,
                           text=True, timeout=300)
     _one_line_error(proc, "c.parquet: reading Parquet needs pyarrow", 'pip install ".[parquet]"')
+
+
+# -- the readers, in this process --------------------------------------------------------
+
+def test_parquet_rows_name_their_number_and_lists_are_labels(tmp_path):
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    from textwin.datasets import CorpusError, load_corpus
+
+    path = tmp_path / "c.parquet"
+    texts = [f"goal team {i}" for i in range(6)] + [f"vote party {i}" for i in range(6)]
+    labels = [["sport", "news"]] * 6 + [["politics"]] * 6
+    split = ["train", "test"] * 6
+    pq.write_table(pa.table({"ID": [f"d{i}" for i in range(12)], "Sentence": texts,
+                             "Category": labels, "split": split}), path)
+    c = load_corpus(path)
+    assert c.target_names == ["news", "politics", "sport"]
+    assert c.ids_train[:2] == ["d0", "d2"] and len(c.train) == 6  # "split" fixes the split
+    pq.write_table(pa.table({"text": texts[:3], "label": ["sport", None, "sport"]}), path)
+    with pytest.raises(CorpusError, match=r"c.parquet: row 2: no labels"):
+        load_corpus(path)
+    pq.write_table(pa.table({"text": ["a", None, " ", "b"], "label": ["x", "y", "y", "x"]}),
+                   path)
+    with pytest.warns(UserWarning, match=r"skipped 2 rows: 2 rows with an empty text"):
+        with pytest.raises(CorpusError, match="cannot hold out"):  # two documents left
+            load_corpus(path)
+    path.write_bytes(b"not parquet at all")
+    with pytest.raises(CorpusError, match=r"c.parquet: not a Parquet file"):
+        load_corpus(path)
+
+
+def test_a_folder_to_score_reads_its_tables_as_rows(tmp_path):
+    from textwin.datasets import read_inputs
+
+    (tmp_path / "new.csv").write_text('text,label\n"one, two",a\nthree,b\n')
+    (tmp_path / "note.txt").write_text("a note")
+    ids, texts, skipped = read_inputs([tmp_path], "text")
+    assert ids == [f"{tmp_path / 'new.csv'}:2", f"{tmp_path / 'new.csv'}:3",
+                   str(tmp_path / "note.txt")]
+    assert texts == ["one, two", "three", "a note"]
+
+
+def test_a_folder_of_train_and_test_tables_is_their_split(tmp_path):
+    from textwin.datasets import load_corpus
+
+    for name, n in (("train", 6), ("test", 2)):
+        (tmp_path / f"{name}.tsv").write_text(
+            "label\ttext\n" + "".join(f"a\tgoal {i}\nb\tvote {i}\n" for i in range(n)))
+    c = load_corpus(tmp_path)
+    assert (len(c.train), len(c.test)) == (12, 4) and c.report["split"] == "split given by test.tsv"
+
+
+@pytest.mark.parametrize("cell, separator, expected", [
+    ("sport", ",", ["sport"]), (" sport , news ", ",", ["news", "sport"]),
+    ("sport|news", "|", ["news", "sport"]), ("a,b", "", ["a,b"]),
+    ('["x", "y"]', ",", ["x", "y"]), ("['x', 3]", ",", ["3", "x"]), ("[]", ",", []),
+    ("", ",", None), ("  ", ",", None), ([2, 1], ",", ["1", "2"]), (3.0, ",", ["3"]),
+])
+def test_a_label_cell(cell, separator, expected):
+    from textwin.datasets._table import labels_of
+
+    assert labels_of(cell, separator, "f:2") == expected
+
+
+@pytest.mark.parametrize("cell, message", [
+    ("a,,b", "an empty category name"), ("[a, b]", "neither JSON nor Python"),
+    ('{"a": 1}', None), (2.5, "is not a category"), ("[[1]]", "a category name or a number"),
+])
+def test_a_bad_label_cell(cell, message):
+    from textwin.datasets import CorpusError
+    from textwin.datasets._table import labels_of
+
+    if message is None:  # not a list: one name, braces and all
+        assert labels_of(cell, ",", "f:2") == sorted(['{"a": 1}'])
+        return
+    with pytest.raises(CorpusError, match=r"^f:2: .*" + message):
+        labels_of(cell, ",", "f:2")

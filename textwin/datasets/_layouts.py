@@ -198,10 +198,10 @@ def _documents(path, layout, allow_unlabeled, columns):
     from ._corpus import CorpusError
 
     if columns is not None and columns.given() and not layout.columns:
-        tables = " and ".join(row.name for row in LAYOUTS if row.columns)
+        tables = [row.name for row in LAYOUTS if row.columns]
         raise CorpusError(f"{path} is read as {layout.name}: {', '.join(columns.given())} "
-                          f"name{'s' if len(columns.given()) == 1 else ''} the columns of "
-                          f"{tables} files")
+                          f"appl{'ies' if len(columns.given()) == 1 else 'y'} to "
+                          f"{', '.join(tables[:-1])} and {tables[-1]} files only")
     try:
         return layout.documents(path, allow_unlabeled=allow_unlabeled, columns=columns)
     except CorpusError as exc:
