@@ -70,3 +70,63 @@ def test_numeric_classes_are_reported_in_numeric_order(capsys, tmp_path):
     code, out, _ = run(capsys, "train", "--corpus", path, "-q")
     rows = [line.split()[0] for line in out.splitlines()]
     assert rows.index("1") < rows.index("2") < rows.index("10") < rows.index("x")
+
+
+# -- --plot replaces only a figure textwin drew ----------------------------------------------
+
+CLASSES = {"north": "alpha beta gamma delta", "south": "one two three four",
+           "east": "red green blue black"}
+
+
+@pytest.fixture
+def corpus(tmp_path):
+    return write_jsonl(tmp_path / "c.jsonl", CLASSES, n=20)
+
+
+def _users_figure(path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3], [3, 1, 2])
+    fig.savefig(path)  # matplotlib's own metadata, as any user's figure has
+    plt.close(fig)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("suffix", [".png", ".pdf", ".svg"])
+def test_plot_never_replaces_a_users_figure_without_force(capsys, tmp_path, corpus, suffix):
+    pytest.importorskip("matplotlib")
+    thesis = tmp_path / f"thesis{suffix}"
+    before = _users_figure(thesis)
+    argv = ["train", "--corpus", corpus, "--lam", "auto", "--plot", thesis, "-q"]
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, str(thesis), "not a textwin plot", "--force")
+    assert thesis.read_bytes() == before
+    # textwin's own figure is marked: drawn again without --force
+    assert run(capsys, *argv, "--force")[0] == 0 and thesis.read_bytes() != before
+    ours = thesis.read_bytes()
+    assert run(capsys, *argv)[0] == 0
+    assert thesis.read_bytes() != before and thesis.stat().st_size > 0
+    assert len(ours) > 0
+
+
+def test_a_plot_that_cannot_be_written_fails_the_command_even_under_quiet(capsys, tmp_path,
+                                                                         corpus, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import textwin.cli.training as training
+
+    def full_disk(path, mode="wb"):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(training, "atomic_write", full_disk)
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "--plot",
+                         tmp_path / "cv.png", "-o", model, "-q", "--json")
+    assert code != 0
+    assert json.loads(out)["model"] == str(model) and model.exists()  # the rest is kept
+    assert_one_line_error(err, "cannot write the plot", "No space left",
+                          "the model are unaffected")

@@ -104,26 +104,6 @@ def test_the_plot_never_replaces_the_model_of_the_same_command(capsys, tmp_path,
     assert not same.exists()
 
 
-def test_a_failed_plot_is_a_warning_after_the_model_is_written(capsys, tmp_path, corpus,
-                                                               monkeypatch):
-    pytest.importorskip("matplotlib")
-    import textwin.cli.training
-
-    def disk_full(*args, **kwargs):
-        raise OSError(28, "No space left on device")
-
-    # the plot's disk is full; the model's (written by textwin.persistence) is not
-    monkeypatch.setattr(textwin.cli.training, "atomic_write", disk_full)
-    model = tmp_path / "m.npz"
-    code, out, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "-o", model,
-                         "--plot", tmp_path / "cv.png")
-    assert code == EXIT_OK
-    assert zipfile.is_zipfile(model)
-    assert "Traceback" not in err and "No space left on device" in err
-    assert "error" not in err.lower().split("no space")[0].splitlines()[-1]
-    assert not (tmp_path / "cv.png").exists()
-
-
 # -- everyday mistakes: one line ---------------------------------------------------------
 
 @pytest.mark.parametrize("command", [["train"], ["eval"]])

@@ -2,6 +2,7 @@
 import contextlib
 import glob
 import os
+import re
 import secrets
 import stat
 import time
@@ -223,6 +224,37 @@ def is_matplotlib_figure(path, head_bytes=65536):
         return False
     mark = _FIGURE_MARKS.get(head[:4])
     return mark is not None and mark in head
+
+
+#: The Creator that textwin writes into the metadata of a figure it draws (PNG, PDF, SVG).
+FIGURE_CREATOR = "textwin"
+_TEXTWIN_MARKS = {
+    b"\x89PNG": re.compile(rb"tEXtCreator\x00textwin\b"),
+    b"%PDF": re.compile(rb"/Creator \(textwin\b"),
+    b"<?xm": re.compile(rb"<dc:creator>\s*<cc:Agent>\s*<dc:title>textwin\b"),
+}
+
+
+def figure_metadata():
+    """``savefig``'s metadata that marks a figure as textwin's (its Creator, in each format)."""
+    from ._version import __version__
+
+    return {"Creator": f"{FIGURE_CREATOR} {__version__}"}
+
+
+def is_textwin_figure(path, edge_bytes=65536):
+    """True if ``path`` is a PNG, PDF or SVG figure that textwin drew (the Creator of
+    :func:`figure_metadata`): only those may be replaced without --force. The mark is
+    near the start (PNG, SVG) or in the trailer (PDF): both ends are read."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(edge_bytes)
+            fh.seek(max(len(head), os.fstat(fh.fileno()).st_size - edge_bytes))
+            tail = fh.read(edge_bytes)
+    except OSError:
+        return False
+    mark = _TEXTWIN_MARKS.get(head[:4])
+    return mark is not None and bool(mark.search(head) or mark.search(tail))
 
 
 def available_memory():

@@ -3,7 +3,6 @@ and optionally saved as a model file."""
 from __future__ import annotations
 
 import math
-import warnings
 
 from .common import (
     EXIT_INTERNAL,
@@ -12,6 +11,7 @@ from .common import (
     HelpFormatter,
     SHOWN_ROWS,
     check_destination,
+    fail,
     fmt,
     logger,
     num,
@@ -140,16 +140,20 @@ def cmd_train(args):
         _save_model(args.output, est, method, d, scores, thresholds, result, summary,
                     calibration)
         result["model"] = str(args.output)
+    plot_error = None
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
         try:
             plot_cv({"": auto_curves(cv) if args.auto else cv}, args.plot)
             result["plot"] = str(args.plot)
         except CLIError as exc:
-            warnings.warn(f"{exc}; the results are unaffected", stacklevel=1)
+            plot_error = exc
     if args.json:
         print_json(result)
     else:
         _print_result(args, method, d, overrides, result, summary, seconds)
+    if plot_error is not None:  # asked for and not written: said even under -q, and in the exit
+        kept = "the results above and the model" if args.output is not None else "the results"
+        return fail(f"{plot_error}; {kept} are unaffected", plot_error.code)
     return EXIT_OK
 
 

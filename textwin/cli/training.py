@@ -12,7 +12,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from .._io import atomic_write, is_matplotlib_figure
+from .._io import atomic_write, figure_metadata, is_textwin_figure
 from .common import (
     EXIT_NO_DATA,
     EXIT_USAGE,
@@ -627,7 +627,8 @@ def check_plot(args):
         # the model is written first: the figure would replace it
         raise CLIError(f"--plot {args.plot} and --output name the same file: the plot "
                        "would replace the model; give them different paths")
-    check_destination(args.plot, "plot", is_matplotlib_figure, args)
+    # only a figure textwin drew is replaced without --force (not any matplotlib figure)
+    check_destination(args.plot, "plot", is_textwin_figure, args)
 
 
 def plot_cv(summaries, path):
@@ -658,7 +659,8 @@ def plot_cv(summaries, path):
     else:
         ax.legend(fontsize=7, ncol=2)
     buf = io.BytesIO()
-    fig.savefig(buf, format=path.suffix.lower().lstrip("."), dpi=110, bbox_inches="tight")
+    fig.savefig(buf, format=path.suffix.lower().lstrip("."), dpi=110, bbox_inches="tight",
+                metadata=figure_metadata())
     plt.close(fig)
     try:
         with atomic_write(path) as fh:
