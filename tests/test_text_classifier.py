@@ -199,11 +199,11 @@ def test_bad_labels_and_texts_say_what_is_wrong():
 # TextClassifierCV
 # ---------------------------------------------------------------------------
 
-def _manual_fold_accuracy(texts, y, folds, stem, lam_n):
+def _manual_fold_accuracy(texts, y, folds, stem, lam_n, chars=None):
     """Accuracy per fold, the vectorizer fitted on each fold's training texts alone."""
     out = []
     for train, test in folds:
-        vec = TextVectorizer(weighting="tfidf", stem=stem)
+        vec = TextVectorizer(weighting="tfidf", stem=stem, char_ngrams=chars)
         X_train = vec.fit_transform([texts[i] for i in train])
         model = DualGaussSeidelClassifier(lam=lam_n / train.size, tol=1e-6, random_state=0)
         model.fit(X_train, y[train])
@@ -215,13 +215,16 @@ def test_cv_scores_each_fold_with_a_vectorizer_of_its_own_training_texts():
     texts, y = corpus(n_per_class=20, noise=0.6)
     grid = [3.0, 0.3]
     search = TextClassifierCV(lam_grid=grid, cv=3, tol=1e-6, ngrams=1, nb_scaling=False,
-                              fit_intercept=False).fit(texts, y)
+                              fit_intercept=False, chars=[None, (2, 4)]).fit(texts, y)
     folds = search._folds(np.eye(3)[np.searchsorted(search.classes_, y)], "multiclass")
     res = search.cv_results_
-    assert len(res["params"]) == 2 * 2  # stem on/off x two lams
+    # stem on/off, then character n-grams beside the better: each at two lams
+    assert len(res["params"]) == 3 * 2 and search.chars_searched_ is True
+    assert [p["chars"] for p in res["params"]] == [None] * 4 + [(2, 4)] * 2
     for params, lam_n, mean, std in zip(res["params"], res["lam_n"], res["mean_test_score"],
                                         res["std_test_score"]):
-        expected = _manual_fold_accuracy(texts, y, folds, params["stem"], lam_n)
+        expected = _manual_fold_accuracy(texts, y, folds, params["stem"], lam_n,
+                                         params["chars"])
         assert mean == pytest.approx(expected.mean()) and std == pytest.approx(expected.std())
     best = int(np.argmax(res["mean_test_score"]))
     assert search.best_score_ == pytest.approx(res["mean_test_score"][best])
@@ -245,7 +248,8 @@ def test_cv_refits_the_choice_on_all_the_texts():
 
 def test_cv_on_two_classes_searches_the_nb_scaling():
     texts, y = corpus(classes=("grain", "money"), noise=0.7)
-    search = TextClassifierCV(stem=True, ngrams=1, lam_grid=[1.0], cv=3).fit(texts, y)
+    search = TextClassifierCV(stem=True, ngrams=1, chars=None, lam_grid=[1.0],
+                              cv=3).fit(texts, y)
     assert [p["nb_scaling"] for p in search.cv_results_["params"]] == [False, False, True, True]
     # each at score > 0 and at a cut tuned for accuracy in other folds
     assert [p["rule"] for p in search.cv_results_["params"]] == ["zero", "accuracy"] * 2
@@ -288,12 +292,12 @@ def test_cv_multilabel_takes_select_lams_choice_and_thresholds():
 
 def test_cv_fixed_settings_are_not_searched():
     texts, y = corpus()
-    search = TextClassifierCV(stem=False, ngrams=2, nb_scaling=True, lam=0.02,
+    search = TextClassifierCV(stem=False, ngrams=2, chars=(3, 4), nb_scaling=True, lam=0.02,
                               cv=3).fit(texts, y)
     assert len(search.cv_results_["params"]) == 1
-    assert search.best_params_ == {"stem": False, "ngrams": 2, "loss": "hinge",
-                                   "nb_scaling": True, "fit_intercept": True, "rule": "zero",
-                                   "lam": 0.02}
+    assert search.best_params_ == {"stem": False, "ngrams": 2, "chars": (3, 4),
+                                   "loss": "hinge", "nb_scaling": True, "fit_intercept": True,
+                                   "rule": "zero", "lam": 0.02}
 
 
 def _with_small_classes(texts, y):
@@ -320,7 +324,7 @@ def test_cv_with_classes_smaller_than_the_folds_warns_once_and_scores_every_fold
     texts, y = _with_small_classes(*corpus(n_per_class=15, noise=0.6))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        search = TextClassifierCV(stem=False, ngrams=1, nb_scaling=nb_scaling,
+        search = TextClassifierCV(stem=False, ngrams=1, chars=None, nb_scaling=nb_scaling,
                                   fit_intercept=False, lam_grid=[3.0, 0.3], cv=5,
                                   tol=1e-6).fit(texts, y)
     folds = [str(w.message) for w in caught if "folds" in str(w.message)]
@@ -531,7 +535,8 @@ def test_cv_chooses_between_score_zero_and_tuned_thresholds_on_held_out_folds():
     texts, labels = multilabel_corpus(n=150)
     rng = np.random.default_rng(0)  # categories the words say nothing about
     labels = [ls + [f"noise{j}" for j in range(4) if rng.random() < 0.1] for ls in labels]
-    search = TextClassifierCV(stem=False, ngrams=1, lam_grid=[1.0], cv=3).fit(texts, labels)
+    search = TextClassifierCV(stem=False, ngrams=1, chars=None, lam_grid=[1.0],
+                              cv=3).fit(texts, labels)
     res = search.cv_results_
     score = {p["rule"]: m for p, m in zip(res["params"], res["mean_test_score"])}
     assert set(score) == {"zero", "f1"} and score["zero"] > score["f1"]
@@ -541,7 +546,7 @@ def test_cv_chooses_between_score_zero_and_tuned_thresholds_on_held_out_folds():
     np.testing.assert_array_equal(est.thresholds_, 0.0)
     np.testing.assert_array_equal(search.predict(texts),
                                   (est.decision_function(texts) > 0).astype(int))
-    never = TextClassifierCV(stem=False, ngrams=1, lam_grid=[1.0], cv=3,
+    never = TextClassifierCV(stem=False, ngrams=1, chars=None, lam_grid=[1.0], cv=3,
                              tune_thresholds=False).fit(texts, labels)
     assert [p["rule"] for p in never.cv_results_["params"]] == ["zero"]
     with pytest.raises(ValueError, match="tune_thresholds='f1' is not 'auto', True or False"):
@@ -593,3 +598,20 @@ def test_the_language_is_read_off_the_texts_as_the_command_line_reads_it(tmp_pat
     loaded = TextClassifier.load(tmp_path / "m.npz")
     assert loaded.language_ == "german"
     np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))
+
+
+def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkeypatch):
+    import textwin.text_classifier as module
+
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    params = dict(lam_grid=[1.0], cv=3, ngrams=[1, 2], nb_scaling=False)
+    search = TextClassifierCV(**params).fit(texts, y)  # chars=(None, (2, 5)), the default
+    chars = [p for p in search.cv_results_["params"] if p["chars"]]
+    words = [p for p in search.cv_results_["params"] if not p["chars"]]
+    assert len(words) == 4 and len(chars) == 1 and search.chars_searched_ is True
+    assert chars[0]["chars"] == (2, 5)
+    monkeypatch.setattr(module, "CHAR_SEARCH_CHARACTERS", sum(map(len, texts)) - 1)
+    search = TextClassifierCV(**params).fit(texts, y)
+    assert all(p["chars"] is None for p in search.cv_results_["params"])
+    assert search.chars_searched_.startswith("not searched: 0.0 million characters")
+    assert TextClassifierCV(chars=None, **params).fit(texts, y).chars_searched_ is False

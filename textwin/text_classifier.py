@@ -44,6 +44,10 @@ from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, d
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
+#: ``TextClassifierCV`` tries character n-grams (beside the best words) on training texts
+#: of at most this many characters: about 8 million nonzeros a matrix, 100 MB.
+CHAR_SEARCH_CHARACTERS = 2_000_000
+
 #: The default grid of ``lam * n`` (lam in units of 1/n, the default lam; scikit-learn's
 #: ``C = 1 / (lam n)`` from 0.1 to 100).
 DEFAULT_LAM_N = np.logspace(1, -2, 7)
@@ -501,6 +505,19 @@ def _candidates(value, name):
     return values
 
 
+def _char_candidates(value):
+    """The ``chars`` searched: one setting (None, or a pair of lengths such as (2, 5)) or a
+    list of them ((None, (2, 5)): without character n-grams and with them)."""
+    def one(v):
+        return v is None or (isinstance(v, (tuple, list)) and len(v) == 2
+                             and all(isinstance(n, Integral) for n in v))
+    values = [value] if one(value) else _candidates(value, "chars")
+    if not all(one(v) for v in values):
+        raise ValueError(f"chars={value!r}: give None, a pair of lengths such as (2, 5), or a "
+                         "list of them")
+    return [None if v is None else tuple(v) for v in values]
+
+
 class TextClassifierCV(ClassifierMixin, BaseEstimator):
     """:class:`TextClassifier` with its features and ``lam`` chosen by cross-validation.
 
@@ -534,6 +551,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     stem : bool or list of bool, default=(True, False)
     ngrams : int or list of int, default=(1, 2)
         Words alone (1), or with their bigrams (2).
+    chars : None, a pair of lengths, or a list of them, default=(None, (2, 5))
+        Character n-grams inside words (``TextVectorizer(char_ngrams=...)``).
+        With None among the candidates the words are searched first, and each
+        other candidate is then tried beside the best combination's words (and
+        bigrams, if it has them; with its loss, scaling and bias), on the same
+        folds: beside the bigrams or instead of them, as the folds chose those;
+        only on training texts of at most ``CHAR_SEARCH_CHARACTERS`` (2 million)
+        characters, where their matrices (about four entries a character, ten
+        times the words') stay small. Without None, every combination has them.
     nb_scaling : bool, list of bool or "auto", default="auto"
         "auto": searched (``[False, True]``) for one class per text, off for
         multi-label categories.
@@ -589,8 +615,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     ----------
     best_estimator_ : TextClassifier
         Refitted on all the texts with the best settings.
+    chars_searched_ : bool or str
+        Whether character n-grams were tried beside the best words (a string: why
+        not).
     best_params_ : dict
-        The chosen ``stem``, ``ngrams``, ``nb_scaling``, ``loss``, ``fit_intercept``,
+        The chosen ``stem``, ``ngrams``, ``chars``, ``nb_scaling``, ``loss``, ``fit_intercept``,
         ``rule`` (the decision: "zero", "f1", "accuracy" or "macro-f1", as in
         :func:`~textwin.model_selection.select_lam`) and ``lam``.
     best_score_ : float
@@ -606,8 +635,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         As in :class:`TextClassifier`.
     """
 
-    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2), language="auto",
-                 min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
+    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2),
+                 chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
                  task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
@@ -643,10 +672,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         nb = _candidates(self.nb_scaling, "nb_scaling")
         if self.nb_scaling == "auto":
             nb = [False, True] if task != "multilabel" else [False]
-        for n in _candidates(self.ngrams, "ngrams"):
-            make_vectorizer(self.weighting, True, n, "english", self.min_df)  # checks n
+        chars = _char_candidates(self.chars)
+        for n, c in itertools.product(_candidates(self.ngrams, "ngrams"), chars):
+            make_vectorizer(self.weighting, True, n, "english", self.min_df, c)  # checks them
+        if None in chars:  # the words first; character n-grams beside the best (_add_chars)
+            chars = [None]
         features = list(itertools.product(_candidates(self.stem, "stem"),
-                                          _candidates(self.ngrams, "ngrams")))
+                                          _candidates(self.ngrams, "ngrams"), chars))
         variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
                                           _candidates(self.fit_intercept, "fit_intercept")))
         return features, variants
@@ -677,15 +709,44 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
-        words = Words(texts, max(n for _, n in features))  # found once for all
+        words = Words(texts, max(max(n for _, n, _ in features), 1))  # found once for all
         judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
                                                 grid, words, judge)
         self._choose(grid, oof, whole, seconds, judge)
+        if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds):
+            self._choose(grid, oof, whole, seconds, judge)
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, Y, words)
         return self
+
+    def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds):
+        """With ``chars`` a choice (None among its candidates): the best combination of the
+        words' search with the character n-grams beside its words (and bigrams, if it
+        has them), on the same folds, added to ``oof``, ``whole`` and ``seconds``. Their
+        matrices hold about four entries a character of text, ten times the words', so
+        they are tried once, beside the best words, and only on training texts of at
+        most :data:`CHAR_SEARCH_CHARACTERS` characters. Sets ``chars_searched_`` (or the
+        reason they were not, a string); returns whether they were."""
+        candidates = [c for c in _char_candidates(self.chars) if c is not None]
+        self.chars_searched_ = False
+        if None not in _char_candidates(self.chars) or not candidates:
+            return False
+        size = sum(map(len, texts))
+        if size > CHAR_SEARCH_CHARACTERS:
+            self.chars_searched_ = (f"not searched: {size / 1e6:.1f} million characters of "
+                                    f"training text, above {CHAR_SEARCH_CHARACTERS / 1e6:g} "
+                                    "million")
+            return False
+        best = self.best_params_
+        features = [(best["stem"], best["ngrams"], c) for c in candidates]
+        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"])
+        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge)
+        for done, new in zip((oof, whole, seconds), more):
+            done.update(new)
+        self.chars_searched_ = True
+        return True
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge):
         """Per combination (stem, ngrams, loss, nb_scaling, fit_intercept): its out-of-fold
@@ -698,14 +759,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
         with bar:
-            for stem, ngrams in features:
+            for stem, ngrams, chars in features:
                 start = time.perf_counter()
-                vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df)
+                vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df,
+                                      chars)
                 matrices = list(fold_matrices(vec, texts, folds, words))  # counted once
                 shared = (time.perf_counter() - start) / len(variants)
                 for variant in variants:
                     start = time.perf_counter()
-                    key = (stem, ngrams, *variant)
+                    key = (stem, ngrams, chars, *variant)
                     oof[key], whole[key] = self._paths(matrices, Y, task, folds, grid, variant,
                                                        judge, bar)
                     seconds[key] = shared + time.perf_counter() - start
@@ -754,8 +816,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         rows, best = [], None
         for key, S in oof.items():
             for rule, scores in whole[key].items():
-                params = dict(zip(("stem", "ngrams", "loss", "nb_scaling", "fit_intercept"),
-                                  key), rule=rule)
+                params = dict(zip(("stem", "ngrams", "chars", "loss", "nb_scaling",
+                                   "fit_intercept"), key), rule=rule)
                 choice = choice_of(scores, S, judge.T, judge.fold_of,
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)

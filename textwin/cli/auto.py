@@ -2,9 +2,11 @@
 by cross-validation on the training documents alone (:class:`textwin.TextClassifierCV`).
 
 What the command line fixes is not searched: ``--no-stem`` (stemming off),
-``--ngrams N``, ``--lam X``, ``--weighting``, ``--language``. The rest is:
-stemming on and off, words alone or with their bigrams, the naive Bayes scaling of
-one class per document (one-vs-rest), and lambda over seven values of
+``--ngrams N``, ``--chars MIN-MAX``, ``--lam X``, ``--weighting``, ``--language``. The
+rest is: stemming on and off, words alone or with their bigrams, the naive Bayes scaling
+of one class per document (one-vs-rest), character n-grams of 2 to 5 characters beside
+the best of those (training texts of at most 2 million characters), and lambda over seven
+values of
 ``C = 1/(lam n)`` from 0.1 to 100, with a bias; and the decision: the score 0, or
 thresholds tuned for F1 (multi-label categories), or a cut tuned for the scoring
 (two classes), tuned in other folds than those they are scored on.
@@ -80,6 +82,7 @@ def auto_search(args, d, progress):
     return TextClassifierCV(
         weighting=args.weighting or "tfidf", stem=[True, False] if stem else False,
         ngrams=ngrams if ngrams else [1, 2],
+        chars=getattr(args, "chars", None) or (None, (2, 5)),
         language=language, lam=None if lam in (None, "auto") else lam,
         scoring=scoring, cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else None,  # None: binary or multiclass
@@ -127,8 +130,10 @@ def fit_auto(args, d, progress):
 
 def setting_text(params):
     """A combination of settings in words: 'stems and bigrams, naive Bayes scaling, bias'."""
+    chars = params.get("chars")
     parts = [("stems" if params["stem"] else "words")
-             + (" and bigrams" if params["ngrams"] == 2 else "")]
+             + (" and bigrams" if params["ngrams"] == 2 else "")
+             + (f" and character {chars[0]}-{chars[1]}-grams" if chars else "")]
     if params["nb_scaling"]:
         parts.append("naive Bayes scaling")
     if params["fit_intercept"]:
@@ -152,7 +157,7 @@ def auto_summary(search, d):
     lam = summary["chosen"]["lam"]
     chosen = {**summary["chosen"], "C": 1.0 / (lam * len(d.texts_train))}
     summary = {**summary, "chosen": chosen, "lam": dict.fromkeys(d.categories, lam),
-               "n_train": len(d.texts_train)}
+               "n_train": len(d.texts_train), "chars_searched": search.chars_searched_}
     if d.task == "multilabel":
         summary["thresholds"] = dict(zip(d.categories,
                                          map(float, search.best_estimator_.thresholds_)))
@@ -178,6 +183,9 @@ def auto_line(summary):
     """One line: what --auto chose and its cross-validated score."""
     c = summary["chosen"]
     lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
+    why_not = summary.get("chars_searched")
     return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
             f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
-            f"{setting_text(c)}, {lam}")
+            f"{setting_text(c)}, {lam}"
+            + (f"; character n-grams {why_not} (--chars 2-5 adds them)"
+               if isinstance(why_not, str) else ""))

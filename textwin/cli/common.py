@@ -523,8 +523,10 @@ def _settings_options(p):
                    help="a text corpus: choose stemming, word bigrams, the naive Bayes "
                         "scaling of single-label classes and lambda together by 5-fold "
                         "cross-validation on the training set (multi-label: and a "
-                        "threshold per category), with the SVM; --no-stem, --ngrams and "
-                        "--lam fix theirs, --scoring names what it maximises")
+                        "threshold per category), then character n-grams of 2-5 "
+                        "characters beside the best (training texts of at most 2 million "
+                        "characters), with the SVM; --no-stem, --ngrams, --chars and --lam "
+                        "fix theirs, --scoring names what it maximises")
     g.add_argument("--scoring", choices=["micro-f1", "macro-f1", "breakeven", "accuracy"],
                    default=None,
                    help="with --lam auto or --auto: what the cross-validation maximises "
