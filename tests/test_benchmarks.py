@@ -322,3 +322,18 @@ def test_bench_cv_compares_accuracy_per_category_on_both_sides(monkeypatch):
                     .fit(X, Y[:, k]).best_score_ for k in range(3)]
     assert row["textwin_cv_accuracy"] == pytest.approx(np.mean(per_category))
     assert len(row["textwin_lams"]) == 3 and row["liblinear_cv_accuracy"] == 0.5
+
+
+def test_proba_reliability_bins_every_class_probability():
+    bench = _load("bench_proba")
+    P = np.array([[0.95, 0.05], [0.85, 0.15], [0.35, 0.65], [0.05, 0.95]])
+    y = np.array(["a", "b", "b", "b"])
+    curve = bench.reliability(P, y, ["a", "b"])
+    # bin 0: 0.05 (b of "a", a of "b": both false); 1: 0.15 (true); 9: 0.95 twice (true)
+    assert curve["count"] == [2, 1, 0, 1, 0, 0, 1, 0, 1, 2]
+    assert curve["fraction_true"][0] == 0.0 and curve["fraction_true"][1] == 1.0
+    gaps = [2 * 0.05, 1 - 0.15, 0.35, 1 - 0.65, 0.85, 2 * (1 - 0.95)]
+    assert curve["ece"] == pytest.approx(sum(gaps) / 8)
+    figures = bench.figures(P, y, np.array(["a", "b"]), 1.0)
+    assert figures["accuracy"] == 0.75
+    assert figures["log_loss"] == pytest.approx(-np.mean(np.log([0.95, 0.15, 0.65, 0.95])))
