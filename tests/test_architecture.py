@@ -156,3 +156,58 @@ def test_the_kernels_import_no_python_module_of_the_package():
         text = source.read_text(encoding="utf-8")
         assert "import textwin" not in text and "from textwin." not in text.replace(
             "from textwin._kernels", ""), source.name
+
+
+# --- one home for each concept: the folds, the decision rule, F1 from counts -----------
+
+FOLD_BUILDERS = {"KFold", "StratifiedKFold", "check_cv"}
+# the modules that turn scores into labels: each asks the one rule
+DECIDERS = ("textwin._ovr", "textwin.text_classifier", "textwin.persistence",
+            "textwin.model_selection._choice", "textwin.model_selection._search",
+            "textwin.model_selection._thresholds", "textwin.cli.predict")
+
+
+def _code_names(path):
+    """The names a module's code uses (imports, names, attributes), not its prose."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.alias):
+            names.add(node.name.rpartition(".")[2])
+        elif isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            names.add(node.attr)
+    return names
+
+
+def test_the_folds_are_built_in_one_module():
+    builders = sorted(m for m, path in MODS.items() if _code_names(path) & FOLD_BUILDERS)
+    assert builders == ["textwin.model_selection._split"], (
+        "folds are built in textwin/model_selection/_split.py; call it")
+
+
+def test_the_decision_rule_is_asked_not_rewritten():
+    assert all(("textwin.tasks", "decide") in IMPORTS[m] for m in DECIDERS), [
+        m for m in DECIDERS if ("textwin.tasks", "decide") not in IMPORTS[m]]
+    # an argmax over scores less thresholds, outside the rule, is a second rule
+    for module, path in MODS.items():
+        text = path.read_text(encoding="utf-8")
+        if module != "textwin.tasks":
+            assert "argmax(scores" not in text and "argmax(above" not in text, module
+
+
+def _doubled_counts(path):
+    """Places that double a count named tp (``2 * tp``, ``2.0 * TP``): F1's numerator."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+            sides = (node.left, node.right)
+            if (any(isinstance(s, ast.Constant) and s.value == 2 for s in sides)
+                    and any(isinstance(s, ast.Name) and s.id.lower() == "tp" for s in sides)):
+                found.append(node.lineno)
+    return found
+
+
+def test_f1_from_counts_is_written_once():
+    places = {m: lines for m, path in MODS.items() if (lines := _doubled_counts(path))}
+    assert list(places) == ["textwin.metrics"] and len(places["textwin.metrics"]) == 1, places

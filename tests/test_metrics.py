@@ -315,3 +315,24 @@ def test_bad_arguments():
         precision_recall_f1([[1, 0]], Y_score=[[1.0, 0.0]], threshold=[0.0, 0.0, 0.0])
     with pytest.raises(ValueError, match="threshold contains NaN"):
         precision_recall_f1([1, 0], Y_score=[1.0, 0.0], threshold=np.nan)
+
+
+def test_f1_from_counts_is_scikit_learns_f1_and_says_0_over_0():
+    import warnings as _warnings
+
+    from sklearn.exceptions import UndefinedMetricWarning
+    from sklearn.metrics import f1_score
+
+    from textwin.metrics import f1_from_counts
+
+    rng = np.random.default_rng(0)
+    T, P = rng.random((40, 6)) < 0.3, rng.random((40, 6)) < 0.4
+    tp, fp, fn = (T & P).sum(0), (~T & P).sum(0), (T & ~P).sum(0)
+    np.testing.assert_allclose(f1_from_counts(tp, tp + fp, tp + fn),
+                               f1_score(T, P, average=None), rtol=0, atol=1e-15)
+    assert f1_from_counts(0, 0, 0, zero_division=0.0) == 0.0
+    assert np.isnan(f1_from_counts([0, 1], [0, 1], [0, 1], zero_division=np.nan)[0])
+    with _warnings.catch_warnings(record=True) as caught:
+        _warnings.simplefilter("always")
+        assert np.isnan(f1_from_counts(0, 0, 0))
+    assert issubclass(caught[0].category, UndefinedMetricWarning)

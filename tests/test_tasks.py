@@ -66,3 +66,30 @@ def test_multilabel_summary():
     beps = breakeven_points(Y, scores)
     assert summary["macro_breakeven"] == pytest.approx(beps.mean())
     assert set(summary) == {"micro_breakeven", "macro_breakeven", "micro_f1", "macro_f1"}
+
+
+# --- the decision rule -------------------------------------------------------------------
+
+def test_decide_is_the_rule_of_each_task():
+    from textwin.tasks import NEVER, decide, never_given
+
+    rng = np.random.default_rng(0)
+    S = rng.normal(size=(50, 4))
+    t = np.array([0.1, -0.2, 0.0, 0.3])
+    # multi-class: the class of the highest score less its threshold, ties to the first
+    expected = [max(range(4), key=lambda k: (S[i, k] - t[k], -k)) for i in range(50)]
+    assert decide("multiclass", S, t).tolist() == expected
+    assert decide("multiclass", np.zeros((3, 4))).tolist() == [0, 0, 0]
+    # multi-label and two classes: above the threshold, not at it
+    assert np.array_equal(decide("multilabel", S, t), S > t)
+    assert decide("binary", np.array([0.5, 0.0, -1.0]), [0.0]).tolist() == [True, False, False]
+    # one threshold per problem along axis 1 of (documents, problems, lams)
+    S3 = rng.normal(size=(10, 4, 3))
+    assert np.array_equal(decide("multilabel", S3, t), S3 > t[None, :, None])
+    assert np.array_equal(decide("multiclass", S3, t), np.argmax(S3 - t[None, :, None], axis=1))
+    # a class without training documents is never given, whatever its score
+    absent = never_given(np.eye(4, dtype=int)[[0, 1, 3]], t)
+    assert absent[2] == NEVER and np.array_equal(np.delete(absent, 2), np.delete(t, 2))
+    S[:, 2] = 1e300
+    assert 2 not in decide("multiclass", S, absent)
+    assert not decide("multilabel", S, absent)[:, 2].any()

@@ -21,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from tqdm import tqdm
 
 from textwin._distributed import active_cluster, scores_on_cluster
+from textwin.tasks import decide
 
 INT32_MAX = np.iinfo(np.int32).max
 MAX_EPOCHS = 2 ** 31 - 1  # the kernels count epochs in a C int
@@ -375,8 +376,9 @@ class OneVsRestLinearMixin:
             return scores.ravel()
         return scores
 
-    def _in_class(self, scores):
-        return scores > 0
+    def _decision_thresholds(self):
+        """The thresholds :meth:`predict` decides at: 0 (the sign of the score)."""
+        return 0.0
 
     def predict(self, X):
         """Predict labels: a class per sample, or an indicator row (multi-label).
@@ -393,12 +395,13 @@ class OneVsRestLinearMixin:
         -------
         y : ndarray of shape (n_samples,), or (n_samples, n_labels) indicator
         """
-        scores = self.decision_function(X)
+        scores = self.decision_function(X)  # checks that the model is fitted
+        labels = decide(self._label_mode, scores, self._decision_thresholds())
         if self._label_mode == "binary":
-            return self.classes_[self._in_class(scores).astype(int)]
+            return self.classes_[labels.astype(int)]
         if self._label_mode == "multiclass":
-            return self.classes_[np.argmax(scores, axis=1)]
-        Y = self._in_class(scores).astype(int)
+            return self.classes_[labels]
+        Y = labels.astype(int)
         return sp.csr_matrix(Y) if self._sparse_labels else Y
 
     def __sklearn_tags__(self):

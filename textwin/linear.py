@@ -630,14 +630,15 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         """Platt's sigmoids on out-of-fold scores: the same estimator, without
         ``probability``, fitted on each fold's training part scores its held-out part."""
         from sklearn.base import clone
-        from sklearn.model_selection import KFold, StratifiedKFold
         from sklearn.utils import check_random_state
+
+        from textwin.model_selection._split import shuffled_folds
 
         n, mode = X.shape[0], self._label_mode
         if mode == "multilabel":
             y = y.toarray() if sp.issparse(y) else np.asarray(y)  # rows taken per fold
             positives = y.astype(bool)
-            splitter = KFold(min(5, n), shuffle=True, random_state=None)
+            n_folds, classes = min(5, n), None
         else:
             y = np.asarray(y).ravel()
             positives = (y[:, None] == self.classes_[1:] if mode == "binary"
@@ -648,11 +649,12 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                     f"{type(self).__name__}: probability=True calibrates on held-out "
                     f"scores, and a class has {smallest} example; give every class 2 or "
                     "more")
-            splitter = StratifiedKFold(min(5, smallest), shuffle=True, random_state=None)
-        splitter.random_state = int(check_random_state(p["random_state"]).randint(2**31 - 1))
+            n_folds, classes = min(5, smallest), y
+        folds = shuffled_folds(n_folds, n, classes,
+                               int(check_random_state(p["random_state"]).randint(2**31 - 1)))
         fold = clone(self).set_params(probability=False, warm_start=False, verbose=0)
         scores = np.empty(positives.shape)
-        for train, test in splitter.split(np.zeros((n, 1)), None if mode == "multilabel" else y):
+        for train, test in folds:
             with warnings.catch_warnings():  # the final fit says what the folds' would
                 warnings.simplefilter("ignore")
                 fold.fit(X[train], y[train], sample_weight=sample_weight[train])
@@ -662,7 +664,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                 full[:, np.searchsorted(self.classes_, fold.classes_)] = s
                 s = full
             scores[test] = s
-        return calibrate(scores, positives, folds=splitter.get_n_splits(),
+        return calibrate(scores, positives, folds=len(folds),
                          sample_weight=sample_weight)
 
     def _predict_proba_available(self):

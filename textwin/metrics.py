@@ -44,6 +44,7 @@ __all__ = [
     "macro_f1_thresholds",
     "THRESHOLD_TUNERS",
     "precision_recall_f1",
+    "f1_from_counts",
 ]
 
 
@@ -145,6 +146,15 @@ def _divide(num, den, zero_division, what):
         else:
             out[undefined] = zero_division
     return out[()] if out.ndim == 0 else out
+
+
+def f1_from_counts(tp, n_predicted, n_true, *, zero_division="warn", what="F1"):
+    """F1 from counts, ``2 TP / (predicted + true)``, elementwise: the one formula of F1
+    in textwin. Where no document is true or predicted (0/0), ``zero_division`` (as in
+    the module's other functions; ``what`` names the figure in the warning)."""
+    tp = np.asarray(tp, dtype=np.float64)
+    return _divide(2 * tp, np.asarray(n_predicted, dtype=np.float64)
+                   + np.asarray(n_true, dtype=np.float64), zero_division, what)
 
 
 # ----------------------------------------------------------------- break-even core
@@ -381,7 +391,7 @@ def f1_thresholds(Y_true, Y_score):
             thresholds[c] = np.inf
             continue
         tp = np.cumsum(pos)[ends[1:] - 1]
-        f1 = 2.0 * tp / (ends[1:] + P)
+        f1 = f1_from_counts(tp, ends[1:], P, zero_division=0.0)
         best = int(np.argmax(f1))  # first maximum: the fewest documents selected
         n = int(ends[1:][best]) if f1[best] > 0 else 0
         thresholds[c] = _cut_between(col, n)
@@ -423,9 +433,8 @@ def macro_f1_thresholds(Y_true, Y_score):
     """
     def macro_f1(tp, n_selected, P, n):
         tn = (n - P) - (n_selected - tp)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return (np.nan_to_num(2 * tp / (n_selected + P))
-                    + np.nan_to_num(2 * tn / ((n - n_selected) + (n - P)))) / 2
+        return (f1_from_counts(tp, n_selected, P, zero_division=0.0)
+                + f1_from_counts(tn, n - n_selected, n - P, zero_division=0.0)) / 2
 
     return _cuts_from_zero(Y_true, Y_score, macro_f1)
 
@@ -571,7 +580,8 @@ def precision_recall_f1(
     fn = (T & ~Yp).sum(axis=0)
     precision = _divide(tp, tp + fp, zero_division, "Precision (no predicted positive)")
     recall = _divide(tp, tp + fn, zero_division, "Recall (no true positive document)")
-    f1 = _divide(2 * tp, 2 * tp + fp + fn, zero_division, "F1 (no positive at all)")
+    f1 = f1_from_counts(tp, tp + fp, tp + fn, zero_division=zero_division,
+                        what="F1 (no positive at all)")
     TP, FP, FN = tp.sum(), fp.sum(), fn.sum()
 
     def macro(values):
@@ -588,7 +598,8 @@ def precision_recall_f1(
         support=tp + fn,
         micro_precision=float(_divide(TP, TP + FP, zero_division, "Micro precision")),
         micro_recall=float(_divide(TP, TP + FN, zero_division, "Micro recall")),
-        micro_f1=float(_divide(2 * TP, 2 * TP + FP + FN, zero_division, "Micro F1")),
+        micro_f1=float(f1_from_counts(TP, TP + FP, TP + FN, zero_division=zero_division,
+                                      what="Micro F1")),
         macro_precision=macro(precision),
         macro_recall=macro(recall),
         macro_f1=macro(f1),

@@ -436,13 +436,13 @@ class TextModel:
         """What the saved estimator predicted: for ``task="multilabel"`` a 0/1
         indicator matrix (1 where a score is above its category's threshold),
         else one class per document (see ``task``)."""
-        above = self._scores(X) - self.thresholds
+        from .tasks import decide
+
+        labels = decide(self.task, self._scores(X), self.thresholds)
         if self.task == "multilabel":
-            return (above > 0).astype(np.uint8)
-        classes = np.asarray(self.classes)
-        if self.task == "binary":
-            return classes[(above[:, 0] > 0).astype(np.intp)]
-        return classes[np.argmax(above, axis=1)]
+            return labels.astype(np.uint8)
+        return np.asarray(self.classes)[(labels[:, 0] if self.task == "binary"
+                                         else labels).astype(np.intp)]
 
     def probability_calibration(self):
         """The model's :class:`~textwin.calibration.Calibration`; a model without one

@@ -25,8 +25,9 @@ Figures are fractions here; the command line prints them in percent.
 """
 import numpy as np
 
-__all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "predicted_classes",
-           "ranked_labels", "score_task"]
+__all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "decide",
+           "never_given", "NEVER", "ABSENT_SCORE", "predicted_classes", "ranked_labels",
+           "score_task"]
 
 TASKS = ("multiclass", "binary", "multilabel")
 
@@ -167,11 +168,48 @@ def problem_positives(Y, task):
     return Y[:, 1:].astype(bool) if task == "binary" else Y.astype(bool)
 
 
+#: The threshold of a class without training documents: it is never given (above no
+#: score; in an argmax its score less it is -inf, below every class that has a model).
+NEVER = np.inf
+#: The score of a class without a model (in a fold that trains without it): never the
+#: argmax, the same decision as a threshold of :data:`NEVER`.
+ABSENT_SCORE = -np.inf
+
+
+def decide(task, scores, thresholds=0.0):
+    """The decision rule: labels from scores, for every estimator, model file, search
+    and ``predict`` of textwin.
+
+    ``scores``: (documents, problems[, ...]) (a two-class task's one problem may be
+    1-d), ``thresholds`` one per problem along axis 1 (or one for all). A multi-label
+    document gets every category whose score is above its threshold, a two-class one
+    the positive class where its score is above the threshold (both: a boolean array
+    the shape of ``scores``); a multi-class one the class of the highest score less
+    its threshold, ties to the first (sorted order): an index array without axis 1.
+    A class without training documents has the threshold :data:`NEVER`.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    t = np.asarray(thresholds, dtype=np.float64)
+    if t.ndim == 1 and scores.ndim > 2:  # one per problem, along axis 1
+        t = t.reshape(t.shape + (1,) * (scores.ndim - 2))
+    if task == "multiclass":
+        return np.argmax(scores - np.broadcast_to(t, scores.shape[1:]), axis=1)
+    if task not in TASKS:
+        raise ValueError(f"task={task!r} must be one of {TASKS}")
+    return scores > t
+
+
+def never_given(Y_train, thresholds=0.0):
+    """``thresholds`` (one per class) with :data:`NEVER` for the classes without a
+    training document (indicator ``Y_train``: documents x classes)."""
+    absent = ~np.asarray(Y_train).any(axis=0)
+    return np.where(absent, NEVER, np.broadcast_to(thresholds, absent.shape))
+
+
 def predicted_classes(scores, thresholds=0.0):
     """Index of each document's class: the highest score less its threshold; ties
     go to the first class (sorted order). ``scores``: (documents x classes)."""
-    scores = np.asarray(scores, dtype=np.float64)
-    return np.argmax(scores - np.broadcast_to(thresholds, scores.shape[1:]), axis=1)
+    return decide("multiclass", scores, thresholds)
 
 
 def ranked_labels(scores, thresholds, task, k):

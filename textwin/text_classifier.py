@@ -38,7 +38,8 @@ from textwin.model_selection._results import cv_results, result_rows, search_sum
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import TextModel, load_model, save_model
-from textwin.tasks import encode_labels, problem_positives  # noqa: F401 (public here too)
+from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
+                           problem_positives)
 from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
                           fold_matrices)
 
@@ -322,9 +323,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                                         model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
         self.duality_gap_, self.n_iter_ = gap, n_iter
-        self.thresholds_ = np.broadcast_to(
-            np.asarray(0.0 if self.thresholds is None else self.thresholds, dtype=np.float64),
-            (K,)).copy()
+        given = np.broadcast_to(np.asarray(0.0 if self.thresholds is None else self.thresholds,
+                                           dtype=np.float64), (K,))
+        # a class without training texts is never given (a constant model could win an argmax)
+        self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
 
     # -- prediction -----------------------------------------------------------
     def decision_function(self, X):
@@ -338,13 +340,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """A class per text (single-label) or an indicator matrix of categories
         (multi-label: every category whose score is above its threshold)."""
-        scores = self.decision_function(X)
-        if self.task_ == "binary":
-            return self.classes_[(scores > self.thresholds_[0]).astype(np.intp)]
-        above = scores - self.thresholds_
+        labels = decide(self.task_, self.decision_function(X), self.thresholds_)
         if self.task_ == "multilabel":
-            return (above > 0).astype(np.uint8)
-        return self.classes_[np.argmax(above, axis=1)]
+            return labels.astype(np.uint8)
+        return self.classes_[labels.astype(np.intp)]
 
     def _has_probabilities(self):
         if not (loss_named(self.loss).probabilistic or self.probability

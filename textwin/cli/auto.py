@@ -61,14 +61,16 @@ def warn_small_classes(d, option="--auto"):
     auto), in this command line's words; the estimators' own warnings are silenced where
     they are fitted."""
     from ..model_selection import (SMALL_CLASS_FALLBACK, SMALL_CLASS_NOISE,
-                                   DualGaussSeidelClassifierCV, fold_shortfall)
+                                   DualGaussSeidelClassifierCV)
+    from ..model_selection._split import small_classes
 
     counts = _class_sizes(d)
     folds = AUTO_FOLDS if option == "--auto" else DualGaussSeidelClassifierCV().cv
-    if counts is not None and counts.min() < folds <= counts.max():
+    if counts is not None and folds <= counts.max():
         effect = SMALL_CLASS_FALLBACK if option == "--auto" else SMALL_CLASS_NOISE
-        warnings.warn(f"{option}: {fold_shortfall(counts, d.categories, folds, 'documents')}; "
-                      f"{effect}", stacklevel=3)
+        said = small_classes(option, counts, d.categories, folds, "documents", effect)
+        if said:
+            warnings.warn(said, stacklevel=3)
 
 
 def auto_search(args, d, progress):

@@ -256,7 +256,7 @@ def _results(args, model, ids, scores, docs):
     first), and what --proba and --explain add to each document's object."""
     import numpy as np
 
-    from ..tasks import predicted_classes, ranked_labels
+    from ..tasks import decide, ranked_labels
 
     scores = np.asarray(scores).reshape(len(ids), -1)  # a binary model's 1-d scores too
     names = model.target_names
@@ -268,12 +268,14 @@ def _results(args, model, ids, scores, docs):
                   for row in ranked_labels(scores, thresholds, model.task, args.top_k)]
     elif model.task == "multiclass":
         # one class per document, as the saved (one-vs-rest) estimator predicted
-        labels = [[names[k]] for k in predicted_classes(scores, thresholds)]
+        labels = [[names[k]] for k in decide(model.task, scores, thresholds)]
     elif model.task == "binary":
         # one of the two classes: the second where the score is above the threshold
-        labels = [[classes[1] if on else classes[0]] for on in scores[:, 0] > thresholds[0]]
+        labels = [[classes[1] if on else classes[0]]
+                  for on in decide(model.task, scores[:, 0], thresholds[:1])]
     else:
-        labels = [[c for c, on in zip(names, row) if on] for row in scores > thresholds]
+        labels = [[c for c, on in zip(names, row) if on]
+                  for row in decide(model.task, scores, thresholds)]
     extras = [{} for _ in ids]
     if args.proba:
         P = args.calibration.predict_proba(scores, model.task)

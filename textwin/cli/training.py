@@ -537,10 +537,11 @@ def class_thresholds(d):
     win the argmax over classes scoring below it); None when every class has some."""
     import numpy as np
 
-    if d.task != "multiclass":
+    from ..tasks import never_given
+
+    if d.task != "multiclass" or np.asarray(d.Y_train).any(axis=0).all():
         return None
-    absent = ~np.asarray(d.Y_train).any(axis=0)
-    return np.where(absent, np.inf, 0.0) if absent.any() else None
+    return never_given(d.Y_train)
 
 
 def summarize(d, scores, thresholds=None):

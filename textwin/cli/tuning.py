@@ -117,19 +117,18 @@ def _tune_classes(est, X_train, Y_train, objective, names):
     """Per-class thresholds of the argmax from stratified out-of-fold scores; a class
     with fewer training documents than folds keeps 0 (+inf without any: never given)."""
     import numpy as np
-    from sklearn.model_selection import StratifiedKFold
 
+    from ..model_selection._split import stratified_folds
+    from ..tasks import never_given
     from ..thresholds import argmax_thresholds
 
     Y = np.asarray(Y_train)
     counts = Y.sum(axis=0)
     y = Y.argmax(axis=1)
-    with warnings.catch_warnings():  # a class rarer than the folds: named below
-        warnings.simplefilter("ignore")
-        folds = list(StratifiedKFold(TUNING_FOLDS).split(np.zeros((len(y), 1)), y))
+    folds = stratified_folds(TUNING_FOLDS, y)  # a class rarer than the folds: named below
     oof = _out_of_fold(est, X_train, Y, folds)
-    present = counts > 0  # a class without documents is never given: +inf, left out here
-    thresholds = np.full(Y.shape[1], np.inf)
+    present = counts > 0  # a class without documents is never given, left out here
+    thresholds = never_given(Y)
     thresholds[present] = argmax_thresholds(np.cumsum(present)[y] - 1, oof[:, present],
                                             objective, tunable=counts[present] >= TUNING_FOLDS)
     rare = [f"{names[j]} ({int(counts[j])})"

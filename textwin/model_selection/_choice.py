@@ -14,7 +14,8 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from textwin.metrics import THRESHOLD_TUNERS, breakeven_points
+from textwin.metrics import THRESHOLD_TUNERS, breakeven_points, f1_from_counts
+from textwin.tasks import decide
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "choice_of", "tuned_thresholds", "rule_for",
@@ -80,24 +81,21 @@ def _predictions(S, T, fold_of, n_folds, task, rule):
     from the other folds' out-of-fold scores (never from fold f's own)."""
     if task == "multiclass":
         P = np.zeros(S.shape, dtype=bool)
-        best = np.argmax(S, axis=1)  # (n, L): ties to the first class, as predict
-        np.put_along_axis(P, best[:, None, :], True, axis=1)
+        np.put_along_axis(P, decide(task, S)[:, None, :], True, axis=1)  # (n, L): as predict
         return P
     if rule == "zero":
-        return S > 0
+        return decide(task, S)
     P = np.empty(S.shape, dtype=bool)
     for f in range(n_folds):
         own, others = fold_of == f, (fold_of != f) & (fold_of >= 0)
         for l in range(S.shape[2]):
             t = tuned_thresholds(S[others, :, l], T[others], rule, n_folds)
-            P[own, :, l] = S[own, :, l] > t
+            P[own, :, l] = decide(task, S[own, :, l], t)
     return P
 
 
 def _f1(tp, fp, fn):
-    den = 2 * tp + fp + fn
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), np.nan)
+    return f1_from_counts(tp, tp + fp, tp + fn, zero_division=np.nan)
 
 
 def _counts(P, T, fold_of, n_folds):

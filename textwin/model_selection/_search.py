@@ -20,6 +20,7 @@ from textwin._distributed import map_on_cluster
 from textwin._ovr import SolverConvergenceWarning, map_problems, store_params
 from textwin._scale import DegenerateSolutionWarning
 from textwin.linear import DualGaussSeidelClassifier
+from textwin.tasks import decide
 from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
@@ -425,10 +426,10 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
     def _native_scoring(self):
         return self.scoring is None or (isinstance(self.scoring, str) and self.scoring in SCORINGS)
 
-    def _in_class(self, scores):
-        """Above the tuned thresholds (``thresholds=``), else above 0."""
+    def _decision_thresholds(self):
+        """The tuned thresholds (``thresholds=``), else 0."""
         t = getattr(self, "thresholds_", None)
-        return scores > (0.0 if t is None else (t[0] if self._label_mode == "binary" else t))
+        return 0.0 if t is None else (t[0] if self._label_mode == "binary" else t)
 
     def _warn_missing_positives(self, problems, folds):
         """Name the label columns with a held-out fold without positives (its score is left out)."""
@@ -481,7 +482,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         """The scorer on one held-out fold, the model given by its scores ``S`` (n_test, K)."""
         index = problems.class_index()[test]
         if scoring.name == "accuracy":  # the estimator's predict, without building one
-            predicted = (S[:, 0] > 0) if problems.mode == "binary" else np.argmax(S, axis=1)
+            predicted = decide(problems.mode, S[:, 0] if problems.mode == "binary" else S)
             return float(np.mean(predicted == index))
         # a model whose decision_function returns S: identity weights over S's columns
         K = S.shape[1]

@@ -14,9 +14,9 @@ from numbers import Integral
 
 import numpy as np
 
-__all__ = ["SmallClassWarning", "SMALL_CLASS_NOISE", "SMALL_CLASS_FALLBACK",
-           "fold_shortfall", "fold_of", "search_folds", "text_folds", "split_folds",
-           "stratified_folds"]
+__all__ = ["SmallClassWarning", "SMALL_CLASS_NOISE", "SMALL_CLASS_FALLBACK", "small_classes",
+           "fold_shortfall", "fold_of", "search_folds", "text_folds", "shuffled_folds",
+           "split_folds", "stratified_folds"]
 
 
 class SmallClassWarning(UserWarning):
@@ -46,6 +46,16 @@ def fold_shortfall(counts, names, folds, noun):
     many = f" (the smallest of {short} such classes)" if short > 1 else ""
     return (f"class {_label(names[k])!r} has {int(counts[k])} training "
             f"{noun if counts[k] != 1 else noun[:-1]}, fewer than the {folds} folds{many}")
+
+
+def small_classes(name, counts, names, folds, noun, effect):
+    """The one sentence on the classes smaller than ``folds`` (``counts`` training
+    ``noun`` each): who says it, which classes (:func:`fold_shortfall`) and their
+    ``effect`` on the search; None when every class fills the folds."""
+    counts = np.asarray(counts)
+    if counts.min() >= folds:
+        return None
+    return f"{name}: {fold_shortfall(counts, names, folds, noun)}; {effect}"
 
 
 def _label(x):
@@ -78,11 +88,11 @@ def search_folds(name, cv, n, mode, y_split, classes):
     n_splits = splitter.get_n_splits(np.zeros((n, 1)), y_split)
     if mode != "multilabel":
         counts = np.bincount(y_split, minlength=classes.size)
-        if counts.min() < n_splits:
-            warnings.warn(SmallClassWarning(
-                f"{name}: {fold_shortfall(counts, classes, n_splits, 'examples')}"
-                f": {SMALL_CLASS_NOISE}. Lower cv to at most {max(counts.min(), 2)} for a "
-                "fold per example."), stacklevel=4)
+        said = small_classes(name, counts, classes, n_splits, "examples",
+                             f"{SMALL_CLASS_NOISE}. Lower cv to at most "
+                             f"{max(counts.min(), 2)} for a fold per example.")
+        if said:
+            warnings.warn(SmallClassWarning(said), stacklevel=4)
     with warnings.catch_warnings():
         # said above in textwin's words
         warnings.filterwarnings("ignore", message=".*least populated class")
@@ -93,8 +103,6 @@ def text_folds(name, cv, Y, task, classes, random_state):
     """The (train, test) pairs of :class:`~textwin.TextClassifierCV`: an int is as many
     folds, stratified for one class per text, plain otherwise, shuffled with
     ``random_state``; given pairs must hold out every text once."""
-    from sklearn.model_selection import KFold, StratifiedKFold
-
     n = Y.shape[0]
     if not isinstance(cv, Integral):  # (train, test) index pairs, as they are
         folds = [(np.asarray(train), np.asarray(test)) for train, test in cv]
@@ -106,22 +114,30 @@ def text_folds(name, cv, Y, task, classes, random_state):
         raise ValueError(f"{name}: cv={cv!r}; give a number of folds from 2 to the "
                          f"{n} texts")
     if task == "multilabel":
-        splitter = KFold(cv, shuffle=True, random_state=random_state)
-        return list(splitter.split(np.zeros((n, 1))))
+        return shuffled_folds(cv, n, None, random_state)
     counts = Y.sum(axis=0)
     names = np.arange(counts.size) if classes is None else classes
     if counts.max() < cv:  # StratifiedKFold refuses: no fold could hold each class
         raise ValueError(f"{name}: {fold_shortfall(counts, names, cv, 'texts')}; "
                          f"lower cv to at most {max(int(counts.max()), 2)} or add texts")
-    if counts.min() < cv:
-        warnings.warn(SmallClassWarning(
-            f"{name}: {fold_shortfall(counts, names, cv, 'texts')}; "
-            f"{SMALL_CLASS_FALLBACK}"), stacklevel=4)
-    splitter = StratifiedKFold(cv, shuffle=True, random_state=random_state)
-    with warnings.catch_warnings():  # scikit-learn's own, said above in our words
+    said = small_classes(name, counts, names, cv, "texts", SMALL_CLASS_FALLBACK)
+    if said:
+        warnings.warn(SmallClassWarning(said), stacklevel=4)
+    return shuffled_folds(cv, n, np.argmax(Y, axis=1), random_state)
+
+
+def shuffled_folds(n_folds, n, y=None, random_state=None):
+    """``n_folds`` shuffled folds of ``n`` samples, stratified on the classes ``y`` (an
+    index per sample; None: plain ``KFold``); scikit-learn's warning about a class
+    smaller than the folds is the caller's to word."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    splitter = (KFold if y is None else StratifiedKFold)(n_folds, shuffle=True,
+                                                         random_state=random_state)
+    with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="The least populated class",
                                 category=UserWarning)
-        return list(splitter.split(np.zeros((n, 1)), np.argmax(Y, axis=1)))
+        return list(splitter.split(np.zeros((n, 1)), y))
 
 
 def split_folds(cv, X, split_y):

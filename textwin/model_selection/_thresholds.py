@@ -21,9 +21,9 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._ovr import sparse_multilabel_tags
-from textwin.metrics import THRESHOLD_TUNERS
+from textwin.metrics import THRESHOLD_TUNERS, f1_from_counts
 from textwin.model_selection._split import split_folds
-from textwin.tasks import predicted_classes
+from textwin.tasks import decide, predicted_classes
 
 __all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores",
            "ARGMAX_OBJECTIVES"]
@@ -96,9 +96,8 @@ def _argmax_score(y, predicted, K, objective):
 
 def _macro_f1(tp, pred, true):
     """Macro-F1 of counts (..., K), over the classes with ``pred + true > 0``."""
-    den = pred + true
-    f1 = np.divide(2.0 * tp, den, out=np.zeros(np.shape(den)), where=den > 0)
-    return f1.sum(axis=-1) / np.maximum((den > 0).sum(axis=-1), 1)
+    f1 = f1_from_counts(tp, pred, true, zero_division=0.0)
+    return f1.sum(axis=-1) / np.maximum((pred + true > 0).sum(axis=-1), 1)
 
 
 def _cut_scores(y, d, k, r, K, objective):
@@ -329,7 +328,10 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
         y : ndarray of shape (n_samples,) for a binary y (labels from ``classes_``),
             else an (n_samples, n_categories) 0/1 indicator (sparse if y was)
         """
-        above = self.decision_function(X) > 0
+        check_is_fitted(self, "thresholds_")
+        scores = np.asarray(self.estimator_.decision_function(X), dtype=np.float64)
+        above = decide("binary" if self._binary else "multilabel",
+                       scores.ravel() if self._binary else scores, self.thresholds_)
         if self._binary:
             return self.classes_[above.astype(int)]
         Y = above.astype(int)

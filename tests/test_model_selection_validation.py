@@ -1,0 +1,56 @@
+"""The out-of-fold engine (textwin/model_selection/_validation.py): every (fold, problem)
+path, continued in pieces, scores its held-out rows as held_out_path_scores does."""
+import numpy as np
+import scipy.sparse as sp
+
+from textwin.model_selection import held_out_path_scores
+from textwin.model_selection._paths import Problems
+from textwin.model_selection._validation import FoldPaths, MatrixFold, RowsFold, matrix_folds
+from textwin.linear import DualGaussSeidelClassifier
+
+
+def _data(n=120, d=40, K=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=0.2, format="csr", random_state=rng)
+    S = X @ rng.normal(size=(d, K))
+    return X, (S > np.quantile(S, 0.6, axis=0)).astype(int)
+
+
+def test_rows_folds_score_as_held_out_path_scores_on_the_folds_rows():
+    X, Y = _data()
+    folds = [(np.arange(40, 120), np.arange(40)), (np.arange(80), np.arange(80, 120))]
+    problems = Problems(DualGaussSeidelClassifier(random_state=1), X, Y, None)
+    lams = np.array([1e-1, 1e-2, 1e-3])
+    run = FoldPaths([RowsFold(problems, tr, te) for tr, te in folds], None, True, 120, 3, 2)
+    run.extend(lams[:2])
+    run.extend(lams[2:])  # continued where the first piece stopped
+    oof = run.out_of_fold(slice(0, 3))
+    for train, test in folds:
+        path = held_out_path_scores(X[train], Y[train], X[test], lams, random_state=1)
+        np.testing.assert_allclose(oof[test], np.transpose(path.scores, (1, 2, 0)),
+                                   rtol=1e-9, atol=1e-12)
+
+
+def test_matrix_folds_take_lam_per_training_text_and_constant_classes():
+    X, Y = _data(K=3, seed=2)
+    Y = np.eye(3, dtype=int)[np.argmax(Y + np.arange(3) * 1e-3, axis=1)]
+    Y[:, 2] = 0
+    Y[:5] = [0, 0, 1]  # class 2 only in the first five texts
+    folds = [(np.arange(20, 120), np.arange(20)), (np.arange(60), np.arange(60, 120))]
+    scores = np.full((120, 3, 2), np.nan)
+    params = dict(loss="hinge", random_state=0)
+    parts = matrix_folds([(X[tr], X[te]) for tr, te in folds], Y, "multiclass", folds, False,
+                         scores, params)
+    assert [list(p.columns) for p in parts] == [[0, 1], [0, 1, 2]]
+    assert np.isneginf(scores[:20, 2]).all()  # the first fold trains without class 2
+    run = FoldPaths(parts, None, True, 120, 3, None)
+    lam_n = np.array([1.0, 0.1])
+    run.extend(lam_n)
+    run.out_of_fold(slice(0, 2), out=scores)
+    train, test = folds[1]
+    path = held_out_path_scores(X[train], np.argmax(Y[train], axis=1), X[test],
+                                lam_n / train.size, **params)
+    np.testing.assert_array_equal(scores[test], np.transpose(path.scores, (1, 2, 0)))
+    held_out = np.r_[0:20, 60:120]  # every held-out row scored, the others left alone
+    assert not np.isnan(scores[held_out]).any() and np.isnan(scores[20:60]).all()
+    assert isinstance(parts[0], MatrixFold)
