@@ -236,8 +236,8 @@ def test_a_task_error_is_raised_as_itself_and_a_dying_task_is_a_cluster_error(lo
 def test_an_old_ray_is_one_clear_error(local_ray, monkeypatch):
     monkeypatch.setattr(ray, "__version__", "2.3.1")
     with joblib.parallel_config(backend="ray"):
-        with pytest.raises(ClusterError, match=r"needs ray >= 2\.9; this one is 2\.3\.1.*"
-                                               r"textwin\[ray\]"):
+        with pytest.raises(ClusterError, match=r"needs ray >= 2\.9; this one is 2\.3\.1: "
+                                               r"pip install -U \"ray\[client\]>=2\.9\""):
             DualSVM().fit(*cluster_data(labels=3))
 
 
