@@ -93,3 +93,18 @@ def test_decide_is_the_rule_of_each_task():
     S[:, 2] = 1e300
     assert 2 not in decide("multiclass", S, absent)
     assert not decide("multilabel", S, absent)[:, 2].any()
+
+
+def test_ranked_labels_put_the_decision_first_then_the_scores_less_thresholds():
+    from textwin.tasks import decide, ranked_labels
+
+    scores = np.array([[1.0, 3.0, 2.0], [0.0, 0.0, 0.0], [2.0, 1.0, 0.5]])
+    thresholds = np.array([0.0, 0.0, -1.0])
+    ranked = ranked_labels(scores, thresholds, "multiclass", 3)
+    assert ranked == [[1, 2, 0], [2, 0, 1], [0, 2, 1]]  # margins 2, 1, 1.5 last
+    assert [r[0] for r in ranked] == decide("multiclass", scores, thresholds).tolist()
+    assert ranked_labels(scores, thresholds, "multiclass", 1) == [[1], [2], [0]]
+    # multi-label: at most k of the categories given, the furthest above first
+    assert ranked_labels(scores - 0.5, thresholds, "multilabel", 2) == [[1, 2], [2], [0, 2]]
+    assert ranked_labels(np.array([[0.5], [-1.0]]), np.array([0.0]), "binary", 2) == [
+        [1, 0], [0, 1]]

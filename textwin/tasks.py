@@ -216,20 +216,23 @@ def ranked_labels(scores, thresholds, task, k):
     """Each document's labels in the order the decision ranks them, at most ``k``: the
     indices of ``classes`` (binary: of its two classes) or of the categories.
 
-    One class per document: every class, the highest score less its threshold first
-    (the class :func:`predicted_classes` gives), ties in class order; a binary model's
-    second class first where its score is above the threshold. Multi-label: the
-    categories above their thresholds, the furthest above first. ``scores``: (documents
-    x problems), a binary model's one column.
+    The labels :func:`decide` gives come first: one class per document, its class, then
+    the others by their scores less their thresholds, highest first (ties in class
+    order); a binary model's class, then the other. Multi-label: the categories
+    :func:`decide` gives, the furthest above its threshold first. ``scores``:
+    (documents x problems), a binary model's one column.
     """
     scores = np.asarray(scores, dtype=np.float64)
-    margin = scores - np.broadcast_to(thresholds, scores.shape[1:])
+    t = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), scores.shape[1:])
     if task == "binary":
-        return [[1, 0][:k] if m > 0 else [0, 1][:k] for m in margin[:, 0]]
-    order = np.argsort(-margin, axis=1, kind="stable")[:, :k]
-    if task == "multiclass":
-        return order.tolist()
-    return [[j for j in row if m[j] > 0] for row, m in zip(order.tolist(), margin)]
+        return [[1, 0][:k] if on else [0, 1][:k] for on in decide(task, scores[:, 0], t[0])]
+    margin = scores - t
+    order = np.argsort(-margin, axis=1, kind="stable")
+    if task == "multilabel":
+        given = decide(task, scores, t)
+        return [[j for j in row if on[j]][:k] for row, on in zip(order.tolist(), given)]
+    return [([first] + [j for j in row if j != first])[:k]
+            for first, row in zip(decide(task, scores, t).tolist(), order.tolist())]
 
 
 def _breakeven_averages_with_misses(Y_true, beps):

@@ -235,4 +235,6 @@ def _feature_line(f):
 
 
 def _value(v):
+    if isinstance(v, float):
+        return f"{v:.3g}"
     return "true" if v is True else "false" if v is False else "none" if v is None else f"{v}"
