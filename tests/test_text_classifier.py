@@ -436,6 +436,30 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
     assert search.best_score_ == whole.best_score_
 
 
+def test_cv_solves_the_folds_to_fold_tol_and_the_refit_to_tol(monkeypatch):
+    import textwin.model_selection._paths as paths
+
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    tols = []
+    original = paths.solve_binary_problem
+
+    def recorded(X, y, weight, alpha, settings, seed, **kwargs):
+        tols.append(settings.tol)
+        return original(X, y, weight, alpha, settings, seed, **kwargs)
+
+    monkeypatch.setattr(paths, "solve_binary_problem", recorded)
+    kw = dict(stem=False, ngrams=1, nb_scaling=False, lam_grid=[1.0, 0.1], cv=3, tol=1e-6)
+    search = TextClassifierCV(**kw).fit(texts, y)
+    assert tols and set(tols) == {10 * 1e-6}  # None: ten times tol
+    assert np.all(search.best_estimator_.duality_gap_ <= 1e-6)
+    tols.clear()
+    TextClassifierCV(fold_tol=0.1, **kw).fit(texts, y)
+    assert set(tols) == {0.1}
+    for bad in (0, -1.0, "x"):
+        with pytest.raises(ValueError, match="fold_tol"):
+            TextClassifierCV(fold_tol=bad, **kw).fit(texts, y)
+
+
 def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):
     extra = {"ships": "vessel port cargo tanker shipping freight",
              "metal": "copper zinc nickel smelter tonnes ore"}

@@ -546,7 +546,12 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     weighting, language, min_df, task, tol, max_epochs, random_state, n_jobs
-        As in :class:`TextClassifier` (fixed).
+        As in :class:`TextClassifier` (fixed); ``tol`` is the refit's.
+    fold_tol : float or None, default=None
+        The relative duality gap at which the folds' paths stop; None: ``10 * tol``.
+        The folds only rank the settings and ``lam``: their points need not be
+        as exact as the refit (on R8's costliest setting, half the epochs and
+        the same curve to 0.2 points, the same choice).
     stem : bool or list of bool, default=(True, False)
     ngrams : int or list of int, default=(1, 2)
         Words alone (1), or with their bigrams (2).
@@ -638,8 +643,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                  chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
-                 task=None, tol=1e-3, max_epochs=1000, random_state=0, n_jobs=None, verbose=0):
+                 task=None, tol=1e-3, fold_tol=None, max_epochs=1000, random_state=0,
+                 n_jobs=None, verbose=0):
         store_params(self, locals())
+
+    def _fold_tol(self):
+        tol = 10 * self.tol if self.fold_tol is None else self.fold_tol
+        if not (isinstance(tol, Real) and tol > 0):
+            raise ValueError(f"{type(self).__name__}: fold_tol={self.fold_tol!r} must be a "
+                             "number > 0 (or None: 10 * tol)")
+        return float(tol)
 
     # -- the search space ---------------------------------------------------------
     def _grid(self, n):
@@ -702,6 +715,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         if not isinstance(self.early_stopping, (bool, np.bool_)):
             raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
                              "is not True or False")
+        self._fold_tol()  # checked before the search
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
         features, variants = self._settings(task)
@@ -774,8 +788,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             warnings.warn(
                 f"{type(self).__name__}: {self._unconverged} paths had points that stopped at "
                 f"max_epochs={self.max_epochs} before the relative duality gap reached "
-                f"tol={self.tol:g} (the smallest lams are the hardest); their scores are "
-                "those of the solutions reached", ConvergenceWarning, stacklevel=3)
+                f"fold_tol={self._fold_tol():g} (the smallest lams are the hardest); their "
+                "scores are those of the solutions reached", ConvergenceWarning, stacklevel=3)
         return oof, whole, seconds
 
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
@@ -787,7 +801,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
         loss, nb, fit_intercept = variant
         parts = matrix_folds(matrices, Y, task, folds, nb, scores, dict(
-            loss=loss, **intercept_params(fit_intercept), tol=self.tol,
+            loss=loss, **intercept_params(fit_intercept), tol=self._fold_tol(),
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
         run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
 
