@@ -428,10 +428,10 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
     rules = len(search._rules(search.task_, search.scoring_))
     for c in range(0, len(mean), rules):  # a combination's rules stop together
         assert len(set(n_reached[c:c + rules])) == 1
-        if n_reached[c] < 7:  # stopped: every rule two points below its best
+        if n_reached[c] < 7:  # stopped: every rule's best two points or more back
             for row in mean[c:c + rules, :n_reached[c]]:
                 best = np.argmax(row)
-                assert best < n_reached[c] - 2 and np.all(row[-2:] < row[best])
+                assert best < n_reached[c] - 2 and np.all(row[-2:] <= row[best])
     assert search.best_params_ == whole.best_params_
     assert search.best_score_ == whole.best_score_
 
@@ -458,6 +458,26 @@ def test_cv_solves_the_folds_to_fold_tol_and_the_refit_to_tol(monkeypatch):
     for bad in (0, -1.0, "x"):
         with pytest.raises(ValueError, match="fold_tol"):
             TextClassifierCV(fold_tol=bad, **kw).fit(texts, y)
+
+
+def test_a_curve_that_only_ties_its_best_has_turned():
+    from textwin.model_selection._choice import descend, turned
+
+    flat = np.array([[0.90, 0.95, 0.97, 0.97, 0.97], [0.92, 0.95, 0.97, 0.96, 0.97]])
+    assert turned(flat)  # the best (the first of the ties) is two lams back
+    assert not turned(flat[:, :4])  # one lam past it: not yet
+    rising = np.array([[0.90, 0.95, 0.96, 0.97, 0.98]] * 2)
+    assert not turned(rising)
+    assert not turned(np.array([[0.9, 0.95, 0.97, np.nan, np.nan]] * 2)[:, :3])
+    # the pieces stop at the first end where the curve has turned: 5 of 7 lams
+    curve = np.array([[0.90, 0.95, 0.97, 0.97, 0.97, 0.99, 0.99]] * 2)
+    solved = []
+
+    def piece(l, end):
+        solved.append((l, end))
+        return {"zero": curve[:, :end]}
+
+    assert descend(7, piece, True) == 5 and solved == [(0, 3), (3, 5)]
 
 
 def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):

@@ -593,8 +593,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
     early_stopping : bool, default=True
         Solve a combination's paths a few ``lam`` at a time on every fold, and stop
-        them once the mean score of each rule has been below its best at two
-        ``lam`` in a row: the paths are past their optimum, and the smallest
+        them once each rule's best mean score is two ``lam`` back (the last two
+        neither beat it nor tied it): the paths are past their optimum or have
+        flattened, and the smallest
         ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
         A path solved in pieces gives the points of one solved whole, so the
         choice differs only where a curve would rise above its best again; on

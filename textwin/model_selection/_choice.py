@@ -274,11 +274,14 @@ def choice_of(whole, oof_scores, Y, fold_of, *, task, scoring, rule, one_se=Fals
 
 
 def turned(whole):
-    """Has the mean over the folds of ``whole`` (n_folds, lams so far) been below its best
-    at the last two lams? Past that, a smaller lam changes the choice only by rising
-    above the best again, and by more than a standard error under the one-standard-error
-    rule."""
-    return bool(past_the_best(*mean_and_se(whole), n_se=0)[0])
+    """Is the best mean over the folds of ``whole`` (n_folds, lams so far; the first, the
+    largest lam, on a tie) two lams or more above the last? The last two lams neither
+    beat it nor tied it first: past it, a smaller lam changes the choice only by rising
+    above the best again, and by more than a standard error under the
+    one-standard-error rule. A curve that has flattened stops as one that falls (on
+    separable texts the scores settle as lam shrinks, while the solves grow costlier)."""
+    mean = mean_and_se(whole)[0]
+    return bool(np.argmax(mean) < mean.size - 2)
 
 
 def first_turn(whole, end):
