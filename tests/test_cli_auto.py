@@ -208,7 +208,9 @@ def test_auto_goes_on_with_classes_smaller_than_the_folds_and_says_so_once(
         result = json.loads(out)
         row = result if command == "train" else result["methods"][-1]
         assert 0 < row["auto"]["cv_score"] <= 1 and 0 < row["accuracy"] <= 100
-        assert all(v is not None for c in row["auto"]["curves"] for v in c["scores"])
+        for c in row["auto"]["curves"]:  # defined down to where the early stop ended it
+            solved = [v is not None for v in c["scores"]]
+            assert all(solved[:3]) and solved == sorted(solved, reverse=True), c
 
 
 def test_lam_auto_says_once_in_its_words_that_a_class_is_smaller_than_the_folds(
@@ -286,3 +288,27 @@ def test_auto_is_not_below_the_defaults_on_german_tweets(capsys, germeval2018):
     assert auto["features"]["language"] == default["features"]["language"] == "german"
     assert auto["accuracy"] >= default["accuracy"] > 72.0
     assert auto["macro_f1"] > 64.2  # the best peer's, SGDClassifier's
+
+
+def test_time_budget_in_a_subprocess_bounds_the_search_and_refuses_what_is_no_budget(
+        multilabel_corpus):
+    import subprocess
+    import sys
+
+    def textwin(*argv):
+        done = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus",
+                               str(multilabel_corpus), *argv], capture_output=True, text=True,
+                              check=False)
+        return done.returncode, done.stdout, done.stderr
+
+    for bad in ("0", "-5", "nan", "soon"):
+        code, _, err = textwin("--auto", "--time-budget", bad)
+        assert code == EXIT_USAGE and "--time-budget: expected a number of seconds > 0" in err
+    code, _, err = textwin("--time-budget", "30")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--time-budget bounds the search of --auto: add --auto")
+    code, out, err = textwin("--auto", "--time-budget", "600", "--json")
+    assert code == 0, err
+    spent = json.loads(out)["auto"]["time_budget"]
+    assert spent["seconds"] == 600 and 0 < spent["spent"] < 600
+    assert spent["not_tried"] == [] and spent["cut_short"] == []

@@ -460,6 +460,53 @@ def test_cv_solves_the_folds_to_fold_tol_and_the_refit_to_tol(monkeypatch):
             TextClassifierCV(fold_tol=bad, **kw).fit(texts, y)
 
 
+class _Clock:
+    """A clock that moves one second each time it is read."""
+
+    def __init__(self):
+        self.now = 0.0
+
+    def perf_counter(self):
+        self.now += 1.0
+        return self.now
+
+
+def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(monkeypatch):
+    import textwin.model_selection._budget as budget_module
+    from textwin.model_selection._budget import TimeBudgetWarning
+
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    kw = dict(lam_grid=np.logspace(1, -2, 4), cv=3, early_stopping=False, chars=None)
+    full = TextClassifierCV(**kw).fit(texts, y)
+    assert full.time_budget_ is None
+    monkeypatch.setattr(budget_module, "time", _Clock())
+    with pytest.warns(TimeBudgetWarning, match=r"not tried: \d+ of 8 settings") as caught:
+        search = TextClassifierCV(time_budget=9, **kw).fit(texts, y)
+    assert len(caught) == 1
+    spent = search.time_budget_
+    tried = {tuple(sorted(p.items())) for p in search.cv_results_["params"]}
+    assert tried and len(spent["not_tried"]) + len(tried) == 8
+    # the cheapest first: words alone before bigrams, which a lack of time for words
+    # alone leaves out
+    ngrams = [p["ngrams"] for p in search.cv_results_["params"]]
+    assert ngrams == sorted(ngrams)
+    if any("ngrams=1" in s for s in spent["not_tried"]):
+        assert 2 not in ngrams
+    # the choice is the best of what was tried, as the full search scores it
+    rows = [(m, p) for p, m in zip(full.cv_results_["params"], full.cv_results_["mean_test_score"])
+            if tuple(sorted(p.items())) in tried]
+    assert search.best_score_ == pytest.approx(max(m for m, _ in rows))
+    with pytest.raises(ValueError, match=r"too small .* give at least \d+ s"):
+        TextClassifierCV(time_budget=0.5, **kw).fit(texts, y)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "60", True])
+def test_time_budget_is_a_number_of_seconds(bad):
+    texts, y = corpus(n_per_class=10)
+    with pytest.raises(ValueError, match="time_budget=.*number of seconds > 0"):
+        TextClassifierCV(time_budget=bad).fit(texts, y)
+
+
 def test_a_curve_that_only_ties_its_best_has_turned():
     from textwin.model_selection._choice import descend, turned
 

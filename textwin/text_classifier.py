@@ -33,6 +33,7 @@ from textwin._ovr import store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
+from textwin.model_selection._budget import TimeBudget
 from textwin.model_selection._choice import FoldJudge, check_choice, choice_of, descend, rule_for
 from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
@@ -496,6 +497,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 _MAX_RESCALED = 4
 
 
+#: The searched parameters of a combination, in the order of its key.
+_NAMES = ("stem", "ngrams", "chars", "loss", "nb_scaling", "fit_intercept")
+
+
 def _candidates(value, name):
     """A searched parameter's candidates: a list or tuple of values, or one value."""
     values = list(value) if isinstance(value, (list, tuple)) else [value]
@@ -548,10 +553,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     weighting, language, min_df, task, tol, max_epochs, random_state, n_jobs
         As in :class:`TextClassifier` (fixed); ``tol`` is the refit's.
     fold_tol : float or None, default=None
-        The relative duality gap at which the folds' paths stop; None: ``10 * tol``.
-        The folds only rank the settings and ``lam``: their points need not be
-        as exact as the refit (on R8's costliest setting, half the epochs and
-        the same curve to 0.2 points, the same choice).
+        The relative duality gap of the folds' paths, which only rank the settings
+        and ``lam``: None is ``10 * tol``.
+    time_budget : float or None, default=None
+        Seconds for the search (the refit comes after), words alone tried before
+        bigrams; the choice is the best of what fitted in it, and one warning line
+        says what was not tried (:mod:`textwin.model_selection._budget`). None: no
+        bound.
     stem : bool or list of bool, default=(True, False)
     ngrams : int or list of int, default=(1, 2)
         Words alone (1), or with their bigrams (2).
@@ -632,6 +640,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     scoring_ : str
     n_splits_ : int
         The number of folds.
+    time_budget_ : dict or None
+        With a ``time_budget``: ``seconds``, ``spent``, the settings ``not_tried``
+        and those ``cut_short`` (stopped above their smallest ``lam``).
     cv_results_ : dict of lists
         One entry per combination and ``lam``: ``params``, ``lam_n``,
         ``mean_test_score`` and ``std_test_score`` (over the folds),
@@ -644,8 +655,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                  chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
-                 task=None, tol=1e-3, fold_tol=None, max_epochs=1000, random_state=0,
-                 n_jobs=None, verbose=0):
+                 task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
+                 random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _fold_tol(self):
@@ -717,6 +728,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
                              "is not True or False")
         self._fold_tol()  # checked before the search
+        budget = TimeBudget(self.time_budget, type(self).__name__)  # the words count too
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
         features, variants = self._settings(task)
@@ -725,17 +737,22 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.language_ = resolve_language(self.language, texts)
         words = Words(texts, max(max(n for _, n, _ in features), 1))  # found once for all
         judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
+        if budget.seconds is not None:  # the cheapest first: words alone, then bigrams
+            features.sort(key=lambda f: f[1])
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
-                                                grid, words, judge)
+                                                grid, words, judge, budget)
         self._choose(grid, oof, whole, seconds, judge)
-        if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds):
+        if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                           budget):
             self._choose(grid, oof, whole, seconds, judge)
+        self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, Y, words)
         return self
 
-    def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds):
+    def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                   budget):
         """With ``chars`` a choice (None among its candidates): the best combination of the
         words' search with the character n-grams beside its words (and bigrams, if it
         has them), on the same folds, added to ``oof``, ``whole`` and ``seconds``. Their
@@ -756,22 +773,29 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         best = self.best_params_
         features = [(best["stem"], best["ngrams"], c) for c in candidates]
         variant = (best["loss"], best["nb_scaling"], best["fit_intercept"])
-        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge)
+        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
+                                 budget)
+        if not more[0]:
+            self.chars_searched_ = "not searched: the time budget was spent"
+            return False
         for done, new in zip((oof, whole, seconds), more):
             done.update(new)
         self.chars_searched_ = True
         return True
 
-    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge):
+    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge,
+                     budget):
         """Per combination (stem, ngrams, loss, nb_scaling, fit_intercept): its out-of-fold
         scores, each rule's folds' scores (``judge``) and its seconds (paths and share of
-        the vectorizing)."""
+        the vectorizing); those the ``budget`` left no time for are left out."""
         oof, whole, seconds = {}, {}, {}
         bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
                    desc="TextClassifierCV (settings x folds x lams)", unit="fit",
                    file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
+        keys = [(*f, *v) for f in features for v in variants]
+        varied = [len(set(values)) > 1 for values in zip(*keys)]  # what a setting's name says
         with bar:
             for stem, ngrams, chars in features:
                 start = time.perf_counter()
@@ -782,9 +806,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 for variant in variants:
                     start = time.perf_counter()
                     key = (stem, ngrams, chars, *variant)
-                    oof[key], whole[key] = self._paths(matrices, Y, task, folds, grid, variant,
-                                                       judge, bar)
-                    seconds[key] = shared + time.perf_counter() - start
+                    S, W = self._paths(matrices, Y, task, folds, grid, variant, judge, bar,
+                                       budget, " ".join(
+                                           f"{name}={v}" for name, v, searched in zip(
+                                               _NAMES, key, varied)
+                                           if searched or (name == "chars" and v)))
+                    if S is not None:
+                        oof[key], whole[key] = S, W
+                        seconds[key] = shared + time.perf_counter() - start
+                    budget.check_first()
         if self._unconverged:  # one line for the search, not one per path
             warnings.warn(
                 f"{type(self).__name__}: {self._unconverged} paths had points that stopped at "
@@ -793,10 +823,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 "scores are those of the solutions reached", ConvergenceWarning, stacklevel=3)
         return oof, whole, seconds
 
-    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar):
+    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar, budget, described):
         """One combination's out-of-fold scores (n_texts, n_problems, n_lams; NaN below a
         stop) and each rule's folds' scores, on the engine (threads or a cluster), with
-        ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`)."""
+        ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`),
+        each started only if the ``budget`` allows it (None, None: not even the first)."""
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((Y.shape[0], K, grid.size), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
@@ -806,21 +837,25 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
         run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
 
+        gate = budget.gate(K * sum(A.nnz for A, _ in matrices))  # values a lam's solves read
+
         def piece(l, end):
-            if parts:
-                self._unconverged += run.extend(grid[l:end])
-                run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
+            with gate.piece(l, end, bar):
+                if parts:
+                    self._unconverged += run.extend(grid[l:end])
+                    run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
             bar.update(len(folds) * (end - l))
             for rule in judge.rules:
                 whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
             return whole
 
         try:  # naive Bayes pieces scale every class's matrices again: many cost more
-            end = descend(grid.size, piece, self.early_stopping and not (nb and K > _MAX_RESCALED))
+            end = descend(grid.size, piece, self.early_stopping and not (nb and K > _MAX_RESCALED),
+                          allows=gate.allows)
             bar.total -= len(folds) * (grid.size - end)
         finally:
             run.close()
-        return scores, whole
+        return (scores, whole) if gate.close(described) else (None, None)
 
     def _choose(self, grid, oof, whole, seconds, judge):
         """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
@@ -830,8 +865,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         rows, best = [], None
         for key, S in oof.items():
             for rule, scores in whole[key].items():
-                params = dict(zip(("stem", "ngrams", "chars", "loss", "nb_scaling",
-                                   "fit_intercept"), key), rule=rule)
+                params = dict(zip(_NAMES, key), rule=rule)
                 choice = choice_of(scores, S, judge.T, judge.fold_of,
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)

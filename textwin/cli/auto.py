@@ -91,7 +91,7 @@ def auto_search(args, d, progress):
         tol=args.tol if args.tol is not None else 1e-3,
         max_epochs=args.epochs if args.epochs is not None else 1000,
         random_state=0 if args.seed is None else args.seed, n_jobs=args.n_jobs,
-        verbose=int(progress))
+        time_budget=getattr(args, "time_budget", None), verbose=int(progress))
 
 
 def fit_auto(args, d, progress):
@@ -160,6 +160,8 @@ def auto_summary(search, d):
     chosen = {**summary["chosen"], "C": 1.0 / (lam * len(d.texts_train))}
     summary = {**summary, "chosen": chosen, "lam": dict.fromkeys(d.categories, lam),
                "n_train": len(d.texts_train), "chars_searched": search.chars_searched_}
+    if getattr(search, "time_budget_", None) is not None:  # what --time-budget left out
+        summary["time_budget"] = search.time_budget_
     if d.task == "multilabel":
         summary["thresholds"] = dict(zip(d.categories,
                                          map(float, search.best_estimator_.thresholds_)))

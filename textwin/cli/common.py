@@ -510,6 +510,17 @@ def _lam_option(text):
         raise argparse.ArgumentTypeError(f"expected a number or 'auto', got {text!r}") from None
 
 
+def _seconds_option(text):
+    """--time-budget: a number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds > 0, got {text!r}")
+    return value
+
+
 def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: each method's own, the paper's; the methods are listed below)")
@@ -527,6 +538,10 @@ def _settings_options(p):
                         "characters beside the best (training texts of at most 2 million "
                         "characters), with the SVM; --no-stem, --ngrams, --chars and --lam "
                         "fix theirs, --scoring names what it maximises")
+    g.add_argument("--time-budget", type=_seconds_option, metavar="SECONDS", default=None,
+                   help="with --auto: stop the search after this many seconds and keep the "
+                        "best choice so far (words alone are tried before bigrams; one line "
+                        "says what was not tried); the final fit comes after")
     g.add_argument("--scoring", choices=["micro-f1", "macro-f1", "breakeven", "accuracy"],
                    default=None,
                    help="with --lam auto or --auto: what the cross-validation maximises "

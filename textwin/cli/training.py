@@ -72,6 +72,8 @@ def given_settings(args):
     if getattr(args, "plot", None) is not None and not searched:
         raise CLIError("--plot draws the cross-validated score against lambda: add --lam auto "
                        "or --auto")
+    if getattr(args, "time_budget", None) is not None and not getattr(args, "auto", False):
+        raise CLIError("--time-budget bounds the search of --auto: add --auto")
     if getattr(args, "scoring", None) is not None and not searched:
         raise CLIError("--scoring is what the cross-validation maximises: add --lam auto "
                        "or --auto")

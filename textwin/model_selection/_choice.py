@@ -293,14 +293,17 @@ def first_turn(whole, end):
     return max(end + 1, max(bests) + 3)
 
 
-def descend(n_lams, piece, stops, first=3):
+def descend(n_lams, piece, stops, first=3, allows=None):
     """Solve a grid of ``n_lams`` lams in pieces ``[l, end)``, each continued where the
     last stopped, until every curve has turned (:func:`turned`): the early stop of a
     search that solves its paths a few lams at a time. ``piece(l, end)`` solves one and
     returns every curve so far ({rule: (n_folds, n_lams)}); without ``stops``, one piece.
-    Returns the end of the lams solved."""
+    ``allows(l, end)``: may the piece start (a time budget)? Returns the end of the lams
+    solved."""
     l, end = 0, min(first, n_lams) if stops else n_lams
     while l < n_lams:  # pieces [l, end), each to the first lam that could stop it
+        if allows is not None and not allows(l, end):
+            return l
         whole = piece(l, end)
         if stops and all(turned(w[:, :end]) for w in whole.values()):
             return end

@@ -1,0 +1,143 @@
+"""A search's time budget: which pieces of paths fit in the seconds left, and what the
+search did not try.
+
+A search asks :meth:`TimeBudget.allows` before each piece of a combination's paths
+(a few lams on every fold), with the piece's predicted cost: the seconds per lam
+and per stored value of the training matrices that the pieces solved so far took
+(the costliest rate seen, the lams below costing more than those above), or for a
+combination's first piece the costliest first piece's rate. A piece that would
+overrun the seconds left is not started; the choice is the best of what was solved.
+"""
+import math
+import time
+import warnings
+from contextlib import contextmanager
+from numbers import Real
+
+__all__ = ["TimeBudget", "TimeBudgetWarning", "check_time_budget"]
+
+
+class TimeBudgetWarning(UserWarning):
+    """The time budget ran out before the search had tried everything: one line says
+    what it did not try."""
+
+
+def check_time_budget(seconds, name):
+    """``seconds`` (None: no budget) after a one-line check: a number of seconds > 0."""
+    if seconds is None:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, Real) or not (
+            math.isfinite(seconds) and seconds > 0):
+        raise ValueError(f"{name}: time_budget={seconds!r}: give a number of seconds > 0, "
+                         "or None for no bound")
+    return float(seconds)
+
+
+class TimeBudget:
+    """The seconds of a search (None: unbounded), from the moment it is made."""
+
+    #: how much costlier a lam is, per value stored, than the lams above it on the path
+    GROWTH = 1.5
+
+    def __init__(self, seconds, name):
+        self.seconds, self.name = check_time_budget(seconds, name), name
+        self.start = time.perf_counter()
+        self.first_rate = self.rate = 0.0  # seconds per lam and stored value
+        self.first_seconds = None  # of the search's first piece
+        self.not_tried, self.cut_short = [], []
+
+    def elapsed(self):
+        return time.perf_counter() - self.start
+
+    def left(self):
+        return math.inf if self.seconds is None else self.seconds - self.elapsed()
+
+    def predict(self, size, n_lams, first):
+        """Seconds of a piece of ``n_lams`` lams over matrices of ``size`` stored values:
+        a combination's ``first`` piece, or one further down its paths."""
+        rate = self.first_rate if first else max(self.rate, self.first_rate) * self.GROWTH
+        return rate * size * n_lams
+
+    def allows(self, size, n_lams, first):
+        """May a piece start? Always the search's first (nothing is chosen without it)."""
+        if self.seconds is None or self.first_seconds is None:
+            return True
+        return self.predict(size, n_lams, first) <= self.left()
+
+    def solved(self, seconds, size, n_lams, first):
+        """Record a piece that took ``seconds``."""
+        rate = seconds / max(size * n_lams, 1)
+        if self.first_seconds is None:
+            self.first_seconds = seconds
+        if first:
+            self.first_rate = max(self.first_rate, rate)
+        self.rate = max(self.rate, rate)
+
+    def gate(self, size):
+        """The :class:`Gate` of a combination whose solves read ``size`` stored values per
+        lam (the training matrices' values, once per binary problem)."""
+        return Gate(self, size)
+
+    def check_first(self):
+        """Refuse a budget that the search's first piece alone overran: there is no
+        choice to speak of, and the line says what the smallest useful budget is."""
+        if self.seconds is not None and self.first_seconds > self.seconds:
+            raise ValueError(
+                f"{self.name}: time_budget={self.seconds:g} s is too small for one setting's "
+                f"first lams on every fold ({self.first_seconds:.1f} s here); give at least "
+                f"{math.ceil(1.5 * self.first_seconds):d} s, or no budget")
+
+    def report(self, n_tried):
+        """One warning line for what the budget left out, if anything; returns what the
+        search spent and left out (None without a budget)."""
+        if self.seconds is None:
+            return None
+        spent = {"seconds": self.seconds, "spent": round(self.elapsed(), 3),
+                 "not_tried": list(self.not_tried), "cut_short": list(self.cut_short)}
+        if not (self.not_tried or self.cut_short):
+            return spent
+        parts = []
+        if self.not_tried:
+            parts.append(f"not tried: {len(self.not_tried)} of "
+                         f"{n_tried + len(self.not_tried)} settings ("
+                         + "; ".join(self.not_tried) + ")")
+        if self.cut_short:
+            parts.append(f"{len(self.cut_short)} stopped above their smallest lam")
+        warnings.warn(TimeBudgetWarning(
+            f"{self.name}: the time budget of {self.seconds:g} s is spent "
+            f"({self.elapsed():.0f} s): " + ", ".join(parts)
+            + "; the choice is the best of the rest (a larger budget tries more)"),
+            stacklevel=3)
+        return spent
+
+
+class Gate:
+    """One combination's pieces under a :class:`TimeBudget`: ``allows(l, end)`` for
+    :func:`~textwin.model_selection._choice.descend`, ``piece(l, end, bar)`` to time
+    one (and show the seconds left on the progress bar), ``close(described)``: was it
+    tried at all? (recording what the budget left out)."""
+
+    def __init__(self, budget, size):
+        self.budget, self.size, self.refused = budget, size, None
+
+    def allows(self, l, end):
+        if self.budget.allows(self.size, end - l, l == 0):
+            return True
+        self.refused = l
+        return False
+
+    @contextmanager
+    def piece(self, l, end, bar=None):
+        start = time.perf_counter()
+        yield
+        self.budget.solved(time.perf_counter() - start, self.size, end - l, l == 0)
+        if bar is not None and self.budget.seconds is not None:
+            bar.set_postfix_str(f"budget left {max(self.budget.left(), 0):.0f} s")
+
+    def close(self, described):
+        if self.refused == 0:
+            self.budget.not_tried.append(described)
+            return False
+        if self.refused is not None:
+            self.budget.cut_short.append(described)
+        return True
