@@ -130,3 +130,77 @@ def test_a_plot_that_cannot_be_written_fails_the_command_even_under_quiet(capsys
     assert json.loads(out)["model"] == str(model) and model.exists()  # the rest is kept
     assert_one_line_error(err, "cannot write the plot", "No space left",
                           "the model are unaffected")
+
+
+# -- a closed stdout, and inputs of another kind than the model's ------------------------------
+
+def _command():
+    import sys
+
+    return [sys.executable, "-c",
+            "import sys; del sys.path[0]; from textwin.cli import main; sys.exit(main())"]
+
+
+def _env():
+    import os
+    from pathlib import Path
+
+    import textwin
+
+    where = str(Path(textwin.__file__).resolve().parents[1])
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (where, os.environ.get("PYTHONPATH")) if p))
+
+
+def test_a_closed_stdout_fails_before_any_work(corpus, tmp_path):
+    import subprocess
+
+    model = tmp_path / "m.npz"
+    proc = subprocess.run([*_command(), "train", "--corpus", str(corpus), "-o", str(model),
+                           "-q"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env=_env(), timeout=300, check=False,
+                          preexec_fn=lambda: __import__("os").close(1))
+    assert proc.returncode == 2 and not model.exists()
+    assert proc.stderr.count("\n") == 1 and "stdout is closed" in proc.stderr, proc.stderr
+
+
+def test_a_reader_that_left_ends_the_command_non_zero_with_one_line(corpus):
+    import os
+    import subprocess
+
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first write
+    try:
+        proc = subprocess.run([*_command(), "train", "--corpus", str(corpus), "-q"], stdout=w,
+                              stderr=subprocess.PIPE, text=True, env=_env(), timeout=300,
+                              check=False)
+    finally:
+        os.close(w)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "broken pipe" in proc.stderr, proc.stderr
+
+
+def test_a_full_stdout_ends_the_command_non_zero_with_one_line(corpus):
+    import os
+    import subprocess
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([*_command(), "train", "--corpus", str(corpus), "-q"],
+                              stdout=full, stderr=subprocess.PIPE, text=True, env=_env(),
+                              timeout=300, check=False)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr, proc.stderr
+
+
+def test_a_text_model_refuses_an_svmlight_file(capsys, corpus, tmp_path):
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == 0
+    vectors = write_svmlight(tmp_path / "test.svm", {1: [1, 2, 3], 2: [4, 5, 6]}, n=3)
+    code, out, err = run(capsys, "predict", model, vectors)
+    assert code == 2 and out == ""
+    assert_one_line_error(err, "test.svm is an svmlight file", "trained on texts")
+    # a text that happens to hold a pair like 1:2 is still a text
+    (tmp_path / "note.txt").write_text("meet at 10:30 in room 4\n")
+    assert run(capsys, "predict", model, tmp_path / "note.txt")[0] == 0

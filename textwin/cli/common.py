@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
 import logging
 import math
@@ -124,13 +125,22 @@ def open_model(path):
 
 def out(text=""):
     # rstrip: table cells without a paper figure would leave trailing blanks
-    print(text.rstrip(), file=sys.stdout)
+    _write(text.rstrip() + "\n")
 
 
 def print_json(obj):
     # the whole document is built before anything is written: an error cannot
     # leave half a document on stdout
-    sys.stdout.write(json_text(obj, indent=2) + "\n")
+    _write(json_text(obj, indent=2) + "\n")
+
+
+def _write(text):
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk (> /dev/full), an I/O error: the results are lost
+        raise CLIError(f"cannot write the results to stdout: {exc.strerror or exc}") from None
 
 
 def json_text(obj, indent=None):
@@ -284,15 +294,50 @@ def run_command(args):
             import textwin._kernels  # noqa: F401
         except ImportError as exc:
             raise CLIError(str(exc), EXIT_USAGE) from None
+        check_stdout()
         with warnings_as_log_lines(args), on_cluster(getattr(args, "scheduler", None)):
-            return args.func(args)
+            code = args.func(args)
+        flush_stdout()
+        return code
     except CLIError as exc:
         return fail(str(exc), exc.code)
     except KeyboardInterrupt:
         return fail("interrupted", EXIT_INTERRUPTED)
     except BrokenPipeError:
-        # `textwin ... | head`: the reader went away; nothing more to say.
-        return EXIT_OK
+        # `textwin ... | head`: the reader went away; what was not written is lost, which
+        # the exit status says (as grep's does), and no later flush may fail again
+        _stdout_to_devnull()
+        return fail("stdout was closed by its reader (broken pipe): the rest of the "
+                    "results were not written", EXIT_USAGE)
+
+
+def check_stdout():
+    """A command whose stdout is closed (``>&-``) stops before any work: its results
+    would be lost (Python makes a closed stdout None, and print to None writes nothing)."""
+    if sys.stdout is None:
+        raise CLIError("stdout is closed, so the results would be lost: redirect it to a "
+                       "file (> FILE) or to /dev/null (> /dev/null)")
+
+
+def flush_stdout():
+    """Flush stdout now, so that a failing write (a full disk, a closed pipe) is this
+    command's error, not an exception ignored at the interpreter's exit."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except (OSError, ValueError) as exc:
+        raise CLIError(f"cannot write the results to stdout: "
+                       f"{getattr(exc, 'strerror', None) or exc}") from None
+
+
+def _stdout_to_devnull():
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        pass  # not a real file (a test's capture): nothing is flushed at exit
 
 
 # ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ file holds one part at a time, and adding the files it skips to ``skipped``.
 from __future__ import annotations
 
 import importlib
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,10 +147,30 @@ def iter_inputs(paths, kind, *, skipped, n_features=None, columns=None):
         if layout is None:  # a folder for a model of svmlight vectors
             raise CorpusError(f"{path} is a folder: this model scores svmlight files, give "
                               f"them one by one (e.g. {path}/*.svm)")
+        if kind == "text" and layout.name == "text file" and _looks_like_svmlight(path):
+            raise CorpusError(
+                f"{path} is an svmlight file (lines of label index:value ...), and this "
+                f"model was trained on texts: give it texts, or score the vectors with a "
+                f"model trained on svmlight files")
         layouts.append(layout)
     for path, layout in zip(paths, layouts):
         yield from layout.inputs_of(path, n_features=n_features, skipped=skipped,
                                     columns=columns)
+
+
+_SVMLIGHT_LINE = re.compile(rb"^\s*[^\s:#]+(\s+(qid:\S+\s+)?\d+:\S+)+\s*(#.*)?$")
+
+
+def _looks_like_svmlight(path, head_bytes=65536, lines=20):
+    """True if the first lines of the file ``path`` (its comments and blank lines
+    aside, at most ``lines``) are all svmlight lines: ``label index:value ...``."""
+    if not path.is_file():
+        return False
+    with open(path, "rb") as fh:
+        head = fh.read(head_bytes)
+    body = [ln for ln in head.splitlines()[:-1 if len(head) == head_bytes else None]
+            if ln.strip() and not ln.lstrip().startswith(b"#")][:lines]
+    return bool(body) and all(_SVMLIGHT_LINE.match(ln) for ln in body)
 
 
 def read_inputs(paths, kind, *, n_features=None, columns=None):
