@@ -204,3 +204,35 @@ def test_a_text_model_refuses_an_svmlight_file(capsys, corpus, tmp_path):
     # a text that happens to hold a pair like 1:2 is still a text
     (tmp_path / "note.txt").write_text("meet at 10:30 in room 4\n")
     assert run(capsys, "predict", model, tmp_path / "note.txt")[0] == 0
+
+
+# -- a lam so large that every weight is about 0 is said ------------------------------------
+
+def test_a_huge_lam_is_said_to_leave_every_weight_about_zero(capsys, corpus):
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--lam", "1e300")
+    assert code == 0
+    (line,) = [ln for ln in err.splitlines() if "degenerate" in ln]
+    assert "lam is so large that every weight is about 0" in line
+    assert "Lower --lam (now 1e+300)" in line and "--lam auto" in line
+    # the default lam, and a search's large lams, say nothing of the kind
+    for argv in ([], ["--lam", "auto"]):
+        assert "degenerate" not in run(capsys, "train", "--corpus", corpus, *argv)[2]
+
+
+def test_a_huge_lam_warns_in_the_python_api_too():
+    import numpy as np
+    import scipy.sparse as sp
+
+    from textwin import DualSVM
+    from textwin._scale import DegenerateSolutionWarning
+
+    rng = np.random.default_rng(0)
+    X = sp.random(60, 20, density=0.3, format="csr", random_state=rng)
+    y = (X @ rng.normal(size=20) > 0).astype(int)
+    with pytest.warns(DegenerateSolutionWarning, match="every weight is about 0"):
+        DualSVM(lam=1e300).fit(X, y)
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", DegenerateSolutionWarning)
+        DualSVM(lam=1.0).fit(X, y)  # heavily regularized, not degenerate

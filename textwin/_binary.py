@@ -16,7 +16,8 @@ from textwin._intercept import algorithm2
 from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
 from textwin._losses_and_regularizers import regularizer_named
 from textwin._ovr import problem_weight
-from textwin._scale import AUTO, degeneracy, prior_total, with_scale_from_square
+from textwin._scale import (AUTO, degeneracy, prior_total, score_spread,
+                            with_scale_from_square)
 
 
 @dataclass(frozen=True)
@@ -91,8 +92,8 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
         ``converged``, ``constant`` (no example of nonzero weight on one
         side: ``w = 0`` and the bias is the label present), ``mass`` (the
         prior's total: the normalized entropies' ``A``; NaN for the square
-        regularizer), and for the entropies ``spread``, ``move``, ``met``
-        (:func:`textwin._scale.degeneracy`).
+        regularizer), ``spread`` (:func:`textwin._scale.score_spread`), and for the
+        entropies ``move`` and ``met`` (:func:`textwin._scale.degeneracy`).
     """
     pos, nonzero = y > 0, weight != 0
     if not (np.any(nonzero & pos) and np.any(nonzero & ~pos)):
@@ -119,10 +120,12 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
                    converged=gap <= settings.tol)
     out["constant"] = False
     out["mass"] = mass
+    bias = 0.0 if settings.intercept == "constant_feature" else out["bias"]
     if regularizer_named(settings.regularizer).entropy:
-        bias = 0.0 if settings.intercept == "constant_feature" else out["bias"]
         out["spread"], out["move"], out["met"] = degeneracy(
             X, y, out["w"], bias, target, settings.regularizer, settings.mu, settings.mass)
+    else:  # the square's weights shrink as 1/lam: a huge lam leaves every score equal
+        out["spread"] = score_spread(X, out["w"], bias, target)
     return out
 
 

@@ -24,7 +24,7 @@ from textwin._kernels._dual_gs import check_csr, dual_gauss_seidel
 from textwin._losses_and_regularizers import regularizer_named
 
 __all__ = ["AUTO", "with_scale_from_square", "prior_total",
-           "degeneracy", "DEGENERATE_SPREAD", "DEGENERATE_MOVE", "DegenerateSolutionWarning"]
+           "degeneracy", "score_spread", "DEGENERATE_SPREAD", "DEGENERATE_SQUARE_SPREAD", "DEGENERATE_MOVE", "DegenerateSolutionWarning"]
 
 AUTO = "auto"
 # A problem is degenerate when its training scores spread (standard deviation)
@@ -32,6 +32,10 @@ AUTO = "auto"
 # prior by more than this fraction of the prior weight (docs/mathematics.md §14).
 DEGENERATE_SPREAD = 1e-2
 DEGENERATE_MOVE = 1e-2
+# The square regularizer's scores shrink as 1/lam: a lam far too large (1e300) leaves
+# weights of 1e-300 and training scores equal to rounding. Only that is said: a large
+# lam of a search's grid spreads its scores by far more than this.
+DEGENERATE_SQUARE_SPREAD = 1e-9
 
 
 class DegenerateSolutionWarning(UserWarning):
@@ -115,6 +119,26 @@ def prior_total(settings):
     return float(settings.mu.sum()) * (2.0 if reg.balanced else 1.0)
 
 
+def _training_scores(X, w, bias):
+    n = len(X.indptr) - 1
+    if X.indptr[-1]:  # a view of the shared arrays: one matrix-vector product, no copy
+        scores = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(n, X.n_features)) @ w
+    else:
+        scores = np.zeros(n)
+    return scores + bias
+
+
+def _spread(scores, target):
+    margin = float(np.max(np.abs(target))) or 1.0
+    return float(np.std(scores)) / margin
+
+
+def score_spread(X, w, bias, target):
+    """The standard deviation of the training scores ``X w + b`` over the largest
+    target margin (the first measure of :func:`degeneracy`)."""
+    return _spread(_training_scores(X, w, bias), target)
+
+
 def degeneracy(X, y, w, bias, target, regularizer, mu, mass):
     """How a solution can be degenerate: ``(score spread, weight move, margins met)``.
 
@@ -128,14 +152,8 @@ def degeneracy(X, y, w, bias, target, regularizer, mu, mass):
     :data:`DEGENERATE_MOVE`, or no margin met, and the solution says nothing
     about the data (docs/mathematics.md §14).
     """
-    n = len(X.indptr) - 1
-    if X.indptr[-1]:  # a view of the shared arrays: one matrix-vector product, no copy
-        scores = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(n, X.n_features)) @ w
-    else:
-        scores = np.zeros(n)
-    scores = scores + bias
-    margin = float(np.max(np.abs(target))) or 1.0
-    spread = float(np.std(scores)) / margin
+    scores = _training_scores(X, w, bias)
+    spread = _spread(scores, target)
     met = float(np.mean(y * scores >= target))
     reg = regularizer_named(regularizer)
     s = mu * (mass if reg.normalized else 1.0)

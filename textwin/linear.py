@@ -45,6 +45,7 @@ from textwin._kernels._dual_gs import check_csr
 from textwin._losses_and_regularizers import (LOSSES, REGULARIZERS, loss_named,
                                               regularizer_named)
 from textwin._scale import (AUTO, DEGENERATE_MOVE, DEGENERATE_SPREAD,
+                            DEGENERATE_SQUARE_SPREAD,
                             DegenerateSolutionWarning)
 from textwin._ovr import (
     MAX_EPOCHS,
@@ -709,6 +710,12 @@ def _warn_degenerate(name, results, p, describe):
     reg = regularizer_named(p["regularizer"])
 
     def why(r):
+        if not reg.entropy:
+            if r["spread"] <= DEGENERATE_SQUARE_SPREAD:
+                return (f"its training scores are all equal (standard deviation "
+                        f"{r['spread']:.2g} of the target margin: lam is so large that "
+                        f"every weight is about 0)")
+            return None
         if r["spread"] <= DEGENERATE_SPREAD:
             return (f"its training scores are all equal (standard deviation "
                     f"{r['spread']:.2g} of the target margin)")
@@ -725,7 +732,9 @@ def _warn_degenerate(name, results, p, describe):
         return
     reason = why(results[bad[0]])
     key = "mass" if reg.normalized else "prior"
-    if isinstance(p[key], str) and p[key] == "auto":  # the prior may be an array
+    if not reg.entropy:
+        fix = f"Lower {{lam}} (now {p['lam']:g}), or {{by_cv}}"
+    elif isinstance(p[key], str) and p[key] == "auto":  # the prior may be an array
         fix = f"Lower {{lam}} (now {p['lam']:g}), or {{by_cv}}"
     else:
         fix = (f"Use {key}='auto', which takes the scale from the data "
