@@ -228,6 +228,13 @@ def test_predict_reads_a_table_and_a_fasttext_file(tmp_path, json_lines_run):
                                       f"{tmp_path / 'new.txt'}:3"]
     assert out[0]["scores"] == out[2]["scores"]  # the labels are stripped
     assert out[1]["scores"] == out[3]["scores"]  # an empty text scores the bias
+    # a fastText test file piped in: its labels' names are words of the model
+    piped = subprocess.run([*_TEXTWIN, "predict", str(model), "--jsonl"], env=_ENV, text=True,
+                           input="__label__Business __label__World the championship game\n"
+                                 "business world the championship game\n",
+                           capture_output=True, timeout=300)
+    first, second = (json.loads(line) for line in piped.stdout.splitlines())
+    assert first["scores"] == out[0]["scores"] != second["scores"]
     (tmp_path / "bare.csv").write_text("words\nthe game\n")
     _one_line_error(textwin_run("predict", model, tmp_path / "bare.csv", check=False),
                     "bare.csv:1: no text column", "--text-column")

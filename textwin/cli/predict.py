@@ -54,7 +54,9 @@ def add_parser(sub):
                    help="files, folders (every file inside), or files of many documents: "
                         "JSON Lines (each line's text), CSV, TSV, Parquet (each row's text) "
                         "and fastText files (each line's text, its __label__ words "
-                        "stripped); '-' or nothing: stdin, one document per line")
+                        "stripped); '-' or nothing: stdin, one document per line (a line "
+                        "that starts with __label__ words, as a fastText file's, without "
+                        "them)")
     table_options(p, labels=False)
     p.add_argument("--threshold", type=float, default=None,
                    help="decision threshold on the score (default: the model's, 0); "
@@ -93,6 +95,7 @@ def _stdin_batches():
     part ends at :data:`BATCH` lines or where reading more would wait, so memory
     holds one part and a line piped in alone is scored before the next comes."""
     from ..datasets import decode_text
+    from ..datasets._fasttext import PREFIX, strip_labels
     from ..datasets._layouts import BATCH
 
     if sys.stdin.isatty():
@@ -104,7 +107,10 @@ def _stdin_batches():
         text = decode_text(line) if isinstance(line, bytes) else line
         if text.strip():
             ids.append(f"line {lineno}")
-            docs.append(text.rstrip("\r\n"))
+            # a fastText line (a test file piped in) is scored without its labels, as
+            # fastText's predict does: their names are words the model knows
+            docs.append(strip_labels(text) if text.lstrip().startswith(PREFIX)
+                        else text.rstrip("\r\n"))
         if docs and (waits or len(docs) == BATCH):
             yield ids, docs
             ids, docs = [], []

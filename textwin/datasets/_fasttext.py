@@ -19,7 +19,7 @@ from ._corpus import CorpusError
 from ._lines import text_lines
 from ._table import TableRows
 
-__all__ = ["PREFIX", "fasttext_documents", "fasttext_inputs", "is_fasttext"]
+__all__ = ["PREFIX", "fasttext_documents", "fasttext_inputs", "is_fasttext", "strip_labels"]
 
 #: The prefix of a label word, fastText's default (its option ``-label``).
 PREFIX = "__label__"
@@ -48,6 +48,11 @@ def _split(line):
     """``(labels, text)`` of one line."""
     labels = _LABEL.findall(line)
     return labels, _LABEL.sub("", line).strip() if labels else line.strip()
+
+
+def strip_labels(line):
+    """The text of a fastText line, without its labels."""
+    return _split(line)[1]
 
 
 def _lines(path):
@@ -84,7 +89,7 @@ def fasttext_inputs(path, *, n_features=None, skipped=None):
     ids, docs = [], []
     for where, _, line in _lines(Path(path)):
         ids.append(where)
-        docs.append(_split(line)[1])
+        docs.append(strip_labels(line))
         if len(docs) == BATCH:
             yield ids, docs
             ids, docs = [], []
