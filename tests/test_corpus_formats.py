@@ -152,6 +152,8 @@ BAD = [
      ["bad.tsv:3: not UTF-8 (byte 0xe9 at column 4)", "iconv"]),
     ("bad.txt", b"__label__sport the team won\nthe vote was lost\n",
      ["bad.txt:2: no __label__ word", "--allow-unlabeled"]),
+    ("semi.csv", b"text;label\nthe team won;sport\n",
+     ["semi.csv:1: the header 'text;label' is separated by ';'", "CSV UTF-8"]),
     ("bad.csv", b"text,labels\n\"never closed,sport\nthe vote,politics\n",
      ["bad.csv:2: 1 field, the header has 2", "double quotes"]),
 ]

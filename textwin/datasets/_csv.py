@@ -55,6 +55,10 @@ def _table(path, delimiter, columns, labels):
         raise CorpusError(f"{path}: no header and no rows; the first row names the columns "
                           "(text,label)")
     lineno, header = first
+    if len(header) == 1 and ";" in header[0] and delimiter == ",":
+        raise CorpusError(f"{path}:{lineno}: the header {header[0]!r} is separated by ';', as "
+                          "spreadsheets of some locales save CSV; textwin reads commas: save it "
+                          "as \"CSV UTF-8 (comma delimited)\", or as TSV")
     found = find_columns(header, columns, f"{path}:{lineno}", labels=labels)
     sep = "tab" if delimiter == "\t" else repr(delimiter)
 
