@@ -236,3 +236,40 @@ def test_a_huge_lam_warns_in_the_python_api_too():
     with warnings.catch_warnings():
         warnings.simplefilter("error", DegenerateSolutionWarning)
         DualSVM(lam=1.0).fit(X, y)  # heavily regularized, not degenerate
+
+
+# -- a long search says so before it runs long --------------------------------------------------
+
+def test_a_long_auto_says_its_estimate_and_the_option_that_bounds_it(capsys, corpus,
+                                                                     monkeypatch):
+    import textwin.model_selection._budget as budget
+
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--auto")
+    assert code == 0 and "this search may take" not in err  # a short one says nothing
+    monkeypatch.setattr(budget, "LONG_SEARCH_SECONDS", 0.0)  # every search is long now
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--auto")
+    assert code == 0
+    (line,) = [ln for ln in err.splitlines() if "this search may take" in ln]
+    assert line.startswith("textwin: warning: TextClassifierCV: this search may take up to ")
+    assert "settings" in line and line.endswith("--time-budget SECONDS bounds it")
+    # under a budget the search is bounded already: nothing to say
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--auto", "--time-budget", "600")
+    assert code == 0 and "this search may take" not in err
+
+
+def test_the_estimate_covers_the_settings_still_to_run():
+    from textwin.model_selection._budget import LongSearchWarning, TimeBudget
+
+    b = TimeBudget(None, "S")
+    b.solved(10.0, size=1000, n_lams=3, first=True)  # the first piece: 10 s for 3 lams
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        b.say_if_long(1000, 20, 3, 8)
+        b.say_if_long(1000, 20, 3, 8)  # once
+    (w,) = [c.message for c in caught]
+    assert isinstance(w, LongSearchWarning)
+    # each setting: its first piece (10 s), the 17 other lams at 1.5 times the rate
+    assert w.seconds == pytest.approx(8 * (10 + 17 * 10 / 3 * 1.5))
+    assert "up to 13 min" in str(w) and "time_budget=SECONDS bounds it" in str(w)

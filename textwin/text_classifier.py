@@ -794,6 +794,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                    file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
+        self._n_settings = len(features) * len(variants)  # for the search's estimate
         keys = [(*f, *v) for f in features for v in variants]
         varied = [len(set(values)) > 1 for values in zip(*keys)]  # what a setting's name says
         with bar:
@@ -844,6 +845,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 if parts:
                     self._unconverged += run.extend(grid[l:end])
                     run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
+            budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
             bar.update(len(folds) * (end - l))
             for rule in judge.rules:
                 whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)

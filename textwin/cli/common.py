@@ -269,6 +269,8 @@ def warnings_as_log_lines(args):
         elif isinstance(message, SolverConvergenceWarning):
             text = message.render(_FLAGS, resume=False, estimator=method,
                                   describe=lambda k: names[k] if k < len(names) else None)
+        elif category.__name__ == "LongSearchWarning":  # the option that bounds it here
+            text = message.render("--time-budget SECONDS")
         elif category.__name__ in ("LamGridWarning", "PathConvergenceWarning"):
             # --lam auto's: the categories and this command line's options
             text = message.render(_LAM_SEARCH_FLAGS, estimator=method and f"{method}, --lam auto",

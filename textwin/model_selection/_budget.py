@@ -14,12 +14,41 @@ import warnings
 from contextlib import contextmanager
 from numbers import Real
 
-__all__ = ["TimeBudget", "TimeBudgetWarning", "check_time_budget"]
+__all__ = ["LongSearchWarning", "TimeBudget", "TimeBudgetWarning", "check_time_budget"]
+
+#: A search predicted to take longer than this says so, once, after its first piece.
+LONG_SEARCH_SECONDS = 120.0
 
 
 class TimeBudgetWarning(UserWarning):
     """The time budget ran out before the search had tried everything: one line says
     what it did not try."""
+
+
+class LongSearchWarning(UserWarning):
+    """A search that will be long, said after its first piece: how long at most, from
+    what, and the parameter that bounds it (``option``; a front end renders its own)."""
+
+    def __init__(self, name, seconds, settings, first_seconds, option="time_budget=SECONDS"):
+        self.name, self.seconds, self.settings = name, seconds, settings
+        self.first_seconds = first_seconds
+        super().__init__(self.render(option))
+
+    def render(self, option):
+        return (f"{self.name}: this search may take up to {_duration(self.seconds)} "
+                f"({self.settings} setting{'s' if self.settings != 1 else ''}, every lam of "
+                f"the grid; the first lams of the first took {_duration(self.first_seconds)} "
+                f"on every fold; early stopping usually saves much of it); {option} "
+                f"bounds it")
+
+
+def _duration(seconds):
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    hours, minutes = divmod(round(seconds / 60), 60)
+    return f"{hours} h {minutes:02d} min"
 
 
 def check_time_budget(seconds, name):
@@ -45,6 +74,7 @@ class TimeBudget:
         self.first_rate = self.rate = 0.0  # seconds per lam and stored value
         self.first_seconds = None  # of the search's first piece
         self.not_tried, self.cut_short = [], []
+        self.said = False  # say_if_long's line, once
 
     def elapsed(self):
         return time.perf_counter() - self.start
@@ -72,6 +102,23 @@ class TimeBudget:
         if first:
             self.first_rate = max(self.first_rate, rate)
         self.rate = max(self.rate, rate)
+
+    def say_if_long(self, size, n_lams, first_lams, n_settings):
+        """After the search's first piece (``first_lams`` lams over matrices of ``size``
+        stored values): if ``n_settings`` settings of ``n_lams`` lams each may take more
+        than :data:`LONG_SEARCH_SECONDS` (each setting's first piece as the first's, the
+        rest of its grid at :meth:`predict`'s rate), one :class:`LongSearchWarning`.
+        Once per search; not under a budget, which bounds it already."""
+        if self.said or self.first_seconds is None:
+            return
+        self.said = True
+        if self.seconds is not None:
+            return
+        per_setting = self.first_seconds + self.predict(size, n_lams - first_lams, False)
+        total = per_setting * n_settings
+        if total > LONG_SEARCH_SECONDS:
+            warnings.warn(LongSearchWarning(self.name, total, n_settings, self.first_seconds),
+                          stacklevel=4)
 
     def gate(self, size):
         """The :class:`Gate` of a combination whose solves read ``size`` stored values per
