@@ -31,6 +31,7 @@ from _common import add_smoke_arg, emit_json, print_machine, smoke_cut
 from textwin import DualGaussSeidelClassifierCV, DualSVM
 from textwin.tasks import score_task
 from textwin.text import TextVectorizer
+from textwin.text_classifier import resolve_language
 
 SCORED = {"accuracy": "accuracy", "micro-f1": "micro_f1", "macro-f1": "macro_f1",
           "breakeven": "micro_breakeven"}
@@ -97,7 +98,8 @@ def run_corpus(name, corpora, one_se, smoke=False):
     if smoke:
         (texts, Y), (texts_test, Y_test) = smoke_cut(400, 100, (texts, Y), (texts_test, Y_test))
     task = task_of(Y)
-    vec = TextVectorizer(weighting="tfidf")
+    # the command's stemmer: the language the texts' function words name (GermEval: German)
+    vec = TextVectorizer(weighting="tfidf", language=resolve_language("auto", texts))
     X, X_test = vec.fit_transform(texts).tocsr(), vec.transform(texts_test).tocsr()
     n = X.shape[0]
     y = Y if task == "multilabel" else (Y[:, 1] if task == "binary" else Y.argmax(axis=1))
@@ -107,7 +109,8 @@ def run_corpus(name, corpora, one_se, smoke=False):
     default = DualSVM(lam=1.0 / n, **base).fit(X, y)
     rows = [{"model": "lam=1/n", "seconds": round(time.perf_counter() - t0, 2),
              **figures(task, Y_test, _scores(default, X_test, task))}]
-    print(f"{name} ({task}; {n} train / {X_test.shape[0]} test, {X.shape[1]} features)",
+    print(f"{name} ({task}; {n} train / {X_test.shape[0]} test, {X.shape[1]} features, "
+          f"stemmed as {vec.language})",
           flush=True)
     print(f"  {rows[0]}", flush=True)
     scorings = (["micro-f1", "macro-f1", "breakeven"] if task == "multilabel"
