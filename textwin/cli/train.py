@@ -68,6 +68,9 @@ examples:
   textwin train --corpus train.svm --test-corpus test.svm
   textwin train --corpus tweets.jsonl --positive-label offensive --tune-thresholds f1
   textwin train --corpus r52 --tune-thresholds f1       an offset per class, for macro-F1
+news/, mail.jsonl, tweets.jsonl and train.svm stand for your own corpora, in the layouts
+of --corpus (a JSON Lines file holds one {"text": ..., "labels": [...]} per line); r8 and
+r52 are read from the data home's Reuters-21578.
 """)
     p.add_argument("--category", "-c", metavar="NAME",
                    help="categories to train: a name, a comma-separated list, or all "
