@@ -23,12 +23,16 @@ Methods (``--methods``, comma-separated; default all):
 * scikit-learn over ``TfidfVectorizer()`` (words): ``linearsvc`` (``LinearSVC()``),
   ``sgd`` (``SGDClassifier()``), ``complementnb`` (``ComplementNB()``), ``logreg``
   (``LogisticRegression()``); ``linearsvc-bigrams``: ``LinearSVC()`` over
-  ``TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)``. Multi-label:
+  ``TfidfVectorizer(ngram_range=(1, 2), sublinear_tf=True)``; ``linearsvc-chars``:
+  ``LinearSVC()`` over ``TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5),
+  sublinear_tf=True)`` (character n-grams inside words), ``linearsvc-words-chars``:
+  over those and the sublinear words side by side (a ``FeatureUnion``). Multi-label:
   ``OneVsRestClassifier`` of each. ``random_state=0`` where the estimator has one.
   Named only: ``linearsvc-sublinear``, ``sgd-sublinear``, ``complementnb-sublinear``,
   ``logreg-sublinear``, the same over ``TfidfVectorizer(sublinear_tf=True)``.
 * ``fasttext``: ``fasttext.train_supervised`` with its defaults, and
-  ``fasttext-bigrams`` with ``wordNgrams=2, epoch=25, lr=0.5``; one thread and
+  ``fasttext-bigrams`` with ``wordNgrams=2, epoch=25, lr=0.5``, ``fasttext-chars``
+  with its subwords, ``minn=2, maxn=5, epoch=25, lr=0.5``; one thread and
   seed 0 (repeatable), on a training file in a random order (seed 0), the texts
   lower-cased with punctuation split off as fastText's examples prepare them.
   Multi-label: ``loss="ova"``, every label of probability 0.5 or more.
@@ -100,8 +104,9 @@ def _child_env():
 
 CORPORA = ("agnews-small", "germeval2018", "r8", "r52", "reuters90", "reuters10",
            "reuters90-titles")
-METHODS = ("textwin", "textwin-auto", "linearsvc", "linearsvc-bigrams", "sgd",
-           "complementnb", "logreg", "fasttext", "fasttext-bigrams", "vw", "vw-bigrams")
+METHODS = ("textwin", "textwin-auto", "linearsvc", "linearsvc-bigrams", "linearsvc-chars",
+           "linearsvc-words-chars", "sgd", "complementnb", "logreg", "fasttext",
+           "fasttext-bigrams", "fasttext-chars", "vw", "vw-bigrams")
 #: Not run unless named: the words rows with sublinear tf (1 + log tf, as textwin's tf-idf)
 EXTRA_METHODS = ("linearsvc-sublinear", "sgd-sublinear", "complementnb-sublinear",
                  "logreg-sublinear")
@@ -276,6 +281,9 @@ def run_textwin_auto(data):
 SKLEARN = {
     "linearsvc": ("LinearSVC", {}),
     "linearsvc-bigrams": ("LinearSVC", {"ngram_range": (1, 2), "sublinear_tf": True}),
+    "linearsvc-chars": ("LinearSVC", {"analyzer": "char_wb", "ngram_range": (2, 5),
+                                      "sublinear_tf": True}),
+    "linearsvc-words-chars": ("LinearSVC", {"union": True}),
     "sgd": ("SGDClassifier", {}),
     "complementnb": ("ComplementNB", {}),
     "logreg": ("LogisticRegression", {}),
@@ -296,7 +304,15 @@ def run_sklearn(data, key):
     cls = next(getattr(m, name) for m in (sklearn.svm, sklearn.linear_model,
                                            sklearn.naive_bayes) if hasattr(m, name))
     est = cls(**({"random_state": 0} if "random_state" in cls().get_params() else {}))
-    vectorizer = TfidfVectorizer(**vectorizer_args)
+    if vectorizer_args.get("union"):  # words and character n-grams side by side
+        from sklearn.pipeline import FeatureUnion
+
+        vectorizer = FeatureUnion([
+            ("words", TfidfVectorizer(sublinear_tf=True)),
+            ("chars", TfidfVectorizer(analyzer="char_wb", ngram_range=(2, 5),
+                                      sublinear_tf=True))])
+    else:
+        vectorizer = TfidfVectorizer(**vectorizer_args)
     X_train = vectorizer.fit_transform(data.train)
     X_test = vectorizer.transform(data.test)
     if data.multilabel:
@@ -319,7 +335,7 @@ def shuffled(n, seed=0):
     return order
 
 
-def run_fasttext(data, bigrams):
+def run_fasttext(data, bigrams, subwords=False):
     try:
         import fasttext
     except ImportError:
@@ -330,6 +346,8 @@ def run_fasttext(data, bigrams):
             fh.write(f"{labels} {fasttext_text(data.train[i])}\n")
         fh.flush()
         settings = {"wordNgrams": 2, "epoch": 25, "lr": 0.5} if bigrams else {}
+        if subwords:  # character n-grams 2-5 of each word, with the tutorial's epochs and rate
+            settings = {"minn": 2, "maxn": 5, "epoch": 25, "lr": 0.5}
         if data.multilabel:
             settings["loss"] = "ova"
         model = fasttext.train_supervised(fh.name, thread=1, seed=0, verbose=0, **settings)
@@ -373,7 +391,7 @@ LIBRARIES = {
     "textwin-auto": ("textwin",),
     **{key: ("sklearn.svm", "sklearn.linear_model", "sklearn.naive_bayes",
              "sklearn.feature_extraction.text", "sklearn.multiclass") for key in SKLEARN},
-    "fasttext": ("fasttext",), "fasttext-bigrams": ("fasttext",),
+    "fasttext": ("fasttext",), "fasttext-bigrams": ("fasttext",), "fasttext-chars": ("fasttext",),
     "vw": ("vowpalwabbit",), "vw-bigrams": ("vowpalwabbit",),
 }
 
@@ -383,6 +401,7 @@ RUNNERS = {
     **{key: (lambda data, key=key: run_sklearn(data, key)) for key in SKLEARN},
     "fasttext": lambda data: run_fasttext(data, bigrams=False),
     "fasttext-bigrams": lambda data: run_fasttext(data, bigrams=True),
+    "fasttext-chars": lambda data: run_fasttext(data, bigrams=False, subwords=True),
     "vw": lambda data: run_vw(data, bigrams=False),
     "vw-bigrams": lambda data: run_vw(data, bigrams=True),
 }
