@@ -205,3 +205,83 @@ def test_occurrences_of_char_ngrams_are_the_texts_own_characters():
     found = TextVectorizer(char_ngrams=(2, 3)).fit(["Abc abd"]).occurrences("Abc")
     assert sorted(w for v in found.values() for w in v) == [
         "A", "Ab", "Ab", "Abc", "Abc", "bc", "bc", "c"]  # the word, " a", "ab", " ab", "abc", ...
+
+
+def unspaced_corpus(n_per_class=60, script="han", seed=0):
+    """Texts of two classes written without spaces between words, as Chinese, Japanese
+    and Thai are: each class's words drawn from its own characters and a shared pool,
+    every text a new sequence of them (a word tokenizer sees each as one new word).
+    Returns ``(texts, labels)``, the classes alternating."""
+    rng = random.Random(seed)
+    base = {"han": 0x4E00, "thai": 0x0E01}[script]
+    pool = [chr(base + k) for k in range(40)]
+    shared, own = pool[:20], {"a": pool[20:30], "b": pool[30:40]}
+
+    def word(label):
+        return "".join(rng.choice(own[label] if rng.random() < 0.5 else shared)
+                       for _ in range(rng.randint(2, 3)))
+
+    texts, labels = [], []
+    for _ in range(n_per_class):
+        for label in ("a", "b"):
+            texts.append("".join(word(label) for _ in range(rng.randint(6, 12))) + "。")
+            labels.append(label)
+    return texts, labels
+
+
+@pytest.mark.parametrize("script, name", [("han", "Chinese or Japanese"), ("thai", "Thai")])
+def test_unspaced_scripts_are_detected_and_learnt_from_their_characters(script, name):
+    from textwin import TextClassifier
+    from textwin.text import detect_unspaced_script
+
+    texts, labels = unspaced_corpus(script=script)
+    assert detect_unspaced_script(texts) == name
+    assert detect_unspaced_script(["Ein deutscher Satz", "an English one"]) is None
+    train, test = slice(0, 80), slice(80, None)
+    clf = TextClassifier().fit(texts[train], labels[train])
+    assert clf.script_ == name and clf.chars_ == (1, 3)
+    assert not any(not t.startswith("char:") for t in clf.vectorizer_.vocabulary_)  # no words
+    accuracy = np.mean(clf.predict(texts[test]) == np.array(labels[test]))
+    words = TextClassifier(chars=None).fit(texts[train], labels[train])
+    chance = np.mean(words.predict(texts[test]) == np.array(labels[test]))
+    assert accuracy >= 0.9 and chance <= 0.65, (accuracy, chance)
+
+
+def test_train_on_an_unspaced_corpus_says_so_in_one_line(tmp_path):
+    """`textwin train` as a user runs it: the report says the texts have no spaces and
+    that character n-grams stand in for the words; the model file records them."""
+    import json
+    import subprocess
+    import sys
+
+    from textwin.persistence import load_model
+
+    texts, labels = unspaced_corpus()
+    corpus = tmp_path / "zh.jsonl"
+    with open(corpus, "w", encoding="utf-8") as fh:
+        for i, (text, label) in enumerate(zip(texts, labels)):
+            fh.write(json.dumps({"text": text, "labels": [label],
+                                 "split": "train" if i < 80 else "test"}) + "\n")
+    run = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", corpus,
+                          "-o", tmp_path / "m.npz", "--json"], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    said = [line for line in run.stderr.splitlines() if "without spaces" in line]
+    assert said == ["textwin: Chinese or Japanese texts, without spaces between words: "
+                    "character 1-3-grams in place of words (--chars MIN-MAX for others)"], \
+        run.stderr
+    assert "stemmer" not in run.stderr  # no words, no stemmer to speak of
+    assert json.loads(run.stdout)["accuracy"] >= 90.0
+    model = load_model(tmp_path / "m.npz")
+    assert model.preprocessing["char_ngrams"] == [1, 3]
+    assert model.preprocessing["ngram_range"] is None
+
+
+def test_the_search_on_an_unspaced_script_searches_its_characters_alone():
+    from textwin.text_classifier import UNSPACED_CHARS, TextClassifierCV
+
+    texts, labels = unspaced_corpus()
+    search = TextClassifierCV(cv=3, lam_grid=[1.0, 0.1]).fit(texts[:80], labels[:80])
+    assert search.script_ == "Chinese or Japanese" and search.chars_searched_ is False
+    assert {(p["chars"], p["ngrams"]) for p in search.cv_results_["params"]} == {
+        (UNSPACED_CHARS, 0)}
+    assert np.mean(search.predict(texts[80:]) == np.array(labels[80:])) >= 0.9

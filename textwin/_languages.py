@@ -41,3 +41,18 @@ FUNCTION_WORDS = {
     "spanish": "el la de que en los del se las por un para con no una su al es lo como",
     "swedish": "och att det som en på är av för med till den har de inte om ett han men var",
 }
+
+
+#: The scripts written without spaces between words, by their code point ranges: to a
+#: tokenizer of words each sentence is one word, and only character n-grams make their
+#: texts learnable (:func:`textwin.text.detect_unspaced_script`).
+UNSPACED_SCRIPTS = {
+    "Chinese or Japanese": ((0x3040, 0x30FF), (0x31F0, 0x31FF), (0x3400, 0x4DBF),
+                            (0x4E00, 0x9FFF), (0xF900, 0xFAFF), (0xFF66, 0xFF9D),
+                            (0x20000, 0x3134F)),  # kana, Han
+    "Thai": ((0x0E00, 0x0E7F),),
+    "Lao": ((0x0E80, 0x0EFF),),
+    "Tibetan": ((0x0F00, 0x0FFF),),
+    "Burmese": ((0x1000, 0x109F),),
+    "Khmer": ((0x1780, 0x17FF),),
+}

@@ -38,7 +38,7 @@ import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
 from textwin._kernels._chars import count_char_ngrams
-from textwin._languages import FUNCTION_WORDS, LANGUAGES, check_language
+from textwin._languages import FUNCTION_WORDS, LANGUAGES, UNSPACED_SCRIPTS, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
 from sklearn.utils.sparsefuncs_fast import inplace_csr_row_normalize_l2
@@ -47,7 +47,7 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM",
            "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fold_matrices",
-           "detect_language", "check_char_ngrams",
+           "detect_language", "detect_unspaced_script", "check_char_ngrams",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -216,6 +216,37 @@ def detect_language(texts, *, max_documents=2000):
         if used >= 0.6 and share >= best_share:
             best, best_share = language, share
     return best
+
+
+_NOT_LETTER = re.compile(r"[\W\d_]+")
+
+
+@functools.cache
+def _script_patterns():
+    return {name: re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "]")
+            for name, ranges in UNSPACED_SCRIPTS.items()}
+
+
+def detect_unspaced_script(texts, *, max_documents=2000):
+    """The script written without spaces between words (Chinese or Japanese, Thai, Lao,
+    Tibetan, Burmese, Khmer: ``UNSPACED_SCRIPTS`` of ``textwin._languages``) that at
+    least half the letters of the first ``max_documents`` ``texts`` are in, or None.
+
+    A word of :func:`tokenize` is then a whole clause; character n-grams
+    (``TextVectorizer(char_ngrams=...)``) are what such texts can be learnt from.
+
+    Examples
+    --------
+    >>> detect_unspaced_script(["今天天气很好，我们去公园散步。", "The weather"])
+    'Chinese or Japanese'
+    >>> detect_unspaced_script(["The weather is fine today."]) is None
+    True
+    """
+    sample = "\n".join(itertools.islice(texts, max_documents))
+    letters = len(_NOT_LETTER.sub("", sample))
+    counts = {name: len(pattern.findall(sample)) for name, pattern in _script_patterns().items()}
+    name = max(counts, key=counts.get)
+    return name if letters and counts[name] >= 0.5 * letters else None
 
 
 def _composed(text):

@@ -42,7 +42,7 @@ from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives)
 from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
-                          fold_matrices)
+                          detect_unspaced_script, fold_matrices)
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
 
@@ -105,6 +105,21 @@ def resolve_language(language, texts):
     return (detect_language(texts) or "english") if language == "auto" else language
 
 
+#: The character n-grams of texts in a script without spaces between words, in place of
+#: the words (whole clauses there): the characters, their pairs and their triples.
+UNSPACED_CHARS = (1, 3)
+
+
+def resolve_chars(chars, texts):
+    """``(chars, script)``: for "auto", :data:`UNSPACED_CHARS` when the texts are written in
+    a script without spaces between words (``script`` names it:
+    :func:`~textwin.text.detect_unspaced_script`), else None; another value as it is."""
+    if isinstance(chars, str) and chars == "auto":
+        script = detect_unspaced_script(texts)
+        return (UNSPACED_CHARS if script else None), script
+    return chars, None
+
+
 def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):
     """The :class:`TextVectorizer` of these settings: word n-grams up to ``ngrams`` (0:
     none, only with ``chars``) and character n-grams ``chars`` ((min_n, max_n) or None)."""
@@ -131,10 +146,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ngrams : int, default=1
         Word n-grams up to this length (2: words and pairs of adjacent words; 0: no
         words, only ``chars``).
-    chars : tuple (min_n, max_n) or None, default=None
+    chars : tuple (min_n, max_n), None or "auto", default="auto"
         Character n-grams inside word boundaries too, as scikit-learn's
         ``analyzer="char_wb"`` (``TextVectorizer(char_ngrams=...)``): (2, 5) is
-        the usual choice for tweets and languages without a stemmer.
+        the usual choice for tweets and languages without a stemmer. "auto": none,
+        but for texts in a script without spaces between words (Chinese,
+        Japanese, Thai: :func:`~textwin.text.detect_unspaced_script`)
+        :data:`UNSPACED_CHARS`, (1, 3), in place of the words (``chars_`` and
+        ``script_`` after fit).
     language : str, default="auto"
         As in :class:`~textwin.text.TextVectorizer`; "auto": the language whose
         function words the training texts use (:func:`~textwin.text.
@@ -202,15 +221,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     ['money', 'grain']
     """
 
-    def __init__(self, weighting="tfidf", stem=True, ngrams=1, chars=None, language="auto",
+    def __init__(self, weighting="tfidf", stem=True, ngrams=1, chars="auto", language="auto",
                  min_df=1, nb_scaling=False, loss="hinge", fit_intercept=False, lam=None,
                  thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
                  random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _vectorizer(self, language):
-        return make_vectorizer(self.weighting, self.stem, self.ngrams, language, self.min_df,
-                               self.chars)
+        chars, script = getattr(self, "chars_", self.chars), getattr(self, "script_", None)
+        return make_vectorizer(self.weighting, self.stem, 0 if script else self.ngrams,
+                               language, self.min_df, chars)
 
     def _model(self, lam):
         return DualGaussSeidelClassifier(
@@ -237,6 +257,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         words are not found again."""
         texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
         self.language_ = resolve_language(self.language, texts)
+        self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
         Xm = (vectorizer._fit_words(words) if words is not None and words.fit(vectorizer)
               else vectorizer.fit_transform(texts))
@@ -469,6 +490,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             coef[:, model.selected] = model.coef
         clf.vectorizer_, clf.coef_, clf.intercept_ = vectorizer, coef, intercept
         clf.language_ = vectorizer.language
+        clf.chars_, clf.script_ = vectorizer.char_ngrams, None
         clf.thresholds_ = model.thresholds.copy()
         if model.calibration is not None:
             clf.calibration_ = model.calibration
@@ -628,6 +650,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     ----------
     best_estimator_ : TextClassifier
         Refitted on all the texts with the best settings.
+    script_ : str or None
+        The script without spaces between words that the texts are written in
+        (:func:`~textwin.text.detect_unspaced_script`, read when ``chars`` has
+        None among its candidates): then the words are not searched, and the
+        features are the characters' n-grams :data:`UNSPACED_CHARS` alone.
     chars_searched_ : bool or str
         Whether character n-grams were tried beside the best words (a string: why
         not).
@@ -690,7 +717,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             return ["zero"]
         return [tuned] if self.tune_thresholds is True else ["zero", tuned]
 
-    def _settings(self, task):
+    def _settings(self, task, script=None):
         """The feature settings (stem, ngrams) and model variants (loss, nb_scaling,
         fit_intercept)."""
         nb = _candidates(self.nb_scaling, "nb_scaling")
@@ -699,12 +726,14 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         chars = _char_candidates(self.chars)
         for n, c in itertools.product(_candidates(self.ngrams, "ngrams"), chars):
             make_vectorizer(self.weighting, True, n, "english", self.min_df, c)  # checks them
+        variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
+                                          _candidates(self.fit_intercept, "fit_intercept")))
+        if script:  # no words to search: the characters of an unspaced script
+            return [(False, 0, UNSPACED_CHARS)], variants
         if None in chars:  # the words first; character n-grams beside the best (_add_chars)
             chars = [None]
         features = list(itertools.product(_candidates(self.stem, "stem"),
                                           _candidates(self.ngrams, "ngrams"), chars))
-        variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
-                                          _candidates(self.fit_intercept, "fit_intercept")))
         return features, variants
 
     def _folds(self, Y, task, classes=None):
@@ -731,7 +760,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         budget = TimeBudget(self.time_budget, type(self).__name__)  # the words count too
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
-        features, variants = self._settings(task)
+        self.script_ = (detect_unspaced_script(texts) if None in _char_candidates(self.chars)
+                        else None)
+        features, variants = self._settings(task, self.script_)
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
@@ -762,7 +793,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         reason they were not, a string); returns whether they were."""
         candidates = [c for c in _char_candidates(self.chars) if c is not None]
         self.chars_searched_ = False
-        if None not in _char_candidates(self.chars) or not candidates:
+        if None not in _char_candidates(self.chars) or not candidates or self.script_:
             return False
         size = sum(map(len, texts))
         if size > CHAR_SEARCH_CHARACTERS:

@@ -17,7 +17,7 @@ import time
 import warnings
 
 from .common import CLIError, first_line
-from .training import text_language, two_class_scores, two_class_thresholds
+from .training import text_chars, text_language, two_class_scores, two_class_thresholds
 
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5
@@ -80,6 +80,7 @@ def auto_search(args, d, progress):
     lam = getattr(args, "lam", None)
     ngrams = getattr(args, "ngrams", None)
     scoring = getattr(args, "scoring", None)
+    text_chars(args, d.texts_train)  # said in the log; the search reads the script itself
     language, stem = text_language(args, d.texts_train)
     return TextClassifierCV(
         weighting=args.weighting or "tfidf", stem=[True, False] if stem else False,

@@ -188,10 +188,11 @@ def _prepare_user_corpus(args, corpus):
     if corpus.is_text:
         from ..text import TextVectorizer
 
+        chars, script = text_chars(args, corpus.train)
         language, stem = text_language(args, corpus.train)
+        words = None if script and not args.ngrams else (1, args.ngrams or 1)
         vectorizer = TextVectorizer(weighting=args.weighting or "tfidf", stem=stem,
-                                    language=language, ngram_range=(1, args.ngrams or 1),
-                                    char_ngrams=args.chars)
+                                    language=language, ngram_range=words, char_ngrams=chars)
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -232,12 +233,31 @@ def text_language(args, texts):
 
         detected = detect_language(texts)
         args.detected_language = detected or "english"
+        if getattr(args, "said_script", False) and not args.ngrams:
+            return args.detected_language, True  # no words to stem: said by text_chars
         logger.info("%s; --language LANG for another, --no-stem for none", (
             f"{detected} texts (by their function words): "
             f"{'Porter' if detected == 'english' else 'Snowball'}'s {detected} stemmer"
             if detected else "no language recognised by its function words: Porter's "
             "English stemmer"))
     return args.detected_language, True
+
+
+def text_chars(args, texts):
+    """``(chars, script)`` of a text corpus: --chars as given, else for texts in a script
+    without spaces between words (``script``, :func:`textwin.text.detect_unspaced_script`)
+    the character n-grams of ``UNSPACED_CHARS`` in place of the words. Said once in the
+    log."""
+    if args.chars:
+        return args.chars, None
+    from ..text_classifier import resolve_chars
+
+    chars, script = resolve_chars("auto", texts)
+    if script and not getattr(args, "said_script", False):
+        args.said_script = True
+        logger.info("%s texts, without spaces between words: character %d-%d-grams in place of "
+                    "words (--chars MIN-MAX for others)", script, *chars)
+    return chars, script
 
 
 NO_TRAINING_DOCUMENT = "no training document"
