@@ -92,22 +92,20 @@ def _tune_columns(est, X_train, Y_train, objective, names):
     training set; ``names`` are the categories, in column order."""
     import numpy as np
 
-    from ..metrics import THRESHOLD_TUNERS
+    from ..model_selection._choice import tuned_thresholds
 
-    # With fewer positives than folds, some fold trains without any: its
-    # out-of-fold scores say nothing, and the tuned threshold fell far below 0
-    # (castorseed, one positive: -1, every document labelled). Keep 0 there; a
-    # single such category is not tuned at all (its fold could not be trained).
-    positives = np.asarray((Y_train != 0).sum(axis=0)).ravel()
+    # the search's tuner and its policy: a category with fewer positives than folds
+    # keeps 0 (some fold trained without any); a single such category is not tuned at
+    # all (its folds could not be trained)
+    Y = np.asarray(Y_train) != 0
+    positives = Y.sum(axis=0)
     if positives.size == 1 and positives[0] < TUNING_FOLDS:
-        thresholds = np.ones(1)  # not 0: the warning below names it
+        thresholds = np.zeros(1)
     else:
         oof = _out_of_fold(est, X_train, Y_train, TUNING_FOLDS)
-        thresholds = np.asarray(THRESHOLD_TUNERS[objective](Y_train, oof), dtype=np.float64)
-    rare = [j for j in range(thresholds.size)
-            if 0 < positives[j] < TUNING_FOLDS and thresholds[j] != 0]
+        thresholds = tuned_thresholds(oof, Y, objective, TUNING_FOLDS)
+    rare = [j for j in range(thresholds.size) if 0 < positives[j] < TUNING_FOLDS]
     if rare:
-        thresholds[rare] = 0.0
         _warn_rare([f"{names[j] if j < len(names) else j} ({positives[j]})" for j in rare],
                    "category", "categories")
     return thresholds
