@@ -77,7 +77,8 @@ def chosen(report):
     c = (report.get("auto") or {}).get("chosen")
     if not c:
         return None
-    words = ("stems" if c.get("stem") else "words") + ("+bigrams" if c.get("ngrams") == 2 else "")
+    words = (("stems" if c.get("stem") else "words") + ("+bigrams" if c.get("ngrams") == 2 else "")
+             + ("+chars{}-{}".format(*c["chars"]) if c.get("chars") else ""))
     extra = [x for x, on in (("nb", c.get("nb_scaling")), ("bias", c.get("fit_intercept")))
              if on]
     rule = c.get("rule", "zero")
