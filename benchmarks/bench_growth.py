@@ -82,7 +82,7 @@ def write_corpus(folder, n, seed=0):
 
 
 def main(argv=None):
-    from _common import JsonPath, emit_json, machine_info, print_machine
+    from _common import JsonPath, add_smoke_arg, emit_json, machine_info, print_machine
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000,1000000",
@@ -91,8 +91,9 @@ def main(argv=None):
                     help="more options for the --auto command (e.g. '--time-budget 600')")
     ap.add_argument("--timeout", type=float, default=24 * 3600)
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath)
+    add_smoke_arg(ap)
     args = ap.parse_args(argv)
-    sizes = [int(s) for s in args.sizes.split(",")]
+    sizes = [300, 600] if args.smoke else [int(s) for s in args.sizes.split(",")]
     info = print_machine()
     auto_args = ["--auto", *args.auto_args.split()]
     print(f"{'documents':>10} {'command':<8} {'seconds':>9} {'x first':>8} {'peak MiB':>9} "
