@@ -273,3 +273,81 @@ def test_the_estimate_covers_the_settings_still_to_run():
     # each setting: its first piece (10 s), the 17 other lams at 1.5 times the rate
     assert w.seconds == pytest.approx(8 * (10 + 17 * 10 / 3 * 1.5))
     assert "up to 13 min" in str(w) and "time_budget=SECONDS bounds it" in str(w)
+
+
+# -- messages name options that exist; nothing read is left unsaid ------------------------------
+
+def test_lam_auto_on_a_tiny_corpus_names_this_command_lines_options(capsys, tmp_path):
+    train = write_jsonl(tmp_path / "train.jsonl", {"a": "x y", "b": "z w"}, n=2)
+    test = write_jsonl(tmp_path / "test.jsonl", {"a": "x y", "b": "z w"}, n=1)
+    for command in ("train", "eval"):
+        code, _, err = run(capsys, command, "--corpus", train, "--test-corpus", test,
+                           "--lam", "auto", "-q")
+        assert code == 2
+        assert_one_line_error(err, "--lam auto: the 4 training documents are fewer than the 5 "
+                                   "folds", "give --lam a value")
+        assert "cv" not in err.replace("cross-validation", "")  # no option of the API's
+
+
+def _folder_corpus(root):
+    for name, words in (("a", "alpha beta"), ("b", "one two"), ("sports, games", "ball game")):
+        (root / name).mkdir(parents=True)
+        for i in range(8):
+            (root / name / f"{i}.txt").write_text(f"{words} {i}\n")
+    (root / "empty").mkdir()
+    return root
+
+
+def test_an_empty_category_folder_is_reported(capsys, tmp_path):
+    root = _folder_corpus(tmp_path / "corpus")
+    report = _report(capsys, "train", "--corpus", root)
+    assert [c["category"] for c in report["categories"]] == ["a", "b", "sports, games"]
+    assert report["corpus_report"]["skipped"] == {"empty_folder": ["empty/"]}
+    code, _, err = run(capsys, "train", "--corpus", root)
+    assert code == 0
+    assert "skipped 1 folder: 1 empty category folder" in err and "(empty/)" in err
+
+
+def test_a_category_with_a_comma_can_be_selected(capsys, tmp_path):
+    root = _folder_corpus(tmp_path / "corpus")
+    for argv in (["--category", "sports, games"], ["--category", r"a,sports\, games"]):
+        report = _report(capsys, "train", "--corpus", root, *argv)
+        assert "sports, games" in [c["category"] for c in report["categories"]]
+    code, _, err = run(capsys, "train", "--corpus", root, "--category", "sports", "-q")
+    assert code == 2 and "unknown category 'sports'" in err
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("grams", [["--ngrams", "2"], ["--chars", "2-4"]])
+def test_ngrams_on_reuters_are_refused_with_the_way_to_get_them(capsys, grams,
+                                                               reuters_data_home):
+    code, out, err = run(capsys, "train", "--category", "acq", *grams, "--offline", "-q")
+    assert code == 2 and out == ""
+    assert_one_line_error(err, grams[0], "leave the paper's protocol",
+                          "--weighting tfidf --features all")
+
+
+def test_a_model_without_format_version_says_what_it_is(capsys, corpus, tmp_path):
+    import zipfile
+
+    import numpy as np
+
+    model = tmp_path / "m.npz"
+    assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == 0
+    broken = tmp_path / "broken.npz"
+    with zipfile.ZipFile(model) as src, zipfile.ZipFile(broken, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "__metadata__.npy":
+                import io
+
+                meta = json.loads(np.load(io.BytesIO(data)).tobytes().decode())
+                del meta["format_version"]
+                buf = io.BytesIO()
+                np.save(buf, np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8))
+                data = buf.getvalue()
+            dst.writestr(item, data)
+    code, _, err = run(capsys, "predict", broken, corpus)
+    assert code == 4
+    assert_one_line_error(err, "no format_version", "damaged or made by another program")
+    assert "upgrade" not in err

@@ -63,8 +63,11 @@ def resolve_categories(categories, available):
         names = list(TOP10)
     elif categories == "all":
         return available
-    elif isinstance(categories, str):
-        names = [c.strip() for c in categories.split(",") if c.strip()]
+    elif isinstance(categories, str) and categories.strip() in available:
+        names = [categories.strip()]  # one name, commas and all ("sports, games")
+    elif isinstance(categories, str):  # a comma inside a name is written "\,"
+        names = [c.strip().replace("\0", ",")
+                 for c in categories.replace("\\,", "\0").split(",") if c.strip()]
     else:
         names = list(categories)
     if not names:

@@ -837,6 +837,11 @@ def _read_metadata(path, archive):
     if not isinstance(meta, dict) or meta.get("format") != FORMAT_NAME:
         raise _bad(path, "metadata does not name the textwin model format")
     version = str(meta.get("format_version", ""))
+    if "format_version" not in meta or not version.strip():
+        # no version at all: not an older or newer textwin's model (every one writes it),
+        # but a file damaged or written by hand; no textwin reads it
+        raise _bad(path, "its metadata has no format_version, which every textwin writes: "
+                         "the file was damaged or made by another program")
     if version.split(".")[0] not in _READ_MAJORS:
         raise ModelFormatError(
             f"{path} uses model format {version!r} (written by textwin "

@@ -374,10 +374,18 @@ def _reuters_training_data(args, categories_arg):
 
 def _reuters_as_corpus(args):
     """Reuters-21578 read as a user's corpus: its texts vectorized as the options say
-    (--weighting, --features all, --ngrams, --auto), not the paper's cached features."""
-    return (args.weighting not in (None, "binary") or args.features == "all"
-            or bool(getattr(args, "ngrams", None)) or bool(getattr(args, "chars", None))
-            or bool(getattr(args, "auto", False)))
+    (--weighting, --features all, --auto, and with one of them --ngrams or --chars), not
+    the paper's cached features. --ngrams or --chars alone is refused: the paper's 1,000
+    binary features are of single words, and leaving them is said, not implied."""
+    leaves = (args.weighting not in (None, "binary") or args.features == "all"
+              or bool(getattr(args, "auto", False)))
+    grams = [f"--ngrams {args.ngrams}"] * ((getattr(args, "ngrams", None) or 1) > 1) + [
+        f"--chars {args.chars}"] * bool(getattr(args, "chars", None))
+    if grams and not leaves:
+        raise CLIError(f"{' and '.join(grams)} would leave the paper's protocol (1,000 binary "
+                       f"information-gain features of single words): to train on "
+                       f"Reuters-21578's texts with them, add --weighting tfidf --features all")
+    return leaves
 
 
 def _reuters_corpus(args):
@@ -508,6 +516,12 @@ def cv_settings(args, d, settings):
 
     if settings.get("lam") != "auto":
         return None
+    from ..model_selection import DualGaussSeidelClassifierCV
+
+    folds, n = DualGaussSeidelClassifierCV().cv, d.X_train.shape[0]
+    if n < folds:  # in this command line's words: it has no cv option to lower
+        raise CLIError(f"--lam auto: the {n} training documents are fewer than the {folds} "
+                       f"folds of its cross-validation; add documents, or give --lam a value")
     user, tune = args.corpus is not None, getattr(args, "tune_thresholds", None)
     scoring = getattr(args, "scoring", None) or (
         default_scoring(d.task) if user or tune else None)

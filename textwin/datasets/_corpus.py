@@ -29,6 +29,7 @@ SKIP_REASONS = {
     "special": "not a regular file (a named pipe, a socket, a device)",
     "too_large": f"too large (more than {in_units(MAX_DOCUMENT_BYTES)} of text, gunzipped)",
     "unreadable_folder": "unreadable folder (its files not read)",
+    "empty_folder": "empty category folder (no document in it: not a category)",
     "outside": "not inside a category folder",
     "empty_text": "with an empty text (white space only)",
 }
@@ -204,9 +205,10 @@ def warn_skipped(source, skipped):
     parts = [f"{counted(reason, len(paths))} ({examples(paths)})"
              for reason, paths in skipped.items() if paths and reason != "hidden"]
     if parts:
+        folder_reasons = ("unreadable_folder", "empty_folder")
         n = sum(len(p) for r, p in skipped.items()
-                if r not in ("hidden", "unreadable_folder", *ROW_REASONS))
-        folders = len(skipped.get("unreadable_folder", ()))
+                if r not in ("hidden", *folder_reasons, *ROW_REASONS))
+        folders = sum(len(skipped.get(r, ())) for r in folder_reasons)
         rows = sum(len(skipped.get(r, ())) for r in ROW_REASONS)
         counts = [f"{n} file{'s' if n != 1 else ''}"] * bool(n) + [
             f"{folders} folder{'s' if folders != 1 else ''}"] * bool(folders) + [

@@ -41,6 +41,9 @@ def _read_category_folders(root, prefix, skipped):
     for cat_dir in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
         shown_dir = Path(prefix) / cat_dir.name
         files, hidden_dirs = _walk(cat_dir, shown_dir, skipped["unreadable_folder"])
+        if not files and not hidden_dirs and str(shown_dir) not in " ".join(
+                skipped["unreadable_folder"]):
+            skipped["empty_folder"].append(f"{shown_dir}/")
         for rel in files:
             shown = str(shown_dir / rel)
             if rel.name.startswith("."):
