@@ -473,6 +473,7 @@ class _Clock:
 
 def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(monkeypatch):
     import textwin.model_selection._budget as budget_module
+    import textwin.text_classifier as text_classifier
     from textwin.model_selection._budget import TimeBudgetWarning
 
     texts, y = corpus(n_per_class=20, noise=0.6)
@@ -480,10 +481,20 @@ def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(m
     full = TextClassifierCV(**kw).fit(texts, y)
     assert full.time_budget_ is None
     monkeypatch.setattr(budget_module, "time", _Clock())
+    built = []
+    original = text_classifier.fold_matrices
+
+    def counted(vec, *args):
+        built.append(vec.ngram_range)
+        return original(vec, *args)
+
+    monkeypatch.setattr(text_classifier, "fold_matrices", counted)
     with pytest.warns(TimeBudgetWarning, match=r"not tried: \d+ of 8 settings") as caught:
         search = TextClassifierCV(time_budget=9, **kw).fit(texts, y)
     assert len(caught) == 1
     spent = search.time_budget_
+    # a feature setting after the budget is spent has no matrices built
+    assert spent["spent"] > 9 and 0 < len(built) < 4
     tried = {tuple(sorted(p.items())) for p in search.cv_results_["params"]}
     assert tried and len(spent["not_tried"]) + len(tried) == 8
     # the cheapest first: words alone before bigrams, which a lack of time for words

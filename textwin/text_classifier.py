@@ -830,6 +830,12 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         varied = [len(set(values)) > 1 for values in zip(*keys)]  # what a setting's name says
         with bar:
             for stem, ngrams, chars in features:
+                described = {v: " ".join(f"{name}={x}" for name, x, searched in zip(
+                    _NAMES, (stem, ngrams, chars, *v), varied)
+                    if searched or (name == "chars" and x)) for v in variants}
+                if budget.exhausted():  # no time left: not even the matrices
+                    budget.not_tried.extend(described.values())
+                    continue
                 start = time.perf_counter()
                 vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df,
                                       chars)
@@ -839,10 +845,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                     start = time.perf_counter()
                     key = (stem, ngrams, chars, *variant)
                     S, W = self._paths(matrices, Y, task, folds, grid, variant, judge, bar,
-                                       budget, " ".join(
-                                           f"{name}={v}" for name, v, searched in zip(
-                                               _NAMES, key, varied)
-                                           if searched or (name == "chars" and v)))
+                                       budget, described[variant])
                     if S is not None:
                         oof[key], whole[key] = S, W
                         seconds[key] = shared + time.perf_counter() - start

@@ -82,6 +82,10 @@ class TimeBudget:
     def left(self):
         return math.inf if self.seconds is None else self.seconds - self.elapsed()
 
+    def exhausted(self):
+        """Is the budget spent (after the search's first piece)?"""
+        return self.first_seconds is not None and self.left() <= 0
+
     def predict(self, size, n_lams, first):
         """Seconds of a piece of ``n_lams`` lams over matrices of ``size`` stored values:
         a combination's ``first`` piece, or one further down its paths."""
