@@ -250,11 +250,17 @@ def test_a_long_auto_says_its_estimate_and_the_option_that_bounds_it(capsys, cor
     code, _, err = run(capsys, "train", "--corpus", corpus, "--auto")
     assert code == 0
     (line,) = [ln for ln in err.splitlines() if "this search may take" in ln]
-    assert line.startswith("textwin: warning: TextClassifierCV: this search may take up to ")
+    assert line.startswith("textwin: warning: TextClassifierCV: this search may take about ")
     assert "settings" in line and line.endswith("--time-budget SECONDS bounds it")
     # under a budget the search is bounded already: nothing to say
     code, _, err = run(capsys, "train", "--corpus", corpus, "--auto", "--time-budget", "600")
     assert code == 0 and "this search may take" not in err
+    # --lam auto's search: its own estimate, and the way around it
+    code, _, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto")
+    assert code == 0
+    (line,) = [ln for ln in err.splitlines() if "this search may take" in ln]
+    assert "DualGaussSeidelClassifierCV: this search may take about" in line
+    assert "lams on every fold" in line and line.endswith("--lam VALUE (a number) needs no search")
 
 
 def test_the_estimate_covers_the_settings_still_to_run():
@@ -272,7 +278,7 @@ def test_the_estimate_covers_the_settings_still_to_run():
     assert isinstance(w, LongSearchWarning)
     # each setting: its first piece (10 s), the 17 other lams at 1.5 times the rate
     assert w.seconds == pytest.approx(8 * (10 + 17 * 10 / 3 * 1.5))
-    assert "up to 13 min" in str(w) and "time_budget=SECONDS bounds it" in str(w)
+    assert "about 13 min" in str(w) and "time_budget=SECONDS bounds it" in str(w)
 
 
 # -- messages name options that exist; nothing read is left unsaid ------------------------------

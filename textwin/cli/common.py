@@ -242,6 +242,10 @@ _LAM_SEARCH_FLAGS = {
     "avoid_smallest": "",
 }
 
+# what bounds a long search, in this command line's options (by the estimator searching)
+_LONG_SEARCH_OPTIONS = {"TextClassifierCV": "--time-budget SECONDS bounds it",
+                        "DualGaussSeidelClassifierCV": "--lam VALUE (a number) needs no search"}
+
 # the degenerate-solution warning's advice in this command line's options
 _DEGENERATE_FLAGS = {"lam": "--lam", "by_cv": "choose it by cross-validation (--lam auto)",
                      "smaller_lam": "a smaller --lam given by hand"}
@@ -270,7 +274,7 @@ def warnings_as_log_lines(args):
             text = message.render(_FLAGS, resume=False, estimator=method,
                                   describe=lambda k: names[k] if k < len(names) else None)
         elif category.__name__ == "LongSearchWarning":  # the option that bounds it here
-            text = message.render("--time-budget SECONDS")
+            text = message.render(_LONG_SEARCH_OPTIONS.get(message.name, ""))
         elif category.__name__ in ("LamGridWarning", "PathConvergenceWarning"):
             # --lam auto's: the categories and this command line's options
             text = message.render(_LAM_SEARCH_FLAGS, estimator=method and f"{method}, --lam auto",

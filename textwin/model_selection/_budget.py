@@ -14,7 +14,7 @@ import warnings
 from contextlib import contextmanager
 from numbers import Real
 
-__all__ = ["LongSearchWarning", "TimeBudget", "TimeBudgetWarning", "check_time_budget"]
+__all__ = ["LongSearchWarning", "TimeBudget", "say_if_long", "TimeBudgetWarning", "check_time_budget"]
 
 #: A search predicted to take longer than this says so, once, after its first piece.
 LONG_SEARCH_SECONDS = 120.0
@@ -27,19 +27,22 @@ class TimeBudgetWarning(UserWarning):
 
 class LongSearchWarning(UserWarning):
     """A search that will be long, said after its first piece: how long at most, from
-    what, and the parameter that bounds it (``option``; a front end renders its own)."""
+    what (``detail``), and the parameter that bounds it (``option``; a front end
+    renders its own with :meth:`render`)."""
 
-    def __init__(self, name, seconds, settings, first_seconds, option="time_budget=SECONDS"):
-        self.name, self.seconds, self.settings = name, seconds, settings
-        self.first_seconds = first_seconds
+    def __init__(self, name, seconds, detail, option):
+        self.name, self.seconds, self.detail = name, seconds, detail
         super().__init__(self.render(option))
 
     def render(self, option):
-        return (f"{self.name}: this search may take up to {_duration(self.seconds)} "
-                f"({self.settings} setting{'s' if self.settings != 1 else ''}, every lam of "
-                f"the grid; the first lams of the first took {_duration(self.first_seconds)} "
-                f"on every fold; early stopping usually saves much of it); {option} "
-                f"bounds it")
+        return (f"{self.name}: this search may take about {_duration(self.seconds)} "
+                f"({self.detail}; early stopping usually saves much of it); {option}")
+
+
+def say_if_long(name, seconds, detail, option):
+    """One :class:`LongSearchWarning` when ``seconds`` exceed :data:`LONG_SEARCH_SECONDS`."""
+    if seconds > LONG_SEARCH_SECONDS:
+        warnings.warn(LongSearchWarning(name, seconds, detail, option), stacklevel=4)
 
 
 def _duration(seconds):
@@ -119,10 +122,10 @@ class TimeBudget:
         if self.seconds is not None:
             return
         per_setting = self.first_seconds + self.predict(size, n_lams - first_lams, False)
-        total = per_setting * n_settings
-        if total > LONG_SEARCH_SECONDS:
-            warnings.warn(LongSearchWarning(self.name, total, n_settings, self.first_seconds),
-                          stacklevel=4)
+        say_if_long(self.name, per_setting * n_settings,
+                    f"{n_settings} setting{'s' if n_settings != 1 else ''}, every lam of the "
+                    f"grid; the first lams of the first took {_duration(self.first_seconds)} "
+                    f"on every fold", "time_budget=SECONDS bounds it")
 
     def gate(self, size):
         """The :class:`Gate` of a combination whose solves read ``size`` stored values per

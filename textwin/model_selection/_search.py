@@ -9,6 +9,7 @@ refits at the choice.
 """
 import math
 import sys
+import time
 import warnings
 from numbers import Integral, Real
 
@@ -21,6 +22,7 @@ from textwin._ovr import SolverConvergenceWarning, map_problems, store_params
 from textwin._scale import DegenerateSolutionWarning
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.tasks import decide
+from textwin.model_selection._budget import TimeBudget, say_if_long
 from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
@@ -286,9 +288,15 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         for lam in lams:
             if not active.any():
                 return
-            bar.total = bar.n + run.n_tasks // active.size * int(active.sum()) * (
-                lams.size - int(np.searchsorted(-lams, -lam)))
+            left = lams.size - int(np.searchsorted(-lams, -lam))
+            bar.total = bar.n + run.n_tasks // active.size * int(active.sum()) * left
+            start = time.perf_counter()
             run.extend(np.array([lam]), bar, active)
+            if run.lams.size == 1:  # the first lam: the search's length, said if long
+                took = time.perf_counter() - start
+                say_if_long(type(self).__name__, took * (1 + TimeBudget.GROWTH * (left - 1)),
+                            f"{left} lams on every fold; the first took {took:.1f} s",
+                            "a lam given by hand needs no search")
             self._choose(run)
             if self.early_stopping:
                 active &= ~self._past_the_best(run)
