@@ -357,3 +357,19 @@ def test_a_model_without_format_version_says_what_it_is(capsys, corpus, tmp_path
     assert code == 4
     assert_one_line_error(err, "no format_version", "damaged or made by another program")
     assert "upgrade" not in err
+
+
+def test_eval_prints_its_results_before_a_plot_that_cannot_be_written_fails_it(
+        capsys, tmp_path, corpus, monkeypatch):
+    pytest.importorskip("matplotlib")
+    import textwin.cli.training as training
+
+    def full_disk(path, mode="wb"):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(training, "atomic_write", full_disk)
+    code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm", "--lam",
+                         "auto", "--plot", tmp_path / "cv.png", "-q", "--json")
+    assert code == 2
+    assert json.loads(out)["methods"][0]["method"] == "svm"  # the results are out
+    assert_one_line_error(err, "cannot write the plot", "the results are unaffected")

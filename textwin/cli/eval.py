@@ -35,7 +35,8 @@ from .training import (
     given_settings,
     method_settings,
     order_text,
-    plot_cv,
+    plot_failed,
+    try_plot,
     positive_label,
     protocol_data,
     summarize,
@@ -121,17 +122,16 @@ def _micro_breakeven(args):
              "n_test": int(data.X_test.shape[0]), "n_features": int(data.X_train.shape[1])}
     dicts = [{**r.to_dict(), **sizes} for r in results]
     chosen = {r.method: r.extra["lam_by_cv"] for r in results if "lam_by_cv" in r.extra}
-    if args.plot is not None and chosen:
-        plot_cv(chosen, args.plot)
+    plot_error = try_plot(chosen, args.plot) if args.plot is not None and chosen else None
     if args.json:
         print_json(dicts)
-        return EXIT_OK
-    _print_table(results, data.categories)
-    for key, cv in chosen.items():
-        out(cv_line(cv, key))
-    if args.plot is not None and chosen:
-        out(f"plot: {args.plot}")
-    return EXIT_OK
+    else:
+        _print_table(results, data.categories)
+        for key, cv in chosen.items():
+            out(cv_line(cv, key))
+        if args.plot is not None and chosen and plot_error is None:
+            out(f"plot: {args.plot}")
+    return EXIT_OK if plot_error is None else plot_failed(plot_error)
 
 
 def _paper_methods(args):
@@ -218,8 +218,7 @@ def _eval_corpus(args):
     chosen = {r["method"]: r["lam_by_cv"] for r in rows if "lam_by_cv" in r}
     if args.auto:
         chosen["auto"] = auto_curves(rows[-1]["auto"])
-    if args.plot is not None and chosen:
-        plot_cv(chosen, args.plot)
+    plot_error = try_plot(chosen, args.plot) if args.plot is not None and chosen else None
     result = {"corpus": d.source, "task": d.task, **positive_label(d),
               "n_train": int(d.X_train.shape[0]),
               "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
@@ -234,7 +233,7 @@ def _eval_corpus(args):
         print_json(result)
     else:
         _print_methods(d, result, chosen)
-    return EXIT_OK
+    return EXIT_OK if plot_error is None else plot_failed(plot_error)
 
 
 def _able_to_choose_lam(args, methods):

@@ -11,7 +11,6 @@ from .common import (
     HelpFormatter,
     SHOWN_ROWS,
     check_destination,
-    fail,
     fmt,
     logger,
     num,
@@ -36,7 +35,8 @@ from .training import (
     given_settings,
     method_settings,
     order_text,
-    plot_cv,
+    plot_failed,
+    try_plot,
     two_class_thresholds,
     positive_label,
     summarize,
@@ -145,18 +145,16 @@ def cmd_train(args):
         result["model"] = str(args.output)
     plot_error = None
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
-        try:
-            plot_cv({"": auto_curves(cv) if args.auto else cv}, args.plot)
+        plot_error = try_plot({"": auto_curves(cv) if args.auto else cv}, args.plot)
+        if plot_error is None:
             result["plot"] = str(args.plot)
-        except CLIError as exc:
-            plot_error = exc
     if args.json:
         print_json(result)
     else:
         _print_result(args, method, d, overrides, result, summary, seconds)
-    if plot_error is not None:  # asked for and not written: said even under -q, and in the exit
-        kept = "the results above and the model" if args.output is not None else "the results"
-        return fail(f"{plot_error}; {kept} are unaffected", plot_error.code)
+    if plot_error is not None:
+        return plot_failed(plot_error, "the results and the model" if args.output is not None
+                           else "the results")
     return EXIT_OK
 
 

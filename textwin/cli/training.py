@@ -22,6 +22,7 @@ from .common import (
     columns_of,
     damaged_corpus,
     estimator_verbosity,
+    fail,
     first_line,
     first_names,
     logger,
@@ -666,6 +667,22 @@ def check_plot(args):
                        "would replace the model; give them different paths")
     # only a figure textwin drew is replaced without --force (not any matplotlib figure)
     check_destination(args.plot, "plot", is_textwin_figure, args)
+
+
+def try_plot(summaries, path):
+    """:func:`plot_cv`, its failure kept for after the results are out: the CLIError,
+    or None when the plot was written (see :func:`plot_failed`)."""
+    try:
+        plot_cv(summaries, path)
+    except CLIError as exc:
+        return exc
+    return None
+
+
+def plot_failed(error, kept="the results"):
+    """A plot asked for and not written: one error line, even under -q, after the
+    results, and the command's exit status."""
+    return fail(f"{error}; {kept} are unaffected", error.code)
 
 
 def plot_cv(summaries, path):
