@@ -69,15 +69,17 @@ def add_parser(sub):
                         "model must have them: `textwin train --proba` (Platt's sigmoid on "
                         "cross-validated scores), --auto or the logistic loss")
     g.add_argument("--top-k", type=int, default=None, metavar="K",
-                   help="the K most likely labels, most likely first: of a single-label model "
-                        "exactly K (the first is the label it gives), of a multi-label one at "
-                        "most K of the categories it gives")
+                   help="the K likeliest labels as the model ranks them, by score less "
+                        "threshold (the first is the label it gives; with --proba, their "
+                        "probabilities beside): exactly K of a single-label model, at most K "
+                        "of the categories a multi-label one gives")
     g.add_argument("--explain", type=int, default=None, metavar="N",
                    help="for each label given, the N words of the document that pushed its "
                         "score most, as the document writes them, with their contributions "
                         "w*x (weight times feature value); the contributions, the rest of "
                         "the document's and the model's bias add up to the score "
-                        "('explanation' with --json)")
+                        "(a binary model's first class, which low scores give: the words "
+                        "that pushed the score down most; 'explanation' with --json)")
     common_options(p, data=False, stream=True,
                    json_help="print one JSON array of every document's id, scores and "
                              "labels (written as each is scored, but whole only after the "
