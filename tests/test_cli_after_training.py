@@ -218,3 +218,20 @@ def test_a_binary_model_prints_the_probability_of_the_label_it_gives(tmp_path):
         shown, given, _ = line.split("\t")
         assert given == label
         assert_allclose(float(shown), p[list(clf.classes_).index(label)], atol=1e-6)
+
+
+def test_an_auto_model_has_probabilities_from_its_own_search(tmp_path):
+    texts, labels = _texts(150, seed=5)
+    corpus = tmp_path / "news.jsonl"
+    corpus.write_text("".join(json.dumps({"text": t, "label": c}) + "\n"
+                              for t, c in zip(texts, labels)))
+    model = tmp_path / "auto.npz"
+    code, _, err = textwin("train", "--corpus", corpus, "--auto", "-o", model, "-q")
+    assert code == 0, err
+    code, out, err = textwin("inspect", model, "--json")
+    calibration = json.loads(out)["calibration"]
+    assert calibration["method"] == "sigmoid" and calibration["folds"] == 5
+    code, out, err = textwin("predict", model, "--proba", "--json", stdin=DOCS)
+    assert code == 0, err
+    for doc in json.loads(out):
+        assert_allclose(sum(doc["probabilities"].values()), 1.0)
