@@ -289,7 +289,7 @@ def test_a_folder_to_score_reads_its_tables_as_rows(tmp_path):
 
     (tmp_path / "new.csv").write_text('text,label\n"one, two",a\nthree,b\n')
     (tmp_path / "note.txt").write_text("a note")
-    ids, texts, skipped = read_inputs([tmp_path], "text")
+    ids, texts, _ = read_inputs([tmp_path], "text")
     assert ids == [f"{tmp_path / 'new.csv'}:2", f"{tmp_path / 'new.csv'}:3",
                    str(tmp_path / "note.txt")]
     assert texts == ["one, two", "three", "a note"]

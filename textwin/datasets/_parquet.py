@@ -26,9 +26,11 @@ def _batches(path, columns, labels):
     """``(column indices in the list read, batches)``: each batch a list of rows, each
     row ``(FILE: row N, N, values of the columns read)``."""
     pq = _pyarrow(path)
+    import pyarrow as pa
+
     try:
         table = pq.ParquetFile(path)
-    except Exception as exc:  # pyarrow's errors are of many kinds: ArrowInvalid, OSError
+    except (pa.ArrowException, OSError, ValueError) as exc:  # ArrowInvalid, an I/O error
         raise CorpusError(f"{path}: not a Parquet file ({str(exc).splitlines()[0]})") from None
     header = list(table.schema_arrow.names)
     found = find_columns(header, columns, str(path), labels=labels)
@@ -38,7 +40,15 @@ def _batches(path, columns, labels):
 
     def rows():
         number = 0
-        for batch in table.iter_batches(batch_size=1024, columns=names):
+        batches = table.iter_batches(batch_size=1024, columns=names)
+        while True:
+            try:
+                batch = next(batches, None)
+            except (pa.ArrowException, OSError, ValueError) as exc:  # a damaged row group
+                raise CorpusError(f"{path}: a damaged Parquet file after row {number} "
+                                  f"({str(exc).splitlines()[0]})") from None
+            if batch is None:
+                return
             values = [batch.column(k).to_pylist() for k in range(len(names))]
             part = []
             for row in zip(*values):
