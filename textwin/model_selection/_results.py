@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-__all__ = ["result_rows", "cv_results", "search_summary"]
+__all__ = ["result_rows", "cv_results", "search_summary", "mean_curves"]
 
 
 def result_rows(params, lams, mean, fold_scores, lam_key="lam_n", **extra):
@@ -37,11 +37,20 @@ def search_summary(results, scoring, folds, score, chosen, lam_key="lam_n"):
     """The summary of ``cv_results_``, JSON-ready: ``scoring``, ``folds``, ``cv_score``,
     ``chosen``, the grid (``lam_key``, descending) and ``curves``: per candidate, its
     ``params`` and its mean ``scores`` at each lam (None where undefined)."""
+    return {"scoring": scoring, "folds": folds, "cv_score": score, "chosen": dict(chosen),
+            lam_key: sorted(set(results[lam_key]), reverse=True),
+            "curves": [{"params": params, "scores": scores}
+                       for params, scores in mean_curves(results)]}
+
+
+def mean_curves(results):
+    """``[(params, mean scores)]``, a candidate's mean scores in lam order (None where
+    undefined), from the rows or ``cv_results_``."""
+    if isinstance(results, list):  # rows
+        results = {"params": [r["params"] for r in results],
+                   "mean_test_score": [r["mean_test_score"] for r in results]}
     curves = {}
     for params, value in zip(results["params"], results["mean_test_score"]):
         key = tuple(params.items())
         curves.setdefault(key, []).append(None if not math.isfinite(value) else value)
-    return {"scoring": scoring, "folds": folds, "cv_score": score, "chosen": dict(chosen),
-            lam_key: sorted(set(results[lam_key]), reverse=True),
-            "curves": [{"params": dict(key), "scores": scores}
-                       for key, scores in curves.items()]}
+    return [(dict(key), scores) for key, scores in curves.items()]

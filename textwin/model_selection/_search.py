@@ -27,6 +27,7 @@ from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
                                             Problems, resolve_lams, warn_path_failures)
+from textwin.model_selection._results import mean_curves, result_rows
 from textwin.model_selection._split import fold_of, search_folds
 from textwin.model_selection._validation import (FEW_POSITIVES, FLOOR, FoldPaths, RowsFold,
                                                  Scoring, refit_problem, refit_task)
@@ -395,9 +396,11 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: None
             means = (self.cv_scores_.mean(axis=0)[None] if shared
                      else np.nanmean(self.cv_scores_, axis=1))
-        curves = {("all" if shared else str(name)): [None if not np.isfinite(x) else float(x)
-                                                    for x in row]
-                  for name, row in zip(["all"] if shared else names, means)}
+        rows = []  # the searches' one results format; the curves are a view of it
+        for name, mean, folds in zip(["all"] if shared else names, means,
+                                     [self.cv_scores_] if shared else self.cv_scores_):
+            rows += result_rows({"problem": str(name)}, self.lams_, mean, folds, lam_key="lam")
+        curves = {params["problem"]: scores for params, scores in mean_curves(rows)}
         return {
             "scoring": self.scoring_ if isinstance(self.scoring_, str) else repr(self.scoring_),
             "folds": int(self.cv_scores_.shape[-2]), "lams": [float(x) for x in self.lams_],
