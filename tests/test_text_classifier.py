@@ -473,7 +473,7 @@ class _Clock:
 
 def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(monkeypatch):
     import textwin.model_selection._budget as budget_module
-    import textwin.text_classifier as text_classifier
+    import textwin.model_selection._text_search as text_classifier  # the search's module
     from textwin.model_selection._budget import TimeBudgetWarning
 
     texts, y = corpus(n_per_class=20, noise=0.6)
@@ -703,7 +703,7 @@ def test_the_language_is_read_off_the_texts_as_the_command_line_reads_it(tmp_pat
 
 
 def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkeypatch):
-    import textwin.text_classifier as module
+    import textwin.model_selection._text_search as module
 
     texts, y = corpus(n_per_class=20, noise=0.6)
     params = dict(lam_grid=[1.0], cv=3, ngrams=[1, 2], nb_scaling=False)

@@ -22,7 +22,7 @@ _LAZY = {
     "DualGaussSeidelClassifierCV": "textwin.model_selection",
     "regularization_path": "textwin.model_selection",
     "TextClassifier": "textwin.text_classifier",
-    "TextClassifierCV": "textwin.text_classifier",
+    "TextClassifierCV": "textwin.model_selection",
 }
 
 

@@ -15,40 +15,37 @@ the words found once (:func:`textwin.text.fold_matrices`), the out-of-fold engin
 :mod:`textwin.model_selection` solves the paths and judges their scores at the
 model's own decision rule (docs/mathematics.md §13), and the best setting is refitted.
 """
-import itertools
-import sys
-import time
+import importlib
 import warnings
-from numbers import Integral, Real
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
-from tqdm import tqdm
 
 from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
-from textwin.model_selection._budget import TimeBudget
-from textwin.model_selection._choice import FoldJudge, check_choice, choice_of, descend, rule_for
-from textwin.model_selection._results import cv_results, result_rows, search_summary
-from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
-from textwin.model_selection._validation import FoldPaths, matrix_folds
+from textwin.model_selection._split import SmallClassWarning, text_folds
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives)
-from textwin.text import (MAX_NGRAM, TextVectorizer, Words, check_char_ngrams, detect_language,
+from textwin.text import (MAX_NGRAM, TextVectorizer, check_char_ngrams, detect_language,
                           detect_unspaced_script, fold_matrices)
 
-__all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]
+__all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]  # noqa: F822
 
-#: ``TextClassifierCV`` tries character n-grams (beside the best words) on training texts
-#: of at most this many characters: about 8 million nonzeros a matrix, 100 MB.
-CHAR_SEARCH_CHARACTERS = 2_000_000
+
+def __getattr__(name):
+    # TextClassifierCV lives with the other searches (textwin/model_selection/), which
+    # build on this module; this one keeps its import path, loaded on first use
+    if name == "TextClassifierCV":
+        return importlib.import_module("textwin.model_selection._text_search").TextClassifierCV
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: The default grid of ``lam * n`` (lam in units of 1/n, the default lam; scikit-learn's
 #: ``C = 1 / (lam n)`` from 0.1 to 100).
@@ -58,7 +55,7 @@ DEFAULT_LAM_N = np.logspace(1, -2, 7)
 # Labels
 # ---------------------------------------------------------------------------
 
-def _training_data(X, y, task, name):
+def training_data(X, y, task, name):
     """The training texts as a list, and :func:`encode_labels` of ``y``."""
     texts = _texts(X, name)
     labels = encode_labels(y, task)
@@ -255,7 +252,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     def _fit(self, X, y, words=None):
         """:meth:`fit`; with ``words`` (:class:`~textwin.text.Words` of the texts), the
         words are not found again."""
-        texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
+        texts, (Y, classes, task) = training_data(X, y, self.task, type(self).__name__)
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
@@ -502,474 +499,6 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
             setattr(clf, attr, np.asarray(model.metadata.get(key, [np.nan] * coef.shape[0])))
         return clf
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.string = True
-        tags.input_tags.two_d_array = False
-        return tags
-
-
-# ---------------------------------------------------------------------------
-# The cross-validated search
-# ---------------------------------------------------------------------------
-
-#: The most naive Bayes problems (classes) solved in pieces, to stop early (bench_early_stop:
-#: AG News's four classes pay; R8's eight and R52's 52 cost more than the lams left out).
-_MAX_RESCALED = 4
-
-
-#: The searched parameters of a combination, in the order of its key.
-_NAMES = ("stem", "ngrams", "chars", "loss", "nb_scaling", "fit_intercept")
-
-
-def _candidates(value, name):
-    """A searched parameter's candidates: a list or tuple of values, or one value."""
-    values = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not values:
-        raise ValueError(f"{name}: no value to search; give one value or a list")
-    return values
-
-
-def _char_candidates(value):
-    """The ``chars`` searched: one setting (None, or a pair of lengths such as (2, 5)) or a
-    list of them ((None, (2, 5)): without character n-grams and with them)."""
-    def one(v):
-        return v is None or (isinstance(v, (tuple, list)) and len(v) == 2
-                             and all(isinstance(n, Integral) for n in v))
-    values = [value] if one(value) else _candidates(value, "chars")
-    if not all(one(v) for v in values):
-        raise ValueError(f"chars={value!r}: give None, a pair of lengths such as (2, 5), or a "
-                         "list of them")
-    return [None if v is None else tuple(v) for v in values]
-
-
-class TextClassifierCV(ClassifierMixin, BaseEstimator):
-    """:class:`TextClassifier` with its features and ``lam`` chosen by cross-validation.
-
-    Every combination of the searched settings (``stem``, ``ngrams``,
-    ``nb_scaling``, ``loss``, ``fit_intercept``: each a value, fixed, or a list of candidates) is
-    tried on the same folds of the training texts. Each fold's vectorizer is
-    fitted on the fold's training texts and its two matrices built once per
-    feature setting; a warm-started regularization path
-    (:func:`textwin.model_selection.held_out_path_scores`) over ``lam_grid``
-    then scores the held-out texts at every ``lam``, so that every text gets an
-    out-of-fold score at every ``lam``. These are judged at the decision rule of
-    the model that will be fitted, by :func:`textwin.model_selection.select_lam`
-    (docs/mathematics.md §13): the class of the highest score for one class per
-    text; for two classes, a score above 0 or above a cut tuned for
-    ``scoring`` (accuracy or macro-F1); for multi-label categories, a score
-    above 0 or above each category's threshold tuned for F1. A tuned cut or
-    threshold is tuned for each fold on the other folds' out-of-fold scores,
-    never on the fold it decides, so that the folds compare 0 and the tuned
-    rule honestly and choose between them (``tune_thresholds="auto"``); in-sample
-    tuning always looks better than it is. ``scoring`` per fold, averaged. One
-    ``lam`` for every category or class, the best mean (the largest on ties;
-    with ``one_se``, the largest within one standard error of it). The best
-    combination and rule are refitted on all the texts (``best_estimator_``), at
-    ``lam = lam_grid[i] / n``, with the thresholds tuned on all the out-of-fold
-    scores.
-
-    Parameters
-    ----------
-    weighting, language, min_df, task, tol, max_epochs, random_state, n_jobs
-        As in :class:`TextClassifier` (fixed); ``tol`` is the refit's.
-    fold_tol : float or None, default=None
-        The relative duality gap of the folds' paths, which only rank the settings
-        and ``lam``: None is ``10 * tol``.
-    time_budget : float or None, default=None
-        Seconds for the search (the refit comes after), words alone tried before
-        bigrams; the choice is the best of what fitted in it, and one warning line
-        says what was not tried (:mod:`textwin.model_selection._budget`). None: no
-        bound.
-    stem : bool or list of bool, default=(True, False)
-    ngrams : int or list of int, default=(1, 2)
-        Words alone (1), or with their bigrams (2).
-    chars : None, a pair of lengths, or a list of them, default=(None, (2, 5))
-        Character n-grams inside words (``TextVectorizer(char_ngrams=...)``).
-        With None among the candidates the words are searched first, and each
-        other candidate is then tried beside the best combination's words (and
-        bigrams, if it has them; with its loss, scaling and bias), on the same
-        folds: beside the bigrams or instead of them, as the folds chose those;
-        only on training texts of at most ``CHAR_SEARCH_CHARACTERS`` (2 million)
-        characters, where their matrices (about four entries a character, ten
-        times the words') stay small. Without None, every combination has them.
-    nb_scaling : bool, list of bool or "auto", default="auto"
-        "auto": searched (``[False, True]``) for one class per text, off for
-        multi-label categories.
-    loss : str or list of str, default="hinge"
-    fit_intercept : bool or list of bool, default=True
-        A bias, as a constant feature.
-    lam : float or None, default=None
-        A fixed ``lam`` (only the other settings are searched); None searches
-        ``lam_grid``.
-    lam_grid : array-like of float or None, default=None
-        The values of ``lam * n`` searched (``n`` the training texts of the fit, a
-        fold's in the folds; scikit-learn's ``C = 1 / (lam n)``). None:
-        ``logspace(1, -2, 7)``, ``C`` from 0.1 to 100.
-    scoring : {"accuracy", "macro-f1", "micro-f1", "breakeven"} or None, default=None
-        As :func:`~textwin.model_selection.select_lam`'s: None is accuracy for one
-        class per text, micro-F1 for multi-label categories.
-    tune_thresholds : {"auto", True, False}, default="auto"
-        Two classes and multi-label categories: "auto" lets the folds choose between
-        the score 0 and a tuned rule (two classes: a cut tuned for ``scoring``;
-        multi-label: a threshold per category tuned for F1); True always tunes,
-        False never (0). One class of several is the argmax, never tuned.
-    one_se : bool, default=True
-        The one-standard-error rule for ``lam`` (see ``select_lam``): the largest
-        ``lam`` whose mean score is within one standard error of the best's. On
-        the corpora of docs/benchmarks.md it chooses as the plain maximum does,
-        but on GermEval 2018, where the folds' figures are noisy (test accuracy
-        73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
-    early_stopping : bool, default=True
-        Solve a combination's paths a few ``lam`` at a time on every fold, and stop
-        them once each rule's best mean score is two ``lam`` back (the last two
-        neither beat it nor tied it): the paths are past their optimum or have
-        flattened, and the smallest
-        ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
-        A path solved in pieces gives the points of one solved whole, so the
-        choice differs only where a curve would rise above its best again; on
-        the seven corpora of docs/benchmarks.md it is the whole grid's choice.
-        The naive Bayes scaling of more than four classes is solved whole (each
-        piece would scale every class's matrices again). False solves the whole
-        grid.
-    cv : int or list of (train, test) index arrays, default=5
-        An int: as many folds, stratified for one class per text, plain
-        otherwise, shuffled with ``random_state``. Pairs (a splitter's
-        ``split``, to share folds with another search): held-out parts that
-        cover every text once. A class with fewer texts than the folds gets a
-        :class:`SmallClassWarning` and the search goes on, as
-        :class:`~sklearn.model_selection.StratifiedKFold` does: a fold whose
-        training part lacks a class never predicts it (a ValueError only when
-        every class is smaller than the folds).
-    verbose : int, default=0
-        1: a progress bar over the feature settings and folds on stderr, when it
-        is a terminal.
-
-    Attributes
-    ----------
-    best_estimator_ : TextClassifier
-        Refitted on all the texts with the best settings.
-    script_ : str or None
-        The script without spaces between words that the texts are written in
-        (:func:`~textwin.text.detect_unspaced_script`, read when ``chars`` has
-        None among its candidates): then the words are not searched, and the
-        features are the characters' n-grams :data:`UNSPACED_CHARS` alone.
-    chars_searched_ : bool or str
-        Whether character n-grams were tried beside the best words (a string: why
-        not).
-    best_params_ : dict
-        The chosen ``stem``, ``ngrams``, ``chars``, ``nb_scaling``, ``loss``, ``fit_intercept``,
-        ``rule`` (the decision: "zero", "f1", "accuracy" or "macro-f1", as in
-        :func:`~textwin.model_selection.select_lam`) and ``lam``.
-    best_score_ : float
-        The cross-validated score of the choice, a fraction.
-    scoring_ : str
-    n_splits_ : int
-        The number of folds.
-    time_budget_ : dict or None
-        With a ``time_budget``: ``seconds``, ``spent``, the settings ``not_tried``
-        and those ``cut_short`` (stopped above their smallest ``lam``).
-    cv_results_ : dict of lists
-        One entry per combination and ``lam``: ``params``, ``lam_n``,
-        ``mean_test_score`` and ``std_test_score`` (over the folds),
-        ``rank_test_score``; ``fit_seconds`` per combination.
-    classes_, task_
-        As in :class:`TextClassifier`.
-    """
-
-    def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2),
-                 chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
-                 lam_grid=None,
-                 scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
-                 task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
-                 random_state=0, n_jobs=None, verbose=0):
-        store_params(self, locals())
-
-    def _fold_tol(self):
-        tol = 10 * self.tol if self.fold_tol is None else self.fold_tol
-        if not (isinstance(tol, Real) and tol > 0):
-            raise ValueError(f"{type(self).__name__}: fold_tol={self.fold_tol!r} must be a "
-                             "number > 0 (or None: 10 * tol)")
-        return float(tol)
-
-    # -- the search space ---------------------------------------------------------
-    def _grid(self, n):
-        name = type(self).__name__
-        if self.lam is not None:
-            if not (isinstance(self.lam, Real) and self.lam > 0):
-                raise ValueError(f"{name}: lam={self.lam!r} must be a number > 0 (or None)")
-            return np.array([float(self.lam) * n])
-        grid = DEFAULT_LAM_N if self.lam_grid is None else np.ravel(
-            np.asarray(self.lam_grid, dtype=np.float64))
-        if grid.size == 0 or not np.all(np.isfinite(grid) & (grid > 0)):
-            raise ValueError(f"{name}: lam_grid must hold numbers > 0, got {self.lam_grid!r}")
-        return np.unique(grid)[::-1]
-
-    def _rules(self, task, scoring):
-        """The decisions the folds compare: score > 0 ("zero"; the argmax for one class of
-        several) and, with ``tune_thresholds``, the tuned rule of the task and scoring."""
-        if self.tune_thresholds not in ("auto", True, False):
-            raise ValueError(f"{type(self).__name__}: tune_thresholds="
-                             f"{self.tune_thresholds!r} is not 'auto', True or False")
-        tuned = rule_for(task, scoring)
-        if tuned is None or self.tune_thresholds is False:
-            return ["zero"]
-        return [tuned] if self.tune_thresholds is True else ["zero", tuned]
-
-    def _settings(self, task, script=None):
-        """The feature settings (stem, ngrams) and model variants (loss, nb_scaling,
-        fit_intercept)."""
-        nb = _candidates(self.nb_scaling, "nb_scaling")
-        if self.nb_scaling == "auto":
-            nb = [False, True] if task != "multilabel" else [False]
-        chars = _char_candidates(self.chars)
-        for n, c in itertools.product(_candidates(self.ngrams, "ngrams"), chars):
-            make_vectorizer(self.weighting, True, n, "english", self.min_df, c)  # checks them
-        variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
-                                          _candidates(self.fit_intercept, "fit_intercept")))
-        if script:  # no words to search: the characters of an unspaced script
-            return [(False, 0, UNSPACED_CHARS)], variants
-        if None in chars:  # the words first; character n-grams beside the best (_add_chars)
-            chars = [None]
-        features = list(itertools.product(_candidates(self.stem, "stem"),
-                                          _candidates(self.ngrams, "ngrams"), chars))
-        return features, variants
-
-    def _folds(self, Y, task, classes=None):
-        return text_folds(type(self).__name__, self.cv, Y, task, classes, self.random_state)
-
-    # -- fit ----------------------------------------------------------------------
-    def fit(self, X, y):
-        """Search the settings by cross-validation, then refit the best on all the texts.
-
-        Parameters
-        ----------
-        X : iterable of str
-        y : array-like of shape (n_texts,), list of label lists, or an indicator matrix
-
-        Returns
-        -------
-        self : TextClassifierCV
-        """
-        texts, (Y, classes, task) = _training_data(X, y, self.task, type(self).__name__)
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
-                             "is not True or False")
-        self._fold_tol()  # checked before the search
-        budget = TimeBudget(self.time_budget, type(self).__name__)  # the words count too
-        scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
-        rules = self._rules(task, scoring)
-        self.script_ = (detect_unspaced_script(texts) if None in _char_candidates(self.chars)
-                        else None)
-        features, variants = self._settings(task, self.script_)
-        grid = self._grid(len(texts))
-        folds = self._folds(Y, task, classes)
-        self.language_ = resolve_language(self.language, texts)
-        words = Words(texts, max(max(n for _, n, _ in features), 1))  # found once for all
-        judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
-        if budget.seconds is not None:  # the cheapest first: words alone, then bigrams
-            features.sort(key=lambda f: f[1])
-        oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
-                                                grid, words, judge, budget)
-        self._choose(grid, oof, whole, seconds, judge)
-        if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                           budget):
-            self._choose(grid, oof, whole, seconds, judge)
-        self.time_budget_ = budget.report(len(oof))
-        self.scoring_, self.classes_, self.task_ = scoring, classes, task
-        self.n_splits_ = len(folds)
-        self.best_estimator_ = self._refit(texts, y, Y, words)
-        return self
-
-    def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                   budget):
-        """With ``chars`` a choice (None among its candidates): the best combination of the
-        words' search with the character n-grams beside its words (and bigrams, if it
-        has them), on the same folds, added to ``oof``, ``whole`` and ``seconds``. Their
-        matrices hold about four entries a character of text, ten times the words', so
-        they are tried once, beside the best words, and only on training texts of at
-        most :data:`CHAR_SEARCH_CHARACTERS` characters. Sets ``chars_searched_`` (or the
-        reason they were not, a string); returns whether they were."""
-        candidates = [c for c in _char_candidates(self.chars) if c is not None]
-        self.chars_searched_ = False
-        if None not in _char_candidates(self.chars) or not candidates or self.script_:
-            return False
-        size = sum(map(len, texts))
-        if size > CHAR_SEARCH_CHARACTERS:
-            self.chars_searched_ = (f"not searched: {size / 1e6:.1f} million characters of "
-                                    f"training text, above {CHAR_SEARCH_CHARACTERS / 1e6:g} "
-                                    "million")
-            return False
-        best = self.best_params_
-        features = [(best["stem"], best["ngrams"], c) for c in candidates]
-        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"])
-        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
-                                 budget)
-        if not more[0]:
-            self.chars_searched_ = "not searched: the time budget was spent"
-            return False
-        for done, new in zip((oof, whole, seconds), more):
-            done.update(new)
-        self.chars_searched_ = True
-        return True
-
-    def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge,
-                     budget):
-        """Per combination (stem, ngrams, loss, nb_scaling, fit_intercept): its out-of-fold
-        scores, each rule's folds' scores (``judge``) and its seconds (paths and share of
-        the vectorizing); those the ``budget`` left no time for are left out."""
-        oof, whole, seconds = {}, {}, {}
-        bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
-                   desc="TextClassifierCV (settings x folds x lams)", unit="fit",
-                   file=sys.stderr, leave=False,
-                   disable=not self.verbose or not sys.stderr.isatty())
-        self._unconverged = 0
-        self._n_settings = len(features) * len(variants)  # for the search's estimate
-        keys = [(*f, *v) for f in features for v in variants]
-        varied = [len(set(values)) > 1 for values in zip(*keys)]  # what a setting's name says
-        with bar:
-            for stem, ngrams, chars in features:
-                described = {v: " ".join(f"{name}={x}" for name, x, searched in zip(
-                    _NAMES, (stem, ngrams, chars, *v), varied)
-                    if searched or (name == "chars" and x)) for v in variants}
-                if budget.exhausted():  # no time left: not even the matrices
-                    budget.not_tried.extend(described.values())
-                    continue
-                start = time.perf_counter()
-                vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df,
-                                      chars)
-                matrices = list(fold_matrices(vec, texts, folds, words))  # counted once
-                shared = (time.perf_counter() - start) / len(variants)
-                for variant in variants:
-                    start = time.perf_counter()
-                    key = (stem, ngrams, chars, *variant)
-                    S, W = self._paths(matrices, Y, task, folds, grid, variant, judge, bar,
-                                       budget, described[variant])
-                    if S is not None:
-                        oof[key], whole[key] = S, W
-                        seconds[key] = shared + time.perf_counter() - start
-                    budget.check_first()
-        if self._unconverged:  # one line for the search, not one per path
-            warnings.warn(
-                f"{type(self).__name__}: {self._unconverged} paths had points that stopped at "
-                f"max_epochs={self.max_epochs} before the relative duality gap reached "
-                f"fold_tol={self._fold_tol():g} (the smallest lams are the hardest); their "
-                "scores are those of the solutions reached", ConvergenceWarning, stacklevel=3)
-        return oof, whole, seconds
-
-    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar, budget, described):
-        """One combination's out-of-fold scores (n_texts, n_problems, n_lams; NaN below a
-        stop) and each rule's folds' scores, on the engine (threads or a cluster), with
-        ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`),
-        each started only if the ``budget`` allows it (None, None: not even the first)."""
-        K = 1 if task == "binary" else Y.shape[1]
-        scores = np.full((Y.shape[0], K, grid.size), np.nan)
-        whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
-        loss, nb, fit_intercept = variant
-        parts = matrix_folds(matrices, Y, task, folds, nb, scores, dict(
-            loss=loss, **intercept_params(fit_intercept), tol=self._fold_tol(),
-            max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
-        run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
-
-        gate = budget.gate(K * sum(A.nnz for A, _ in matrices))  # values a lam's solves read
-
-        def piece(l, end):
-            with gate.piece(l, end, bar):
-                if parts:
-                    self._unconverged += run.extend(grid[l:end])
-                    run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
-            budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
-            bar.update(len(folds) * (end - l))
-            for rule in judge.rules:
-                whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
-            return whole
-
-        try:  # naive Bayes pieces scale every class's matrices again: many cost more
-            end = descend(grid.size, piece, self.early_stopping and not (nb and K > _MAX_RESCALED),
-                          allows=gate.allows)
-            bar.total -= len(folds) * (grid.size - end)
-        finally:
-            run.close()
-        return (scores, whole) if gate.close(described) else (None, None)
-
-    def _choose(self, grid, oof, whole, seconds, judge):
-        """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
-        :func:`textwin.model_selection.select_lam`'s rule on each combination's folds'
-        scores at each rule (on a tie the earlier combination, and score > 0 before a
-        tuned rule)."""
-        rows, best = [], None
-        for key, S in oof.items():
-            for rule, scores in whole[key].items():
-                params = dict(zip(_NAMES, key), rule=rule)
-                choice = choice_of(scores, S, judge.T, judge.fold_of,
-                                   task=judge.task, scoring=judge.scoring, rule=rule,
-                                   one_se=self.one_se)
-                rows += result_rows(params, grid, choice.mean, choice.fold_scores,
-                                    fit_seconds=seconds[key])
-                if best is None or choice.score > best[0]:
-                    thresholds = choice.thresholds if rule != "zero" else None
-                    best = (choice.score, params, grid[choice.index], thresholds,
-                            S[:, :, choice.index])
-        score, params, lam_n, thresholds, self._best_oof = best
-        self.cv_results_ = cv_results(rows)
-        self.best_score_ = float(score)
-        self.best_params_ = {**params, "lam_n": lam_n}
-        self._best_thresholds = thresholds
-
-    def _refit(self, texts, y, Y, words):
-        n = len(texts)
-        p = dict(self.best_params_)
-        lam_n = p.pop("lam_n")
-        rule = p.pop("rule")
-        lam = float(lam_n / n if self.lam is None else self.lam)
-        self.best_params_ = {**p, "rule": rule, "lam": lam}
-        clf = TextClassifier(
-            weighting=self.weighting, language=self.language_, min_df=self.min_df, lam=lam,
-            thresholds=self._best_thresholds, task=self.task, tol=self.tol,
-            max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
-            **p)
-        clf._fit(texts, y, words)
-        # Platt's sigmoids on the chosen setting's out-of-fold scores, which cost nothing more
-        clf.calibration_ = calibrate(self._best_oof, problem_positives(Y, self.task_),
-                                     folds=self.n_splits_)
-        del self._best_oof
-        return clf
-
-    # -- the refitted model ---------------------------------------------------------
-    def decision_function(self, X):
-        """As :meth:`TextClassifier.decision_function` of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.decision_function(X)
-
-    def predict(self, X):
-        """As :meth:`TextClassifier.predict` of ``best_estimator_``."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict(X)
-
-    def predict_proba(self, X):
-        """As :meth:`TextClassifier.predict_proba` of ``best_estimator_``: the logistic
-        loss's probabilities, or Platt's sigmoids fitted on the chosen setting's
-        out-of-fold scores (the search's own, at the chosen ``lam``)."""
-        check_is_fitted(self, "best_estimator_")
-        return self.best_estimator_.predict_proba(X)
-
-    def save(self, path):
-        """Write ``best_estimator_`` to a model file, with what the search chose."""
-        check_is_fitted(self, "best_estimator_")
-        model = self.best_estimator_.to_model()
-        model.metadata["search"] = self.search_summary()
-        save_model(path, model)
-        return self
-
-    def search_summary(self):
-        """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
-        ``cv_score``, ``chosen`` (``best_params_``), ``lam_n`` (the grid of ``lam * n``,
-        descending) and ``curves``: per combination, its ``params`` and its mean
-        ``scores`` at each ``lam_n``."""
-        check_is_fitted(self, "best_estimator_")
-        return search_summary(self.cv_results_, self.scoring_, self.n_splits_,
-                              self.best_score_, self.best_params_)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -75,7 +75,7 @@ def warn_small_classes(d, option="--auto"):
 
 def auto_search(args, d, progress):
     """The :class:`TextClassifierCV` of the command line's options."""
-    from ..text_classifier import TextClassifierCV
+    from ..model_selection import TextClassifierCV
 
     lam = getattr(args, "lam", None)
     ngrams = getattr(args, "ngrams", None)

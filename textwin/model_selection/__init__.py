@@ -18,8 +18,9 @@ The package's modules, as scikit-learn's ``model_selection`` splits its own:
 ``_thresholds``
     Decision thresholds tuned on out-of-fold scores
     (:class:`TunedThresholdsClassifierCV`, :func:`argmax_thresholds`).
-``_search``
-    :class:`DualGaussSeidelClassifierCV`.
+``_search``, ``_text_search``
+    :class:`DualGaussSeidelClassifierCV`; :class:`TextClassifierCV`, which searches
+    the features of raw texts too.
 
 The names are loaded on first use, so that the command line can name a warning or a
 default without importing scikit-learn's model selection and metrics.
@@ -27,7 +28,7 @@ default without importing scikit-learn's model selection and metrics.
 import importlib
 
 _LAZY = {
-    "DualGaussSeidelClassifierCV": "_search",
+    "DualGaussSeidelClassifierCV": "_search", "TextClassifierCV": "_text_search",
     "regularization_path": "_paths", "held_out_path_scores": "_paths", "lam_max": "_paths",
     "lam_grid": "_paths", "LamGridWarning": "_paths", "PathConvergenceWarning": "_paths",
     "select_lam": "_choice", "fold_scores": "_choice", "check_choice": "_choice",
@@ -41,7 +42,7 @@ _LAZY = {
     "out_of_fold_scores": "_thresholds",
 }
 
-__all__ = ["DualGaussSeidelClassifierCV", "regularization_path", "held_out_path_scores",
+__all__ = ["DualGaussSeidelClassifierCV", "TextClassifierCV", "regularization_path", "held_out_path_scores",
            "lam_max", "lam_grid", "select_lam", "LamGridWarning", "PathConvergenceWarning",
            "SmallClassWarning"]
 
