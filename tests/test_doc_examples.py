@@ -16,8 +16,9 @@ A block with no marker fails `test_every_block_is_run_or_marked`. Whatever the m
 `python benchmarks/X.py ...` of a page (in a block or in running text) with the script's,
 and each `pip install` must name extras that pyproject.toml defines.
 
-A run block runs in a scratch folder laid out as a checkout (`benchmarks/` linked, `docs/`
-empty, `../shared` the data home), the environment holding TEXTWIN_DATA_HOME: a shell
+A run block (under CI, or with TEXTWIN_DOC_RUNS=1: .ci/run sets it) runs in a scratch
+folder laid out as a checkout (`benchmarks/` linked, `docs/` empty, `../shared` the data
+home), the environment holding TEXTWIN_DATA_HOME: a shell
 block line by line in bash (its `pip install`, `python setup.py build_ext` and `export`
 lines are checked above rather than run: the test runs against the textwin it imports), a
 Python block as a file of its own. Inputs a page names as the reader's own (README's
@@ -209,7 +210,11 @@ RUN_PAGES = sorted({b[0] for b in RUN})
 @pytest.mark.parametrize("page", RUN_PAGES)
 def test_a_pages_blocks_run_in_order(page, scratch_checkout):
     """A page's run blocks, in its order, in one folder: a later block may read what an
-    earlier one wrote, as a reader following the page would have it."""
+    earlier one wrote, as a reader following the page would have it. Minutes of commands:
+    they run under CI (CI=true) or with TEXTWIN_DOC_RUNS=1, which .ci/run sets."""
+    if not (os.environ.get("CI") or os.environ.get("TEXTWIN_DOC_RUNS")):
+        pytest.skip("the pages' commands take minutes: TEXTWIN_DOC_RUNS=1 runs them "
+                    "(.ci/run sets it)")
     root, env = scratch_checkout
     for p, line, lang, kind, _, text in RUN:
         if p == page:
