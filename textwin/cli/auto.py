@@ -16,8 +16,8 @@ from __future__ import annotations
 import time
 import warnings
 
-from .common import CLIError, first_line
-from .training import text_chars, text_language, two_class_scores, two_class_thresholds
+from .common import CLIError, first_line, warnings_naming
+from .training import Fit, two_class_scores, two_class_thresholds
 
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5
@@ -80,13 +80,11 @@ def auto_search(args, d, progress):
     lam = getattr(args, "lam", None)
     ngrams = getattr(args, "ngrams", None)
     scoring = getattr(args, "scoring", None)
-    text_chars(args, d.texts_train)  # said in the log; the search reads the script itself
-    language, stem = text_language(args, d.texts_train)
     return TextClassifierCV(
-        weighting=args.weighting or "tfidf", stem=[True, False] if stem else False,
+        weighting=args.weighting or "tfidf", stem=[True, False] if d.stem else False,
         ngrams=ngrams if ngrams else [1, 2],
         chars=getattr(args, "chars", None) or (None, (2, 5)),
-        language=language, lam=None if lam in (None, "auto") else lam,
+        language=d.language, lam=None if lam in (None, "auto") else lam,
         scoring=scoring, cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else None,  # None: binary or multiclass
         tol=args.tol if args.tol is not None else 1e-3,
@@ -96,12 +94,11 @@ def auto_search(args, d, progress):
 
 
 def fit_auto(args, d, progress):
-    """Search and refit on the training texts.
-
-    Returns ``(search, d, seconds, scores, thresholds)``: ``d`` with the chosen
-    features, test scores with one column per category (a binary problem's ``s`` as
-    ``[-s, s]``) and the multi-label thresholds (None for one class per document).
-    """
+    """Search and refit on the training texts, and score the test texts: a :class:`Fit`
+    whose data has the chosen features (its texts are not vectorized again), whose
+    scores have one column per category (a binary problem's ``s`` as ``[-s, s]``), with
+    the multi-label thresholds (None for one class per document) and what the search
+    chose (:func:`auto_summary`); ``estimator`` is the search's refitted best."""
     from dataclasses import replace
 
     import numpy as np
@@ -112,7 +109,7 @@ def fit_auto(args, d, progress):
     warn_small_classes(d)
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings():
+        with warnings_naming(d.problem_names), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*paths had points that stopped")
             warnings.filterwarnings("ignore", category=SmallClassWarning)  # said above
             search.fit(d.texts_train, d.Y_train)
@@ -121,14 +118,16 @@ def fit_auto(args, d, progress):
     seconds = time.perf_counter() - start
     best = search.best_estimator_
     vec = best.vectorizer_
-    d = replace(d, X_train=vec.transform(d.texts_train), X_test=vec.transform(d.texts_test),
-                vocabulary=vec.vocabulary_, support=None,
+    d = replace(d, X_train=None, X_test=None, vocabulary=vec.vocabulary_, support=None,
                 idf=getattr(vec, "idf_", None), preprocessing=vec.preprocessing_params())
-    scores = np.asarray(d.X_test @ best.coef_.T) + best.intercept_
+    scores = best.decision_function(d.texts_test)
+    scores = scores[:, None] if scores.ndim == 1 else np.asarray(scores)
     thresholds = best.thresholds_ if d.task == "multilabel" else None
     if d.task == "binary":
         scores, thresholds = two_class_scores(scores), two_class_thresholds(best.thresholds_[-1])
-    return search, d, seconds, scores, thresholds
+    settings = {"lam": search.best_params_["lam"]} if not isinstance(
+        search.best_params_["lam"], list) else {}
+    return Fit(d, best, seconds, scores, settings, thresholds, auto_summary(search, d))
 
 
 def setting_text(params):

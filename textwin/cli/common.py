@@ -251,21 +251,17 @@ _DEGENERATE_FLAGS = {"lam": "--lam", "by_cv": "choose it by cross-validation (--
                      "smaller_lam": "a smaller --lam given by hand"}
 
 
-@contextlib.contextmanager
-def warnings_as_log_lines(args):
-    """Inside: library warnings (ConvergenceWarning, ...) as one log line each, not a
-    source excerpt; silenced by -q. The solvers' convergence warning is worded with
-    the flags of this command line and the categories of ``args.problem_names`` (set
-    by a command once it knows them: the estimators say "problem k"); the degenerate-
-    solution warning names the method ``args.method_key`` (set by a command while it
-    fits one) instead of an estimator's class."""
+def _log_lines(problems=(), method=None):
+    """A ``warnings.showwarning`` that logs a library warning as one line: the solvers'
+    convergence warning worded with the flags of this command line, its "problem k"
+    named as the categories ``problems``; the degenerate-solution warning naming the
+    method ``method`` instead of an estimator's class."""
+    names = list(problems)
 
     def show(message, category, filename, lineno, file=None, line=None):
         from .._ovr import SolverConvergenceWarning
         from .._scale import DegenerateSolutionWarning
 
-        names = list(getattr(args, "problem_names", ()))
-        method = getattr(args, "method_key", None)  # the method, not an estimator's class
         if isinstance(message, DegenerateSolutionWarning):
             text = message.render(_DEGENERATE_FLAGS,
                                   describe=lambda k: names[k] if k < len(names) else None,
@@ -283,13 +279,36 @@ def warnings_as_log_lines(args):
             text = str(message)
         logger.warning("warning: %s", text)
 
+    show.as_log_line = True
+    return show
+
+
+@contextlib.contextmanager
+def warnings_as_log_lines(args):
+    """Inside: library warnings (ConvergenceWarning, ...) as one log line each, not a
+    source excerpt (:func:`_log_lines`); silenced by -q. A command names the
+    categories and the method it fits with :func:`warnings_naming`."""
     with warnings.catch_warnings():
-        warnings.showwarning = show
+        warnings.showwarning = _log_lines()
         if args.quiet:
             warnings.simplefilter("ignore")
             # -q silences progress, not a corpus that differs from the published one
             warnings.filterwarnings("always", message=r".*differ from the published")
         yield
+
+
+@contextlib.contextmanager
+def warnings_naming(problems, method=None):
+    """Inside :func:`warnings_as_log_lines`: the estimators' "problem k" named as the
+    categories ``problems`` (in the order of the binary problems), and the method
+    ``method`` (its key) instead of an estimator's class."""
+    shown = warnings.showwarning
+    if getattr(shown, "as_log_line", False):
+        warnings.showwarning = _log_lines(problems, method)
+    try:
+        yield
+    finally:
+        warnings.showwarning = shown
 
 
 def run_command(args):

@@ -18,16 +18,15 @@ from .common import (
     print_json,
     progress_enabled,
     training_options,
+    warnings_naming,
 )
-from .auto import (auto_curves, auto_line, auto_summary, check_auto, fit_auto,
-                   warn_small_classes)
+from .auto import auto_curves, auto_line, check_auto, fit_auto, warn_small_classes
 from .training import (
     CORPUS_ONLY,
     LAM_ONE_OVER_N,
     SUMMARY_NAMES,
     check_plot,
     check_trainable,
-    constant_models,
     constant_note,
     cv_line,
     example_order,
@@ -109,8 +108,7 @@ def _micro_breakeven(args):
 
     methods, overrides = _paper_methods(args)
     data = _paper_data(args)
-    args.problem_names = data.categories
-    with warnings.catch_warnings():
+    with warnings_naming(data.categories), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=ConstantModelWarning)  # named already
         try:
             results = run_micro_breakeven([m.key for m in methods], data=data,
@@ -207,9 +205,7 @@ def _eval_corpus(args):
     if args.auto:  # before any training
         check_auto(args, d)
     logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
-                d.source, d.X_train.shape[0], d.X_test.shape[0], d.X_train.shape[1],
-                len(d.categories), d.task)
-    args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
+                d.source, d.n_train, d.n_test, d.n_features, len(d.categories), d.task)
     if given.get("lam") == "auto" and methods:
         warn_small_classes(d, "--lam auto")
     rows = _method_rows(args, methods, given, d)
@@ -220,13 +216,12 @@ def _eval_corpus(args):
         chosen["auto"] = auto_curves(rows[-1]["auto"])
     plot_error = try_plot(chosen, args.plot) if args.plot is not None and chosen else None
     result = {"corpus": d.source, "task": d.task, **positive_label(d),
-              "n_train": int(d.X_train.shape[0]),
-              "n_test": int(d.X_test.shape[0]), "n_features": int(d.X_train.shape[1]),
+              "n_train": int(d.n_train), "n_test": int(d.n_test),
+              "n_features": int(d.n_features),
               "categories": list(d.categories), "order": order_text(args, methods[0]),
               "methods": rows, "corpus_report": d.report}
-    constant = constant_models(d.categories, d.Y_train)
-    if constant:  # categories without a break-even point, and why
-        result["constant_models"] = constant
+    if d.constant:  # categories without a break-even point, and why
+        result["constant_models"] = d.constant
     if d.preprocessing:  # how the texts became rows: language, stems, n-grams
         result["features"] = d.preprocessing
     if args.json:
@@ -266,15 +261,15 @@ def _method_rows(args, methods, given, d):
                 args, method, d, {k: v for k, v in given.items() if k in method.settings})
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", category=ConstantModelWarning)
-                est, seconds, scores = fit_task(method, d, settings, order, args)
-            summary, _ = summarize(d, scores)
+                fit = fit_task(method, d, settings, order, args)
+            summary, _ = summarize(d, fit.scores)
             rows.append({"method": method.key, "paper_name": method.paper_name,
                          "settings": {**method.settings, **settings}, **summary,
-                         "seconds": round(seconds, 3)})
-            if hasattr(est, "cv_summary"):  # --lam auto
-                rows[-1]["lam_by_cv"] = est.cv_summary(list(args.problem_names))
+                         "seconds": round(fit.seconds, 3)})
+            if hasattr(fit.estimator, "cv_summary"):  # --lam auto
+                rows[-1]["lam_by_cv"] = fit.estimator.cv_summary(list(d.problem_names))
             logger.info("%s: %s in %.1f s", method.key, ", ".join(
-                f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), seconds)
+                f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), fit.seconds)
             if bar is not None:
                 bar.update()
     return rows
@@ -282,13 +277,13 @@ def _method_rows(args, methods, given, d):
 
 def _auto_row(args, d):
     """The row of --auto: the SVM with its features and lambda chosen by cross-validation."""
-    search, chosen_d, seconds, scores, thresholds = fit_auto(args, d, progress_enabled(args))
-    summary, _ = summarize(chosen_d, scores, thresholds)
-    auto = auto_summary(search, chosen_d)
+    fit = fit_auto(args, d, progress_enabled(args))
+    summary, _ = summarize(fit.data, fit.scores, fit.thresholds)
     logger.info("auto: %s in %.1f s", ", ".join(
-        f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), seconds)
+        f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), fit.seconds)
     return {"method": "auto", "paper_name": "SVM, features and lambda by cross-validation",
-            "settings": auto["chosen"], **summary, "seconds": round(seconds, 3), "auto": auto}
+            "settings": fit.cv["chosen"], **summary, "seconds": round(fit.seconds, 3),
+            "auto": fit.cv}
 
 
 @contextlib.contextmanager

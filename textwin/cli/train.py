@@ -18,8 +18,9 @@ from .common import (
     print_json,
     progress_enabled,
     training_options,
+    warnings_naming,
 )
-from .auto import (AUTO_FOLDS, auto_curves, auto_line, auto_summary, check_auto, fit_auto,
+from .auto import (AUTO_FOLDS, auto_curves, auto_line, check_auto, fit_auto,
                    warn_small_classes)
 from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds, tuning_line,
                      tuning_summary, train_calibration)
@@ -27,7 +28,6 @@ from .training import (
     SUMMARY_NAMES,
     check_plot,
     class_thresholds,
-    constant_models,
     constant_note,
     cv_line,
     example_order,
@@ -111,23 +111,21 @@ def _overrides(args, method):
 
 def cmd_train(args):
     method, given = _checked_method(args)
-    d = training_data(args, args.category)
+    d = training_data(args, args.category, vectorize=not args.auto)
     check_tuning(args, d.task)
-    args.problem_names = d.categories[1:] if d.task == "binary" else d.categories
-    fit = _fit_auto if args.auto else _fit_method
-    d, est, seconds, scores, overrides, thresholds, cv = fit(args, method, d, given)
-    summary, per = summarize(d, scores, thresholds)
+    fit = (_fit_auto if args.auto else _fit_method)(args, method, d, given)
+    d, cv = fit.data, fit.cv
+    summary, per = summarize(d, fit.scores, fit.thresholds)
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
-        "task": d.task, **positive_label(d), "settings": {**method.settings, **overrides},
+        "task": d.task, **positive_label(d), "settings": {**method.settings, **fit.settings},
         "order": order_text(args, method),
-        "n_train": int(d.X_train.shape[0]), "n_test": int(d.X_test.shape[0]),
-        "n_features": int(d.X_train.shape[1]), **summary, "seconds": round(seconds, 3),
-        "categories": _category_rows(d, per, est, thresholds, cv),
+        "n_train": int(d.n_train), "n_test": int(d.n_test),
+        "n_features": int(d.n_features), **summary, "seconds": round(fit.seconds, 3),
+        "categories": _category_rows(fit, per),
     }
-    constant = constant_models(d.categories, d.Y_train)
-    if constant:  # categories without a break-even point, and why
-        result["constant_models"] = constant
+    if d.constant:  # categories without a break-even point, and why
+        result["constant_models"] = d.constant
     if cv is not None:
         result["auto" if args.auto else "lam_by_cv"] = cv
     if args.tune_thresholds:
@@ -136,12 +134,12 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(args, method, est, d, overrides, example_order(args))
+    calibration = train_calibration(args, method, fit.estimator, d, fit.settings,
+                                    example_order(args))
     if args.proba:
-        result["log_loss"] = test_log_loss(calibration, d, scores)
+        result["log_loss"] = test_log_loss(calibration, d, fit.scores)
     if args.output is not None:
-        _save_model(args.output, est, method, d, scores, thresholds, result, summary,
-                    calibration)
+        _save_model(args.output, fit, method, result, summary, calibration)
         result["model"] = str(args.output)
     plot_error = None
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
@@ -151,7 +149,7 @@ def cmd_train(args):
     if args.json:
         print_json(result)
     else:
-        _print_result(args, method, d, overrides, result, summary, seconds)
+        _print_result(args, method, fit, result, summary)
     if plot_error is not None:
         return plot_failed(plot_error, "the results and the model" if args.output is not None
                            else "the results")
@@ -160,33 +158,37 @@ def cmd_train(args):
 
 def _fit_method(args, method, d, given):
     """``method`` at the settings given (``--lam auto``: chosen by cross-validation), and
-    thresholds tuned if asked: ``(d, est, seconds, scores, settings, thresholds, cv)``."""
-    overrides = method_settings(args, method, d, given)
-    if overrides.get("lam") == "auto":
+    thresholds tuned if asked: a :class:`~textwin.cli.training.Fit`."""
+    from dataclasses import replace
+
+    settings = method_settings(args, method, d, given)
+    if settings.get("lam") == "auto":
         warn_small_classes(d, "--lam auto")
     _log_training(method, d)
-    est, seconds, scores = fit_task(method, d, overrides, example_order(args), args)
-    cv = est.cv_summary(list(args.problem_names)) if hasattr(est, "cv_summary") else None
-    thresholds = problem_thresholds(args, method, est, d, overrides, example_order(args))
+    fit = fit_task(method, d, settings, example_order(args), args)
+    est = fit.estimator
+    cv = est.cv_summary(list(d.problem_names)) if hasattr(est, "cv_summary") else None
+    with warnings_naming(d.problem_names):
+        thresholds = problem_thresholds(args, method, est, d, settings, example_order(args))
     if thresholds is not None and d.task == "binary":
         thresholds = two_class_thresholds(thresholds[0])
-    return d, est, seconds, scores, overrides, thresholds, cv
+    return replace(fit, thresholds=thresholds, cv=cv)
 
 
 def _fit_auto(args, method, d, given):
-    """--auto: the features, the bias and lam chosen together by cross-validation; ``d``
-    becomes the chosen features. Returns as :func:`_fit_method`."""
+    """--auto: the features, the bias and lam chosen together by cross-validation (the
+    fit's data has the chosen features); a :class:`~textwin.cli.training.Fit`."""
+    from dataclasses import replace
+
     check_auto(args, d, method.key)
     logger.info("searching the features and lambda of %s by %d-fold cross-validation on %d "
                 "documents, %d categor%s (%s)", method.key, AUTO_FOLDS, len(d.texts_train),
                 len(d.categories), "y" if len(d.categories) == 1 else "ies", d.task)
-    search, d, seconds, scores, thresholds = fit_auto(args, d, progress_enabled(args))
-    best = search.best_estimator_
+    fit = fit_auto(args, d, progress_enabled(args))
     if args.tune_thresholds:  # multi-class (check_auto refused the others): class offsets
-        thresholds = auto_class_thresholds(args, best, d)
-    settings = {"lam": search.best_params_["lam"]} if not isinstance(
-        search.best_params_["lam"], list) else {}
-    return d, best, seconds, scores, settings, thresholds, auto_summary(search, d)
+        with warnings_naming(d.problem_names):
+            fit = replace(fit, thresholds=auto_class_thresholds(args, fit.estimator, fit.data))
+    return fit
 
 
 def _checked_method(args):
@@ -217,11 +219,12 @@ def _log_training(method, d):
                     "they score the bias", *empty, d.X_train.shape[1])
 
 
-def _category_rows(d, per, est, thresholds, cv):
+def _category_rows(fit, per):
     """One row per category: its test figures, positives, and what the solve reached."""
-    gap = getattr(est, "duality_gap_", None)
-    n_iter = getattr(est, "n_iter_", None)
-    constant = constant_models(d.categories, d.Y_train)
+    d, thresholds, cv = fit.data, fit.thresholds, fit.cv
+    gap = getattr(fit.estimator, "duality_gap_", None)
+    n_iter = getattr(fit.estimator, "n_iter_", None)
+    constant = d.constant
     rows = []
     for j, cat in enumerate(d.categories):
         k = 0 if d.task == "binary" else j  # the binary problem serves both classes
@@ -259,12 +262,13 @@ def test_log_loss(calibration, d, scores):
     return float(-np.mean(np.log(P[Y])))
 
 
-def _save_model(path, est, method, d, scores, thresholds, result, summary, calibration=None):
+def _save_model(path, fit, method, result, summary, calibration=None):
     """Write the model file, after checking that its weights give the estimator's scores."""
     import numpy as np
 
     from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
 
+    d, est, thresholds = fit.data, fit.estimator, fit.thresholds
     single = d.task != "multilabel"
     model = TextModel(
         *linear_weights(est), d.categories[1:] if d.task == "binary" else d.categories,
@@ -280,9 +284,10 @@ def _save_model(path, est, method, d, scores, thresholds, result, summary, calib
                   "test": result["categories"], "summary": summary},
         calibration=calibration)
     # The weights written must reproduce the estimator's own scores (a threshold
-    # or bias kept outside coef_/intercept_ would be lost otherwise).
-    check = np.asarray(d.X_test @ model.coef.T) + model.intercept
-    own = scores[:, 1:] if d.task == "binary" else scores
+    # or bias kept outside coef_/intercept_ would be lost otherwise); --auto's
+    # TextClassifier scores by them, on texts that are not vectorized again here.
+    own = fit.scores[:, 1:] if d.task == "binary" else fit.scores
+    check = own if d.X_test is None else np.asarray(d.X_test @ model.coef.T) + model.intercept
     if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
         raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
                        "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
@@ -293,9 +298,10 @@ def _save_model(path, est, method, d, scores, thresholds, result, summary, calib
     logger.info("model written to %s", path)
 
 
-def _print_result(args, method, d, overrides, result, summary, seconds):
+def _print_result(args, method, fit, result, summary):
     """The table: a heading line, a row per category, the summary, then what was chosen
     and written."""
+    d, overrides, seconds = fit.data, fit.settings, fit.seconds
     rows = result["categories"]
     changed = ", ".join(_chosen_lam(result) if k == "lam" and _lam_searched(result)
                         else f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"

@@ -9,7 +9,7 @@ import io
 import math
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .._io import atomic_write, figure_metadata, is_textwin_figure
@@ -28,6 +28,7 @@ from .common import (
     logger,
     missing_data,
     num,
+    warnings_naming,
 )
 from .tuning import in_lam_folds
 
@@ -177,8 +178,23 @@ def _load_user_corpus(args):
     return corpus
 
 
-def _prepare_user_corpus(args, corpus):
-    """Vectorize (text corpora) and select features; return matrices and model parts.
+def _refuse_text_options(args, corpus):
+    """The options of texts, given with a corpus of feature values: say so."""
+    text_only = [opt for opt, given in (("--weighting", args.weighting),
+                                        ("--language", args.language),
+                                        ("--no-stem", args.no_stem),
+                                        ("--ngrams", args.ngrams),
+                                        ("--chars", args.chars)) if given]
+    if text_only:
+        raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
+                       f"for text corpora; {corpus.source} holds feature values "
+                       "(svmlight), which are used as given")
+
+
+def _prepare_user_corpus(args, corpus, language, stem, chars, script):
+    """Vectorize (text corpora, in ``language``, stemmed or not, with the character
+    n-grams ``chars``, in place of the words for a ``script`` without spaces) and select
+    features; return matrices and model parts.
 
     ``support`` is None when every feature is kept (``--features all``, the
     default on a user's corpus).
@@ -189,8 +205,6 @@ def _prepare_user_corpus(args, corpus):
     if corpus.is_text:
         from ..text import TextVectorizer
 
-        chars, script = text_chars(args, corpus.train)
-        language, stem = text_language(args, corpus.train)
         words = None if script and not args.ngrams else (1, args.ngrams or 1)
         vectorizer = TextVectorizer(weighting=args.weighting or "tfidf", stem=stem,
                                     language=language, ngram_range=words, char_ngrams=chars)
@@ -200,15 +214,6 @@ def _prepare_user_corpus(args, corpus):
             raise CLIError(f"{corpus.source}: {exc}") from None
         X_test = vectorizer.transform(corpus.test)
     else:
-        text_only = [opt for opt, given in (("--weighting", args.weighting),
-                                            ("--language", args.language),
-                                            ("--no-stem", args.no_stem),
-                                            ("--ngrams", args.ngrams),
-                                            ("--chars", args.chars)) if given]
-        if text_only:
-            raise CLIError(f"{', '.join(text_only)} {'is' if len(text_only) == 1 else 'are'} "
-                           f"for text corpora; {corpus.source} holds feature values "
-                           "(svmlight), which are used as given")
         X_train, X_test = corpus.train, corpus.test
     if args.features in (None, "all") or args.features >= X_train.shape[1]:
         return X_train.tocsr(), X_test.tocsr(), vectorizer, None
@@ -220,42 +225,39 @@ def _prepare_user_corpus(args, corpus):
             np.asarray(support, dtype=np.int64))
 
 
-def text_language(args, texts):
+def text_language(args, texts, said=False):
     """``(language, stem)`` of a text corpus: --language and --no-stem as given, else
     the language of the training texts' function words (:func:`textwin.text.
     detect_language`); English (Porter's stemmer) when none is recognised, as short
-    texts and titles have few function words. Said once in the log."""
+    texts and titles have few function words, said in the log unless ``said`` (texts
+    without words to stem, which :func:`text_chars` named)."""
     if args.no_stem:
         return "english", False
     if args.language:
         return args.language, True
-    if getattr(args, "detected_language", None) is None:
-        from ..text import detect_language
+    from ..text import detect_language
 
-        detected = detect_language(texts)
-        args.detected_language = detected or "english"
-        if getattr(args, "said_script", False) and not args.ngrams:
-            return args.detected_language, True  # no words to stem: said by text_chars
+    detected = detect_language(texts)
+    if not said:
         logger.info("%s; --language LANG for another, --no-stem for none", (
             f"{detected} texts (by their function words): "
             f"{'Porter' if detected == 'english' else 'Snowball'}'s {detected} stemmer"
             if detected else "no language recognised by its function words: Porter's "
             "English stemmer"))
-    return args.detected_language, True
+    return detected or "english", True
 
 
 def text_chars(args, texts):
     """``(chars, script)`` of a text corpus: --chars as given, else for texts in a script
     without spaces between words (``script``, :func:`textwin.text.detect_unspaced_script`)
-    the character n-grams of ``UNSPACED_CHARS`` in place of the words. Said once in the
+    the character n-grams of ``UNSPACED_CHARS`` in place of the words, said in the
     log."""
     if args.chars:
         return args.chars, None
     from ..text_classifier import resolve_chars
 
     chars, script = resolve_chars("auto", texts)
-    if script and not getattr(args, "said_script", False):
-        args.said_script = True
+    if script:
         logger.info("%s texts, without spaces between words: character %d-%d-grams in place of "
                     "words (--chars MIN-MAX for others)", script, *chars)
     return chars, script
@@ -279,7 +281,8 @@ def check_trainable(categories, Y_train, source, everything):
 
     Named explicitly, a category without them is an error; with ``--category all``
     such categories are kept (a constant model, no break-even point) and named in
-    one warning, unless no category at all can be learned.
+    one warning, unless no category at all can be learned. Returns those categories,
+    ``{category: why}`` (:func:`constant_models`).
     """
     constant = constant_models(categories, Y_train)
     no_pos = [c for c, why in constant.items() if why == NO_TRAINING_DOCUMENT]
@@ -293,7 +296,7 @@ def check_trainable(categories, Y_train, source, everything):
             warnings.warn(f"{n} categor{'y' if n == 1 else 'ies'} of {source} cannot be "
                           f"learned and get a constant model: {first_names(names)}",
                           stacklevel=2)
-        return
+        return constant
     if no_pos and not no_neg:
         raise CLIError(f"category {no_pos[0]!r} has no training document in {source}; a "
                        "classifier needs positive examples")
@@ -305,6 +308,7 @@ def check_trainable(categories, Y_train, source, everything):
                 " (in a folder corpus, files of the same name and identical bytes in "
                 "several category folders are one document with all their labels)"
                 if folder else ""))
+    return constant
 
 
 # Options of a user's corpus, each with why Reuters-21578 has no use for it.
@@ -339,16 +343,52 @@ class TrainingData:
     texts_train: object = None  # the raw texts of a text corpus (for --auto)
     texts_test: object = None
     as_corpus: bool = False     # a user's corpus, or Reuters-21578's texts read as one
+    language: str = None        # a text corpus's language, resolved once (None: no texts)
+    stem: bool = True           # stems (or words, --no-stem)
+    constant: dict = field(default_factory=dict)  # {category: why} of the constant models
+
+    @property
+    def problem_names(self):
+        """The categories of the binary problems, in order (a two-class corpus has one,
+        its positive class's)."""
+        return self.categories[1:] if self.task == "binary" else self.categories
+
+    @property
+    def n_train(self):
+        return len(self.texts_train) if self.X_train is None else self.X_train.shape[0]
+
+    @property
+    def n_test(self):
+        return len(self.texts_test) if self.X_test is None else self.X_test.shape[0]
+
+    @property
+    def n_features(self):
+        return len(self.vocabulary) if self.X_train is None else self.X_train.shape[1]
 
 
-def training_data(args, categories_arg):
-    """Matrices, categories, task and model parts (Reuters or ``--corpus``)."""
+@dataclass
+class Fit:
+    """A method fitted on :class:`TrainingData` and tested: what `train` and `eval` report,
+    and what a model file keeps."""
+
+    data: TrainingData    # what it was fitted on (--auto: its chosen features)
+    estimator: object     # the fitted estimator (--auto: the search's refitted best)
+    seconds: float        # the fit's (--auto: the search's and the refit's)
+    scores: object        # the test scores, a column per category
+    settings: dict        # the method's settings as given (with lam = 1/n, or as chosen)
+    thresholds: object = None  # a threshold per category (None: 0, or the argmax)
+    cv: dict = None       # what --lam auto or --auto chose, and their curves
+
+
+def training_data(args, categories_arg, vectorize=True):
+    """Matrices, categories, task and model parts (Reuters or ``--corpus``); without
+    ``vectorize``, a text corpus's texts alone (--auto vectorizes them itself)."""
     if args.corpus is None:
-        return _reuters_training_data(args, categories_arg)
-    return _corpus_training_data(args, categories_arg)
+        return _reuters_training_data(args, categories_arg, vectorize)
+    return _corpus_training_data(args, categories_arg, vectorize=vectorize)
 
 
-def _reuters_training_data(args, categories_arg):
+def _reuters_training_data(args, categories_arg, vectorize=True):
     from ..experiments import UnknownCategoryError
 
     if categories_arg is None and args.command == "train":
@@ -357,20 +397,21 @@ def _reuters_training_data(args, categories_arg):
     _refuse_corpus_options(args)
     if _reuters_as_corpus(args):
         return _corpus_training_data(args, categories_arg, corpus=_reuters_corpus(args),
-                                     task="multilabel")
+                                     task="multilabel", vectorize=vectorize)
     try:
         data = protocol_data(categories_arg, args)
     except UnknownCategoryError as exc:
         raise CLIError(str(exc)) from None
-    check_trainable(data.categories, data.Y_train, "the ModApte training set",
-                    categories_arg in (None, "top10", "all"))
+    constant = check_trainable(data.categories, data.Y_train, "the ModApte training set",
+                               categories_arg in (None, "top10", "all"))
     # The cached corpus is vectorized with TextVectorizer's defaults (title and body)
     # and NLTK's stemmer.
     return TrainingData(
         categories=data.categories, X_train=data.X_train, X_test=data.X_test,
         Y_train=data.Y_train, Y_test=data.Y_test, vocabulary=data.vocabulary,
         support=data.support, preprocessing={"weighting": "binary", "stemmer": "nltk"},
-        idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None)
+        idf=None, source="Reuters-21578 ModApte", task="multilabel", report=None,
+        constant=constant)
 
 
 def _reuters_as_corpus(args):
@@ -425,8 +466,9 @@ def _refuse_corpus_options(args):
                        f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
 
 
-def _corpus_training_data(args, categories_arg, corpus=None, task=None):
-    """A user's corpus (``corpus``: one read already, and its ``task``) vectorized."""
+def _corpus_training_data(args, categories_arg, corpus=None, task=None, vectorize=True):
+    """A user's corpus (``corpus``: one read already, and its ``task``), vectorized
+    unless not to ``vectorize``."""
     from ..experiments import UnknownCategoryError, resolve_categories
     from ..tasks import detect_task
 
@@ -449,8 +491,17 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None):
         raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
     categories, Y_train, Y_test = _positive_last(getattr(args, "positive_label", None), task,
                                                  categories, Y_train, Y_test, corpus.source)
-    X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus)
-    check_trainable(categories, Y_train, corpus.source, everything)
+    language, stem, chars, script = None, True, None, None
+    if corpus.is_text:
+        chars, script = text_chars(args, corpus.train)
+        language, stem = text_language(args, corpus.train, said=bool(script) and not args.ngrams)
+    else:
+        _refuse_text_options(args, corpus)
+    X_train = X_test = vectorizer = support = None
+    if vectorize or not corpus.is_text:
+        X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus, language, stem,
+                                                                    chars, script)
+    constant = check_trainable(categories, Y_train, corpus.source, everything)
     return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
         Y_test=Y_test,
@@ -459,7 +510,8 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None):
         preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
         idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
         report=corpus.report, texts_train=corpus.train if corpus.is_text else None,
-        texts_test=corpus.test if corpus.is_text else None, as_corpus=True)
+        texts_test=corpus.test if corpus.is_text else None, as_corpus=True,
+        language=language, stem=stem, constant=constant)
 
 
 def _positive_last(positive, task, categories, Y_train, Y_test, source):
@@ -532,27 +584,24 @@ def cv_settings(args, d, settings):
 
 
 def fit_task(method, d, settings, order, args):
-    """Fit ``method`` for ``d.task``; return (estimator, seconds, test scores with one
-    column per category: a binary problem's ``s`` becomes ``[-s, s]``)."""
+    """Fit ``method`` for ``d.task`` and score the test set: a :class:`Fit`, whose
+    scores have one column per category (a binary problem's ``s`` becomes ``[-s, s]``)."""
     from ..experiments import score_matrix
 
     from ..model_selection._split import SmallClassWarning  # light: no scikit-learn search
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-    args.method_key = method.key  # the degenerate-solution warning's name of the estimator
-    try:
-        with warnings.catch_warnings():  # said once, before the methods (warn_small_classes)
-            warnings.filterwarnings("ignore", category=SmallClassWarning)
-            est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
-                                          verbose=estimator_verbosity(args), order=order,
-                                          single_label=d.task == "multiclass",
-                                          cv_params=cv_settings(args, d, settings))
-    finally:
-        args.method_key = None
+    # the warnings name the method, not the estimator's class, and the categories
+    with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=SmallClassWarning)  # said once, before
+        est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
+                                      verbose=estimator_verbosity(args), order=order,
+                                      single_label=d.task == "multiclass",
+                                      cv_params=cv_settings(args, d, settings))
     scores = score_matrix(est, d.X_test)
     if d.task == "binary":
         scores = two_class_scores(scores)
-    return est, seconds, scores
+    return Fit(d, est, seconds, scores, settings)
 
 
 def two_class_scores(scores):
@@ -587,7 +636,7 @@ def summarize(d, scores, thresholds=None):
 
     if thresholds is None:
         thresholds = class_thresholds(d)
-    constant = constant_models(d.categories, d.Y_train)
+    constant = d.constant
     summary, per = score_task(d.task, d.Y_test, scores,
                               0.0 if thresholds is None else thresholds,
                               constant=[c in constant for c in d.categories])
@@ -597,7 +646,7 @@ def summarize(d, scores, thresholds=None):
 def constant_note(d):
     """The line under a table that says which categories have no break-even point (a
     constant model ranks nothing) and how the averages count them; None if none."""
-    constant = constant_models(d.categories, d.Y_train)
+    constant = d.constant
     if not constant:
         return None
     names = list(constant)

@@ -63,7 +63,7 @@ def problem_thresholds(args, method, est, d, settings, order):
             return _tune_classes(est, d.X_train, d.Y_train, args.tune_thresholds,
                                  d.categories)
         Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-        return _tune_columns(est, d.X_train, Y, args.tune_thresholds, args.problem_names)
+        return _tune_columns(est, d.X_train, Y, args.tune_thresholds, d.problem_names)
     except ValueError as exc:  # e.g. a category with too few documents for the folds
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
