@@ -31,7 +31,9 @@ RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
 # No import runs upwards: the reproduction raises its own errors, which its command
 # (textwin.cli.reproduce) maps to exit codes.
 UPWARD = set()
-# The commands share textwin.cli.common (all) and textwin.cli.training (train, eval).
+# The commands share textwin.cli.common (all), and train and eval what they fit on
+# (textwin.cli.corpus), how (textwin.cli.training) and what they print of it
+# (textwin.cli.report).
 COMMANDS = ("train", "eval", "predict", "inspect", "data", "reproduce")
 
 

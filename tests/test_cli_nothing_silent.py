@@ -117,12 +117,12 @@ def test_plot_never_replaces_a_users_figure_without_force(capsys, tmp_path, corp
 def test_a_plot_that_cannot_be_written_fails_the_command_even_under_quiet(capsys, tmp_path,
                                                                          corpus, monkeypatch):
     pytest.importorskip("matplotlib")
-    import textwin.cli.training as training
+    import textwin.cli.report as report
 
     def full_disk(path, mode="wb"):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(training, "atomic_write", full_disk)
+    monkeypatch.setattr(report, "atomic_write", full_disk)
     model = tmp_path / "m.npz"
     code, out, err = run(capsys, "train", "--corpus", corpus, "--lam", "auto", "--plot",
                          tmp_path / "cv.png", "-o", model, "-q", "--json")
@@ -362,12 +362,12 @@ def test_a_model_without_format_version_says_what_it_is(capsys, corpus, tmp_path
 def test_eval_prints_its_results_before_a_plot_that_cannot_be_written_fails_it(
         capsys, tmp_path, corpus, monkeypatch):
     pytest.importorskip("matplotlib")
-    import textwin.cli.training as training
+    import textwin.cli.report as report
 
     def full_disk(path, mode="wb"):
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(training, "atomic_write", full_disk)
+    monkeypatch.setattr(report, "atomic_write", full_disk)
     code, out, err = run(capsys, "eval", "--corpus", corpus, "--methods", "svm", "--lam",
                          "auto", "--plot", tmp_path / "cv.png", "-q", "--json")
     assert code == 2

@@ -3,7 +3,8 @@
 One module per command (:mod:`.train`, :mod:`.eval`, :mod:`.predict`, :mod:`.inspect`,
 :mod:`.data`, :mod:`.reproduce`), each with its options (``add_parser``) and its output; what they
 share is in :mod:`.common` (exit codes, errors, output, logging, option groups), and
-what `train` and `eval` share in :mod:`.training`. Results go to stdout (a table,
+what `train` and `eval` share in :mod:`.corpus` (the data), :mod:`.training` (the fit)
+and :mod:`.report` (what they print of it). Results go to stdout (a table,
 or JSON with ``--json``), logs and progress bars to stderr; every failure the user
 can fix is one line, ``textwin: error: ...``, with an exit code of
 :data:`EXIT_CODES`.
@@ -44,7 +45,8 @@ from .common import (
 )
 from .eval import CORPUS_METHODS
 from .tuning import TUNING_FOLDS
-from .training import BUILTIN_CORPORA, LAM_ONE_OVER_N, default_lam
+from .corpus import BUILTIN_CORPORA
+from .training import LAM_ONE_OVER_N, default_lam
 
 __all__ = ["BUILTIN_CORPORA", "CORPUS_METHODS", "EXIT_BAD_MODEL", "EXIT_CODES", "EXIT_INTERNAL",
            "EXIT_INTERRUPTED", "EXIT_NO_DATA", "EXIT_OK", "EXIT_USAGE", "LAM_ONE_OVER_N",

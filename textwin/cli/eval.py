@@ -21,27 +21,11 @@ from .common import (
     warnings_naming,
 )
 from .auto import auto_curves, auto_line, check_auto, fit_auto, warn_small_classes
-from .training import (
-    CORPUS_ONLY,
-    LAM_ONE_OVER_N,
-    SUMMARY_NAMES,
-    check_plot,
-    check_trainable,
-    constant_note,
-    cv_line,
-    example_order,
-    fit_task,
-    given_settings,
-    method_settings,
-    order_text,
-    plot_failed,
-    try_plot,
-    positive_label,
-    protocol_data,
-    summarize,
-    task_text,
-    training_data,
-)
+from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
+from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
+                     plot_failed, positive_label, task_text, try_plot)
+from .training import (LAM_ONE_OVER_N, example_order, fit_task, given_settings,
+                       method_settings, summarize)
 
 #: The methods `textwin eval --corpus` compares by default: one of each family.
 #: (``winnow``, the paper's positive Winnow, scores near chance on tf-idf over a whole

@@ -24,25 +24,11 @@ from .auto import (AUTO_FOLDS, auto_curves, auto_line, check_auto, fit_auto,
                    warn_small_classes)
 from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds, tuning_line,
                      tuning_summary, train_calibration)
-from .training import (
-    SUMMARY_NAMES,
-    check_plot,
-    class_thresholds,
-    constant_note,
-    cv_line,
-    example_order,
-    fit_task,
-    given_settings,
-    method_settings,
-    order_text,
-    plot_failed,
-    try_plot,
-    two_class_thresholds,
-    positive_label,
-    summarize,
-    task_text,
-    training_data,
-)
+from .corpus import training_data
+from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
+                     plot_failed, positive_label, task_text, try_plot)
+from .training import (class_thresholds, example_order, fit_task, given_settings,
+                       method_settings, summarize, two_class_thresholds)
 
 
 def add_parser(sub, methods_help, method_names):
