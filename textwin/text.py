@@ -46,8 +46,8 @@ from sklearn.utils.validation import check_is_fitted
 
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM",
            "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
-           "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fold_matrices",
-           "detect_language", "detect_unspaced_script", "check_char_ngrams",
+           "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fit_transform",
+           "fold_matrices", "detect_language", "detect_unspaced_script", "check_char_ngrams",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -1393,6 +1393,14 @@ class Words:
                 and 0 < vectorizer._max_ngram() <= self.max_n)
 
 
+def fit_transform(vectorizer, texts, words=None):
+    """``vectorizer.fit_transform(texts)``; with ``words`` (:class:`Words` of the same
+    texts) that serve ``vectorizer``, without finding the words again."""
+    if words is not None and words.fit(vectorizer):
+        return vectorizer._fit_words(words)
+    return vectorizer.fit_transform(texts)
+
+
 def fold_matrices(vectorizer, texts, folds, words=None):
     """``(X_train, X_test)`` of each ``(train, test)`` index pair of ``folds``, from one
     count matrix of all the ``texts`` (a list).
@@ -1406,8 +1414,7 @@ def fold_matrices(vectorizer, texts, folds, words=None):
     """
     params = vectorizer.get_params()
     counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
-    C = (counter._fit_words(words) if words is not None and words.fit(vectorizer)
-         else counter.fit_transform(texts))
+    C = fit_transform(counter, texts, words)
     for train, test in folds:
         train, test = np.asarray(train), np.asarray(test)
         A = _take_rows(C, train)

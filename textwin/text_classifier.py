@@ -34,7 +34,7 @@ from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives)
 from textwin.text import (MAX_NGRAM, TextVectorizer, check_char_ngrams, detect_language,
-                          detect_unspaced_script, fold_matrices)
+                          detect_unspaced_script, fit_transform, fold_matrices)
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]  # noqa: F822
 
@@ -256,8 +256,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
-        Xm = (vectorizer._fit_words(words) if words is not None and words.fit(vectorizer)
-              else vectorizer.fit_transform(texts))
+        Xm = fit_transform(vectorizer, texts, words)
         self._fit_matrix(Xm, Y, task)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
