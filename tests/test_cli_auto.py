@@ -312,3 +312,31 @@ def test_time_budget_in_a_subprocess_bounds_the_search_and_refuses_what_is_no_bu
     spent = json.loads(out)["auto"]["time_budget"]
     assert spent["seconds"] == 600 and 0 < spent["spent"] < 600
     assert spent["not_tried"] == [] and spent["cut_short"] == []
+
+
+def test_train_auto_vectorizes_no_text_beyond_the_search(capsys, tmp_path, binary_corpus,
+                                                         monkeypatch):
+    # The search fits its vectorizers on the training texts; after it, only the test
+    # texts are mapped to the chosen vocabulary. The command used to vectorize the
+    # training texts twice more (before the search, and again with the chosen
+    # vectorizer) and the test texts twice.
+    from textwin.text import TextVectorizer
+
+    calls = []
+    fit_transform, transform = TextVectorizer.fit_transform, TextVectorizer.transform
+
+    def counted(method, name):
+        def call(self, docs, *args):
+            docs = list(docs)
+            calls.append((name, len(docs)))
+            return method(self, docs, *args)
+        return call
+
+    for name, method in (("fit_transform", fit_transform), ("transform", transform)):
+        monkeypatch.setattr(TextVectorizer, name, counted(method, name))
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto", "--json",
+                         "-o", tmp_path / "m.npz")
+    assert code == 0, err
+    assert json.loads(out)["n_test"] == 60
+    # (the search's own fit_transform, where its words cannot serve a setting, is its work)
+    assert [c for c in calls if c[0] == "transform"] == [("transform", 60)]
