@@ -25,7 +25,8 @@ from .._distributed import ClusterError, connect, connect_ray
 from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
 from .._languages import LANGUAGES
 from .._messages import first_line
-from ..datasets import CacheDirError, describe_layouts, get_data_home
+from ..datasets import (CacheDirError, ReutersFormatError, describe_layouts,
+                        get_data_home)
 
 logger = logging.getLogger("textwin")
 
@@ -76,6 +77,18 @@ def damaged_corpus(exc, data_home):
         f"the Reuters-21578 corpus in {where} is damaged ({first_line(exc)}); replace that "
         "file from reuters21578.tar.gz, or run `textwin data --fetch` into an empty data home",
         EXIT_NO_DATA)
+
+
+@contextlib.contextmanager
+def reading_reuters(data_home):
+    """Inside: a damaged Reuters-21578 corpus (:func:`damaged_corpus`), or a missing one
+    (:func:`missing_data`), is one line that names the fix."""
+    try:
+        yield
+    except ReutersFormatError as exc:
+        raise damaged_corpus(exc, data_home) from None
+    except OSError as exc:
+        raise missing_data(exc, data_home) from None
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):

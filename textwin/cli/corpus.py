@@ -14,10 +14,9 @@ from .common import (
     SHOWN_ROWS,
     CLIError,
     columns_of,
-    damaged_corpus,
     first_names,
     logger,
-    missing_data,
+    reading_reuters,
 )
 
 
@@ -27,37 +26,28 @@ BUILTIN_CORPORA = ("r8", "r52")
 
 
 def protocol_data(categories, args):
-    from ..datasets import ReutersFormatError
     from ..experiments import load_protocol_data
 
-    try:
+    with reading_reuters(args.data_home):
         return load_protocol_data(categories, args.data_home, n_features=args.features or 1000,
                                   download_if_missing=not args.offline)
-    except ReutersFormatError as exc:
-        raise damaged_corpus(exc, args.data_home) from None
-    except (FileNotFoundError, OSError) as exc:
-        raise missing_data(exc, args.data_home) from None
 
 
 def _builtin_corpus(args):
     """R8 or R52 as a :class:`textwin.corpora.CustomCorpus` (ModApte's own split)."""
     from ..corpora import corpus_from_labels
-    from ..datasets import ReutersFormatError, fetch_reuters_single_label
+    from ..datasets import fetch_reuters_single_label
 
     name = str(args.corpus).lower()
     if args.test_corpus is not None or args.test_size is not None:
         raise CLIError(f"--corpus {args.corpus} is split already (ModApte): drop "
                        "--test-corpus / --test-size")
     parts = {}
-    try:
+    with reading_reuters(args.data_home):
         for subset in ("train", "test"):
             parts[subset] = fetch_reuters_single_label(
                 name, data_home=args.data_home, subset=subset,
                 download_if_missing=not args.offline)
-    except ReutersFormatError as exc:
-        raise damaged_corpus(exc, args.data_home) from None
-    except OSError as exc:
-        raise missing_data(exc, args.data_home) from None
     tr, te = parts["train"], parts["test"]
     names = tr.target_names
     return corpus_from_labels(
@@ -343,16 +333,12 @@ def _reuters_corpus(args):
     import numpy as np
 
     from ..corpora import corpus_from_labels
-    from ..datasets import ReutersFormatError, fetch_reuters21578
+    from ..datasets import fetch_reuters21578
 
-    try:
+    with reading_reuters(args.data_home):
         tr, te = (fetch_reuters21578(data_home=args.data_home, subset=subset,
                                      download_if_missing=not args.offline)
                   for subset in ("train", "test"))
-    except ReutersFormatError as exc:
-        raise damaged_corpus(exc, args.data_home) from None
-    except OSError as exc:
-        raise missing_data(exc, args.data_home) from None
     names = np.asarray(tr.target_names)
 
     def labels(part):

@@ -16,6 +16,7 @@ from .common import (
     missing_data,
     out,
     print_json,
+    reading_reuters,
 )
 
 
@@ -93,18 +94,14 @@ def _fetch(args, home):
 
 def _verify(args):
     """The ModApte counts against the published ones, and whether the checksums match."""
-    from ..datasets import ReutersFormatError, load_reuters_vectorized
+    from ..datasets import load_reuters_vectorized
 
     # Loading checks every file's SHA-256 against the published release (a
     # mismatch is a warning) and parses the split; the result is cached.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        try:
+        with reading_reuters(args.data_home):
             data = load_reuters_vectorized(data_home=args.data_home, download_if_missing=False)
-        except ReutersFormatError as exc:
-            raise damaged_corpus(exc, args.data_home) from None
-        except (FileNotFoundError, OSError) as exc:
-            raise missing_data(exc, args.data_home) from None
     problems = [str(w.message) for w in caught if "differ" in str(w.message)]
     counts = {"train": int(data.X_train.shape[0]), "test": int(data.X_test.shape[0]),
               "categories": len(data.target_names)}
