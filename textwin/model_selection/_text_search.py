@@ -77,8 +77,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     ``nb_scaling``, ``loss``, ``fit_intercept``: each a value, fixed, or a list of candidates) is
     tried on the same folds of the training texts. Each fold's vectorizer is
     fitted on the fold's training texts and its two matrices built once per
-    feature setting; a warm-started regularization path
-    (:func:`textwin.model_selection.held_out_path_scores`) over ``lam_grid``
+    feature setting; a warm-started regularization path over ``lam_grid`` (the
+    searches' one out-of-fold engine, in threads or, inside
+    ``joblib.parallel_config(backend="dask")`` or ``"ray"``, as tasks on the cluster)
     then scores the held-out texts at every ``lam``, so that every text gets an
     out-of-fold score at every ``lam``. These are judged at the decision rule of
     the model that will be fitted, by :func:`textwin.model_selection.select_lam`
