@@ -47,7 +47,8 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM",
            "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fit_transform",
-           "fold_matrices", "detect_language", "detect_unspaced_script", "check_char_ngrams",
+           "fold_matrices", "detect_language", "detect_unspaced_script", "resolve_chars",
+           "UNSPACED_CHARS", "check_char_ngrams",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -247,6 +248,21 @@ def detect_unspaced_script(texts, *, max_documents=2000):
     counts = {name: len(pattern.findall(sample)) for name, pattern in _script_patterns().items()}
     name = max(counts, key=counts.get)
     return name if letters and counts[name] >= 0.5 * letters else None
+
+
+#: The character n-grams of texts in a script without spaces between words, in place of
+#: the words (whole clauses there): the characters, their pairs and their triples.
+UNSPACED_CHARS = (1, 3)
+
+
+def resolve_chars(chars, texts):
+    """``(chars, script)``: for "auto", :data:`UNSPACED_CHARS` when the texts are written in
+    a script without spaces between words (``script`` names it:
+    :func:`detect_unspaced_script`), else None; another value as it is."""
+    if isinstance(chars, str) and chars == "auto":
+        script = detect_unspaced_script(texts)
+        return (UNSPACED_CHARS if script else None), script
+    return chars, None
 
 
 def _composed(text):

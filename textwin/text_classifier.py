@@ -33,8 +33,9 @@ from textwin.model_selection._split import SmallClassWarning, text_folds
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives)
-from textwin.text import (MAX_NGRAM, TextVectorizer, check_char_ngrams, detect_language,
-                          detect_unspaced_script, fit_transform, fold_matrices)
+from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
+                          check_char_ngrams, detect_language, fit_transform, fold_matrices,
+                          resolve_chars)
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]  # noqa: F822
 
@@ -100,21 +101,6 @@ def resolve_language(language, texts):
     """``language``, or for "auto" the language of the texts' function words
     (:func:`~textwin.text.detect_language`), English when none is recognised."""
     return (detect_language(texts) or "english") if language == "auto" else language
-
-
-#: The character n-grams of texts in a script without spaces between words, in place of
-#: the words (whole clauses there): the characters, their pairs and their triples.
-UNSPACED_CHARS = (1, 3)
-
-
-def resolve_chars(chars, texts):
-    """``(chars, script)``: for "auto", :data:`UNSPACED_CHARS` when the texts are written in
-    a script without spaces between words (``script`` names it:
-    :func:`~textwin.text.detect_unspaced_script`), else None; another value as it is."""
-    if isinstance(chars, str) and chars == "auto":
-        script = detect_unspaced_script(texts)
-        return (UNSPACED_CHARS if script else None), script
-    return chars, None
 
 
 def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):

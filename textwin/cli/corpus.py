@@ -162,7 +162,7 @@ def text_chars(args, texts):
     log."""
     if args.chars:
         return args.chars, None
-    from ..text_classifier import resolve_chars
+    from ..text import resolve_chars
 
     chars, script = resolve_chars("auto", texts)
     if script:
