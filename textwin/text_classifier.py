@@ -15,7 +15,6 @@ the words found once (:func:`textwin.text.fold_matrices`), the out-of-fold engin
 :mod:`textwin.model_selection` solves the paths and judges their scores at the
 model's own decision rule (docs/mathematics.md §13), and the best setting is refitted.
 """
-import importlib
 import warnings
 from numbers import Integral
 
@@ -42,9 +41,11 @@ __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]  # noqa: F
 
 def __getattr__(name):
     # TextClassifierCV lives with the other searches (textwin/model_selection/), which
-    # build on this module; this one keeps its import path, loaded on first use
+    # build on this module: this old import path hands it on from the package's lazy table
     if name == "TextClassifierCV":
-        return importlib.import_module("textwin.model_selection._text_search").TextClassifierCV
+        import textwin
+
+        return textwin.TextClassifierCV
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
