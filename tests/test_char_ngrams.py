@@ -277,7 +277,8 @@ def test_train_on_an_unspaced_corpus_says_so_in_one_line(tmp_path):
 
 
 def test_the_search_on_an_unspaced_script_searches_its_characters_alone():
-    from textwin.text_classifier import UNSPACED_CHARS, TextClassifierCV
+    from textwin import TextClassifierCV
+    from textwin.text import UNSPACED_CHARS
 
     texts, labels = unspaced_corpus()
     search = TextClassifierCV(cv=3, lam_grid=[1.0, 0.1]).fit(texts[:80], labels[:80])

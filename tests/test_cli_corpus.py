@@ -680,3 +680,41 @@ def test_the_command_lines_char_ngram_cap_is_the_vectorizers():
     from textwin.text import MAX_CHAR_NGRAM as VECTORIZER_MAX
 
     assert MAX_CHAR_NGRAM == VECTORIZER_MAX
+
+
+def test_class_weight_balanced_on_the_command_line(tmp_path):
+    """--class-weight balanced reaches the SVM (the small class's recall rises), is refused
+    in one line by a method without it, and --auto tries it when it maximises macro-F1."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(0)
+    words = ["grain", "wheat", "corn", "bank", "rate", "loan"]
+    path = tmp_path / "c.jsonl"
+    with open(path, "w") as fh:  # a small class whose word is also common in the other
+        for i in range(200):
+            small = i % 8 == 0
+            text = " ".join(rng.choice(words, 6)) + (" crude" if small or i % 3 == 0 else "")
+            fh.write(json.dumps({"text": text, "labels": ["oil" if small else "other"],
+                                 "split": "train" if i < 150 else "test"}) + "\n")
+
+    def train(*argv):
+        done = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", path,
+                               *argv, "--json", "-q"], capture_output=True, text=True)
+        return done.returncode, done.stdout, done.stderr
+
+    recall = {}
+    for weight in ([], ["--class-weight", "balanced"]):
+        code, out, err = train(*weight)
+        assert code == 0, err
+        result = json.loads(out)
+        assert result["settings"].get("class_weight") == (weight[1] if weight else None)
+        recall[bool(weight)] = next(c["recall"] for c in result["categories"]
+                                    if c["category"] == "oil")
+    assert recall[True] > recall[False], recall
+    code, out, err = train("--method", "mls", "--class-weight", "balanced")
+    assert code == EXIT_USAGE and "no setting --class-weight" in err and out == ""
+    code, out, err = train("--auto", "--scoring", "macro-f1")
+    assert code == 0, err
+    weights = {c["params"].get("class_weight") for c in json.loads(out)["auto"]["curves"]}
+    assert weights == {None, "balanced"}

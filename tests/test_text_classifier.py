@@ -297,7 +297,7 @@ def test_cv_fixed_settings_are_not_searched():
     assert len(search.cv_results_["params"]) == 1
     assert search.best_params_ == {"stem": False, "ngrams": 2, "chars": (3, 4),
                                    "loss": "hinge", "nb_scaling": True, "fit_intercept": True,
-                                   "rule": "zero", "lam": 0.02}
+                                   "class_weight": None, "rule": "zero", "lam": 0.02}
 
 
 def _with_small_classes(texts, y):
@@ -717,3 +717,60 @@ def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkey
     assert all(p["chars"] is None for p in search.cv_results_["params"])
     assert search.chars_searched_.startswith("not searched: 0.0 million characters")
     assert TextClassifierCV(chars=None, **params).fit(texts, y).chars_searched_ is False
+
+
+@pytest.mark.parametrize("task", ["multiclass", "binary", "multilabel"])
+@pytest.mark.parametrize("class_weight", [None, "balanced", "dict"])
+def test_class_weight_is_the_linear_models_on_the_same_matrix(task, class_weight):
+    """TextClassifier(class_weight=...) fits what DualGaussSeidelClassifier(class_weight=...)
+    fits on its matrix, a dict naming the classes as the user does (translated to the
+    indices the problems see); with the naive Bayes scaling, each problem is that of a
+    binary model on its scaled matrix whose positives weigh the class's weight."""
+    from textwin.feature_selection import nb_ratios, scale_columns
+    from textwin.tasks import problem_positives
+
+    rng = np.random.default_rng(0)
+    words = ["grain", "wheat", "corn", "bank", "rate", "loan", "oil", "crude", "ship"]
+    texts = [" ".join(rng.choice(words, 5)) for _ in range(90)]
+    if task == "multilabel":
+        y = [["a"] + (["b"] if i % 3 == 0 else []) + (["c"] if i % 7 == 0 else [])
+             for i in range(90)]
+        classes = ["a", "b", "c"]
+    else:
+        classes = ["a", "b", "c"] if task == "multiclass" else ["a", "b"]
+        y = np.array([classes[0]] * 60 + [classes[1]] * 20 + [classes[-1]] * 10)
+    weight = ({c: w for c, w in zip(classes, (1.0, 3.0, 5.0))} if class_weight == "dict"
+              else class_weight)
+    clf = TextClassifier(class_weight=weight, tol=1e-9).fit(texts, y)
+    X = clf.vectorizer_.transform(texts)
+    target = (np.array([[c in labels for c in classes] for labels in y], dtype=int)
+              if task == "multilabel" else y)
+    by_index = {0: 1.0, 1: 3.0, 2: 5.0}  # an indicator's columns are named by index
+    ref = DualGaussSeidelClassifier(
+        lam=1 / 90,
+        class_weight=by_index if task == "multilabel" and class_weight == "dict" else weight,
+        tol=1e-9, random_state=0).fit(X, target)
+    np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-6)
+    if class_weight != "dict" or task == "binary":
+        return
+    nb = TextClassifier(class_weight=weight, nb_scaling=True, tol=1e-9).fit(texts, y)
+    Y = target if task == "multilabel" else (y[:, None] == np.array(classes)).astype(int)
+    for k, positives in enumerate(problem_positives(Y, task).T):
+        if positives.all():  # a category of every text: a constant model
+            continue
+        r = nb_ratios(X, positives)
+        one = DualGaussSeidelClassifier(lam=1 / 90, class_weight={1: weight[classes[k]]},
+                                        tol=1e-9, random_state=0)
+        one.fit(scale_columns(X, r), positives.astype(int))
+        np.testing.assert_allclose(nb.coef_[k], one.coef_[0] * r, atol=1e-6)
+
+
+def test_cv_tries_balanced_class_weights_beside_the_best():
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    texts, y = texts[:45], y[:45]  # classes of unequal size
+    search = TextClassifierCV(lam_grid=[1.0], cv=3, ngrams=1, chars=None, nb_scaling=False,
+                              class_weight=[None, "balanced"]).fit(texts, y)
+    weights = [p["class_weight"] for p in search.cv_results_["params"]]
+    assert weights == [None, None, "balanced"]  # stem on/off, then the better balanced
+    with pytest.raises(ValueError, match="searches None, 'balanced'"):
+        TextClassifierCV(class_weight={"grain": 2.0}).fit(texts, y)

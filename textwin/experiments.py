@@ -259,7 +259,7 @@ def _method_list():
         # Rows beyond the paper.
         Method(
             key="svm", paper_name="SVM by Algorithm 1 (hinge, square regularizer)",
-            settings={"lam": 1e-3, "epochs": 1000, "tol": 1e-3},
+            settings={"lam": 1e-3, "epochs": 1000, "tol": 1e-3, "class_weight": None},
             factory=lambda s, n: _dual_gauss_seidel(
                 "DualSVM", s, fit_intercept=True, intercept_solver="constant_feature",
                 shuffle=True, random_state=0),

@@ -24,7 +24,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._losses_and_regularizers import loss_named
-from textwin._ovr import store_params
+from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
@@ -104,6 +104,21 @@ def resolve_language(language, texts):
     return (detect_language(texts) or "english") if language == "auto" else language
 
 
+def problem_class_weight(class_weight, classes, cols, task, alone):
+    """``class_weight`` (None, "balanced" or a dict of ``classes``) as the model fitted for
+    the problems ``cols`` reads its labels: the class indices of one class per text, the
+    column indices of an indicator, or 0/1 for one problem on its own (``alone``: its
+    positives weighted; a binary task's two classes each theirs)."""
+    if not isinstance(class_weight, dict):
+        return class_weight
+    weight = [class_weight.get(c, 1.0) for c in np.asarray(classes).tolist()]
+    if task == "binary":
+        return {0: weight[0], 1: weight[1]}
+    if alone:
+        return {1: weight[cols[0]]}
+    return {j: weight[k] for j, k in enumerate(cols)}
+
+
 def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):
     """The :class:`TextVectorizer` of these settings: word n-grams up to ``ngrams`` (0:
     none, only with ``chars``) and character n-grams ``chars`` ((min_n, max_n) or None)."""
@@ -151,6 +166,13 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         for several classes). The scaling is folded into ``coef_``, so a saved model
         scores as a plain linear one.
     loss : {"hinge", "squared_hinge", "least_squares", "logistic"}, default="hinge"
+    class_weight : None, "balanced" or dict, default=None
+        Multiplies the loss of each class's texts, as in scikit-learn: a dict maps a
+        class (a category) to the weight of its texts (in a one-vs-rest or
+        multi-label problem, of its positives); "balanced" weights each binary
+        problem's two sides to carry half the total weight each
+        (:class:`~textwin.DualGaussSeidelClassifier`'s ``class_weight``). Raises
+        the recall of small classes: macro-F1's choice.
     fit_intercept : bool, default=False
         A bias, as a constant feature of value 1 (regularized as the weights are, as in
         liblinear).
@@ -206,7 +228,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, weighting="tfidf", stem=True, ngrams=1, chars="auto", language="auto",
-                 min_df=1, nb_scaling=False, loss="hinge", fit_intercept=False, lam=None,
+                 min_df=1, nb_scaling=False, loss="hinge", fit_intercept=False,
+                 class_weight=None, lam=None,
                  thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
                  random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
@@ -216,10 +239,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return make_vectorizer(self.weighting, self.stem, 0 if script else self.ngrams,
                                language, self.min_df, chars)
 
-    def _model(self, lam):
+    def _model(self, lam, class_weight=None):
         return DualGaussSeidelClassifier(
-            loss=self.loss, lam=lam, **intercept_params(self.fit_intercept), tol=self.tol, max_epochs=self.max_epochs,
-            random_state=self.random_state, n_jobs=self.n_jobs, verbose=self.verbose)
+            loss=self.loss, lam=lam, **intercept_params(self.fit_intercept), tol=self.tol,
+            max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
+            class_weight=class_weight, verbose=self.verbose)
 
     def fit(self, X, y):
         """Learn the vocabulary and the weights from raw texts.
@@ -244,7 +268,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
         Xm = fit_transform(vectorizer, texts, words)
-        self._fit_matrix(Xm, Y, task)
+        self._fit_matrix(Xm, Y, task, classes)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
         self.__dict__.pop("calibration_", None)
@@ -269,7 +293,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         for (train, test), (A, B) in zip(folds, fold_matrices(vectorizer, texts, folds, words)):
             with warnings.catch_warnings():  # the final fit says what the folds' would
                 warnings.simplefilter("ignore")
-                fold._fit_matrix(A, Y[train], task)
+                fold._fit_matrix(A, Y[train], task, classes)
             scores[test] = np.asarray(B @ fold.coef_.T) + fold.intercept_
         return calibrate(scores, problem_positives(Y, task), folds=len(folds))
 
@@ -298,8 +322,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         single = task != "multilabel" and bool(Y.any(axis=0).all())
         return np.argmax(Y, axis=1) if single else Y
 
-    def _fit_matrix(self, X, Y, task):
+    def _fit_matrix(self, X, Y, task, classes):
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
+        check_class_weight(self.class_weight, np.asarray(classes))
         lam = np.broadcast_to(self._checked_lam(1.0 / n), (K,))
         if np.unique(lam).size > 1 and task != "multilabel":
             raise ValueError("a lam per class is for multi-label categories; single-label "
@@ -321,7 +346,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                     coef[cols], intercept[cols] = 0.0, 1.0 if part[0] else -1.0
                     gap[cols], n_iter[cols] = 0.0, 0
                     continue
-            model = self._model(float(lam[cols[0]]))
+            model = self._model(float(lam[cols[0]]),
+                                problem_class_weight(self.class_weight, classes, cols, task,
+                                                     r is not None or task == "multilabel"
+                                                     and part.ndim == 1))
             model.fit(X if r is None else scale_columns(X, r), part)
             coef[cols] = model.coef_ if r is None else model.coef_ * r
             intercept[cols], gap[cols], n_iter[cols] = (model.intercept_, model.duality_gap_,

@@ -84,6 +84,8 @@ def auto_search(args, d, progress):
         weighting=args.weighting or "tfidf", stem=[True, False] if d.stem else False,
         ngrams=ngrams if ngrams else [1, 2],
         chars=getattr(args, "chars", None) or (None, (2, 5)),
+        class_weight=getattr(args, "class_weight", None) or (
+            [None, "balanced"] if scoring == "macro-f1" else None),
         language=d.language, lam=None if lam in (None, "auto") else lam,
         scoring=scoring, cv=AUTO_FOLDS,
         task="multilabel" if d.task == "multilabel" else None,  # None: binary or multiclass
@@ -140,6 +142,8 @@ def setting_text(params):
         parts.append("naive Bayes scaling")
     if params["fit_intercept"]:
         parts.append("bias")
+    if params.get("class_weight"):
+        parts.append(f"{params['class_weight']} class weights")
     if params["loss"] != "hinge":
         parts.append(f"{params['loss']} loss")
     if params.get("rule", "zero") != "zero":

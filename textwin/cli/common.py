@@ -625,6 +625,10 @@ def _settings_options(p):
                    help="with --auto: stop the search after this many seconds and keep the "
                         "best choice so far (words alone are tried before bigrams; one line "
                         "says what was not tried); the final fit comes after")
+    g.add_argument("--class-weight", choices=["balanced"], default=None,
+                   help="weight each class's documents so that every binary problem's two "
+                        "sides weigh the same, as scikit-learn's class_weight='balanced' "
+                        "(method svm; --auto tries it itself when --scoring is macro-f1)")
     g.add_argument("--scoring", choices=["micro-f1", "macro-f1", "breakeven", "accuracy"],
                    default=None,
                    help="with --lam auto or --auto: what the cross-validation maximises "

@@ -31,6 +31,11 @@ from .training import (class_thresholds, example_order, fit_task, given_settings
                        method_settings, summarize, two_class_thresholds)
 
 
+def _options(keys):
+    """Settings as the command line names them: --class-weight for class_weight."""
+    return ", ".join("--" + k.replace("_", "-") for k in keys)
+
+
 def add_parser(sub, methods_help, method_names):
     """The `train` subcommand's options."""
     p = sub.add_parser(
@@ -90,8 +95,8 @@ def _overrides(args, method):
     unknown = sorted(set(given) - set(method.settings))
     if unknown:
         raise CLIError(
-            f"method {method.key!r} has no setting {', '.join('--' + u for u in unknown)}; "
-            f"its settings: {', '.join('--' + s for s in sorted(method.settings))}")
+            f"method {method.key!r} has no setting {_options(unknown)}; "
+            f"its settings: {_options(sorted(method.settings))}")
     return given
 
 

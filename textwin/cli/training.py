@@ -14,7 +14,7 @@ from .common import CLIError, estimator_verbosity, first_line, num, warnings_nam
 from .tuning import in_lam_folds
 
 # Method settings that may be given on the command line: option -> setting name.
-SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma")
+SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma", "class_weight")
 
 
 #: Methods whose ``lam`` defaults to :func:`default_lam` on a user's corpus: those

@@ -29,10 +29,9 @@ from textwin.model_selection._split import SmallClassWarning, fold_of, text_fold
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import save_model
 from textwin.tasks import problem_positives
-from textwin.text import Words, detect_unspaced_script, fold_matrices
-from textwin.text_classifier import (DEFAULT_LAM_N, UNSPACED_CHARS,
-                                     TextClassifier, intercept_params, make_vectorizer,
-                                     resolve_language, training_data)
+from textwin.text import UNSPACED_CHARS, Words, detect_unspaced_script, fold_matrices
+from textwin.text_classifier import (DEFAULT_LAM_N, TextClassifier, intercept_params,
+                                     make_vectorizer, resolve_language, training_data)
 
 __all__ = ["TextClassifierCV", "SmallClassWarning"]
 
@@ -46,7 +45,7 @@ _MAX_RESCALED = 4
 
 
 #: The searched parameters of a combination, in the order of its key.
-_NAMES = ("stem", "ngrams", "chars", "loss", "nb_scaling", "fit_intercept")
+_NAMES = ("stem", "ngrams", "chars", "loss", "nb_scaling", "fit_intercept", "class_weight")
 
 
 def _candidates(value, name):
@@ -68,6 +67,16 @@ def _char_candidates(value):
         raise ValueError(f"chars={value!r}: give None, a pair of lengths such as (2, 5), or a "
                          "list of them")
     return [None if v is None else tuple(v) for v in values]
+
+
+def _weight_candidates(value):
+    """The ``class_weight`` searched: None, "balanced", or a list of them (a dict names
+    classes, which a fold's problems see as indices: TextClassifier takes one)."""
+    values = list(value) if isinstance(value, (list, tuple)) else [value]
+    if not values or not all(v is None or v == "balanced" for v in values):
+        raise ValueError(f"class_weight={value!r}: TextClassifierCV searches None, "
+                         "'balanced' or a list of them (TextClassifier takes a dict)")
+    return values
 
 
 class TextClassifierCV(ClassifierMixin, BaseEstimator):
@@ -127,6 +136,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     loss : str or list of str, default="hinge"
     fit_intercept : bool or list of bool, default=True
         A bias, as a constant feature.
+    class_weight : None, "balanced" or a list of them, default=None
+        As in :class:`~textwin.TextClassifier`. A list with None: the combinations are
+        searched unweighted, and the best one is then tried with each other
+        weight on the same folds (``textwin train --auto`` tries "balanced" so when
+        it maximises macro-F1).
     lam : float or None, default=None
         A fixed ``lam`` (only the other settings are searched); None searches
         ``lam_grid``.
@@ -206,7 +220,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, weighting="tfidf", stem=(True, False), ngrams=(1, 2),
-                 chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge", fit_intercept=True, lam=None,
+                 chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge",
+                 fit_intercept=True, class_weight=None, lam=None,
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
                  task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
@@ -253,8 +268,12 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         chars = _char_candidates(self.chars)
         for n, c in itertools.product(_candidates(self.ngrams, "ngrams"), chars):
             make_vectorizer(self.weighting, True, n, "english", self.min_df, c)  # checks them
+        weights = _weight_candidates(self.class_weight)
+        if None in weights:  # unweighted first; the others beside the best (_add_weights)
+            weights = [None]
         variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
-                                          _candidates(self.fit_intercept, "fit_intercept")))
+                                          _candidates(self.fit_intercept, "fit_intercept"),
+                                          weights))
         if script:  # no words to search: the characters of an unspaced script
             return [(False, 0, UNSPACED_CHARS)], variants
         if None in chars:  # the words first; character n-grams beside the best (_add_chars)
@@ -303,6 +322,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
                            budget):
             self._choose(grid, oof, whole, seconds, judge)
+        if self._add_weights(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                             budget):
+            self._choose(grid, oof, whole, seconds, judge)
         self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
@@ -330,7 +352,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             return False
         best = self.best_params_
         features = [(best["stem"], best["ngrams"], c) for c in candidates]
-        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"])
+        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"], best["class_weight"])
         more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
                                  budget)
         if not more[0]:
@@ -340,6 +362,24 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             done.update(new)
         self.chars_searched_ = True
         return True
+
+    def _add_weights(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                     budget):
+        """With ``class_weight`` a choice (None among its candidates): the best combination
+        so far with each other class weight, on the same folds, added to ``oof``,
+        ``whole`` and ``seconds``; returns whether any was."""
+        weights = _weight_candidates(self.class_weight)
+        if None not in weights or len(weights) == 1:
+            return False
+        best = self.best_params_
+        features = [(best["stem"], best["ngrams"], best["chars"])]
+        variants = [(best["loss"], best["nb_scaling"], best["fit_intercept"], w)
+                    for w in weights if w is not None]
+        more = self._out_of_fold(texts, Y, task, folds, features, variants, grid, words, judge,
+                                 budget)
+        for done, new in zip((oof, whole, seconds), more):
+            done.update(new)
+        return bool(more[0])
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge,
                      budget):
@@ -393,9 +433,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((Y.shape[0], K, grid.size), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
-        loss, nb, fit_intercept = variant
+        loss, nb, fit_intercept, class_weight = variant
         parts = matrix_folds(matrices, Y, task, folds, nb, scores, dict(
-            loss=loss, **intercept_params(fit_intercept), tol=self._fold_tol(),
+            loss=loss, **intercept_params(fit_intercept), class_weight=class_weight,
+            tol=self._fold_tol(),
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
         run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
 
