@@ -209,7 +209,7 @@ def ray_head():
         _wait_for_line(os.path.join(temp, "head.log"), "--block", proc)
         yield address
     finally:
-        _stop(proc, grace=30)
+        _stop(proc, grace=10)  # ray start --block takes 30 s to stop its processes itself
         shutil.rmtree(temp, ignore_errors=True)
 
 
