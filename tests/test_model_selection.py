@@ -1,4 +1,7 @@
 """Regularization paths and DualGaussSeidelClassifierCV (docs/mathematics.md §13)."""
+import io
+import re
+import sys
 import warnings
 
 import numpy as np
@@ -146,6 +149,23 @@ def test_lams_are_sorted_descending_and_deduplicated():
     clf.fit(X, y)
     np.testing.assert_array_equal(clf.lams_, [1e-1, 1e-2, 1e-3])
     assert clf.cv_scores_.shape == (3, 3)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_shows_the_searchs_estimate_not_tqdms(monkeypatch):
+    X, y = _text_like()
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    DualGaussSeidelClassifierCV(lams=4, cv=3, early_stopping=False, verbose=1,
+                                random_state=0).fit(X, y)
+    shown = terminal.getvalue()
+    assert re.search(r"about \d+ s left\]", shown)
+    # tqdm's own estimate ([elapsed<left, rate]) at the rate of the fits so far is gone
+    assert not re.search(r"\[\d\d:\d\d<", shown)
 
 
 def test_cv_chooses_the_best_mean_fold_score_and_refits_there():

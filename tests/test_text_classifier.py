@@ -1,5 +1,7 @@
 """TextClassifier and TextClassifierCV: raw texts in, the task from the labels, model files,
 and the cross-validated search over the features and lam."""
+import io
+import re
 import sys
 import warnings
 
@@ -509,6 +511,42 @@ def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(m
     assert search.best_score_ == pytest.approx(max(m for m, _ in rows))
     with pytest.raises(ValueError, match=r"too small .* give at least \d+ s"):
         TextClassifierCV(time_budget=0.5, **kw).fit(texts, y)
+
+
+def test_the_estimate_left_prices_the_lams_below_and_the_settings_left(monkeypatch):
+    import textwin.model_selection._budget as budget_module
+    from textwin.model_selection._budget import TimeBudget
+
+    monkeypatch.setattr(budget_module, "time", _Clock())
+    budget = TimeBudget(None, "search")
+    budget.solved(2.0, 100, 3, True)  # a first piece: 3 lams over 100 values in 2 s
+    # the 7 lams below at 1.5 times the rate seen (7 s), then one setting more priced as
+    # this one: its first piece (2 s) and its 7 lams below (7 s)
+    assert budget.estimate_left(100, 10, 7, 1) == pytest.approx(16.0)
+    assert budget.estimate_left(100, 10, 0, 0) == 0.0
+    assert budget.progress_note(100, 10, 7, 1) == "at most about 16 s left"
+    bounded = TimeBudget(20, "search")  # the clock moves 1 s at each reading
+    bounded.solved(2.0, 100, 3, True)
+    # 7 + 5 * 9 = 52 s of work, but never past the budget left
+    assert 15 < bounded.estimate_left(100, 10, 7, 5) < 20
+    assert re.fullmatch(r"at most about 1\d s left, budget left 1\d s",
+                        bounded.progress_note(100, 10, 7, 5))
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_progress_bar_shows_the_searchs_estimate_not_tqdms(monkeypatch):
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    TextClassifierCV(lam_grid=np.logspace(1, -2, 4), cv=3, chars=None, verbose=1).fit(texts, y)
+    shown = terminal.getvalue()
+    assert "at most about" in shown and "left]" in shown
+    # tqdm's own estimate ([elapsed<left, rate]) at the rate of the lams so far is gone
+    assert not re.search(r"\[\d\d:\d\d<", shown)
 
 
 @pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "60", True])

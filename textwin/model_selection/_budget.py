@@ -14,7 +14,13 @@ import warnings
 from contextlib import contextmanager
 from numbers import Real
 
-__all__ = ["LongSearchWarning", "TimeBudget", "say_if_long", "TimeBudgetWarning", "check_time_budget"]
+__all__ = ["BAR_FORMAT", "duration", "LongSearchWarning", "TimeBudget", "say_if_long",
+           "TimeBudgetWarning", "check_time_budget"]
+
+#: The searches' progress bars: tqdm's own time left, at the rate of the fits so far,
+#: would promise too little (smaller lams and richer features cost more), so a search
+#: shows its own estimate as the bar's postfix instead.
+BAR_FORMAT = "{l_bar}{bar}| {n_fmt}/{total_fmt} [{elapsed}{postfix}]"
 
 #: A search predicted to take longer than this says so, once, after its first piece.
 LONG_SEARCH_SECONDS = 120.0
@@ -35,7 +41,7 @@ class LongSearchWarning(UserWarning):
         super().__init__(self.render(option))
 
     def render(self, option):
-        return (f"{self.name}: this search may take about {_duration(self.seconds)} "
+        return (f"{self.name}: this search may take about {duration(self.seconds)} "
                 f"({self.detail}; early stopping usually saves much of it); {option}")
 
 
@@ -45,7 +51,8 @@ def say_if_long(name, seconds, detail, option):
         warnings.warn(LongSearchWarning(name, seconds, detail, option), stacklevel=4)
 
 
-def _duration(seconds):
+def duration(seconds):
+    """Seconds as a person says them: 45 s, 12 min, 2 h 05 min."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -76,6 +83,7 @@ class TimeBudget:
         self.start = time.perf_counter()
         self.first_rate = self.rate = 0.0  # seconds per lam and stored value
         self.first_seconds = None  # of the search's first piece
+        self.first_lams = 0  # lams in a combination's first piece
         self.not_tried, self.cut_short = [], []
         self.said = False  # say_if_long's line, once
 
@@ -108,7 +116,30 @@ class TimeBudget:
             self.first_seconds = seconds
         if first:
             self.first_rate = max(self.first_rate, rate)
+            self.first_lams = max(self.first_lams, n_lams)
         self.rate = max(self.rate, rate)
+
+    def estimate_left(self, size, n_lams, lams_left, settings_left):
+        """Seconds the rest of a search may take, refreshed after every piece: this
+        combination's ``lams_left`` further down its paths (matrices of ``size`` stored
+        values), then ``settings_left`` combinations of ``n_lams`` lams each, each priced
+        as this one (the cheapest are tried first). An upper figure, as every lam is
+        counted where the early stop usually ends sooner; never past the budget left."""
+        rest = self.predict(size, lams_left, False) if lams_left > 0 else 0.0
+        if settings_left > 0:
+            rest += settings_left * (self.first_rate * size * self.first_lams
+                                     + self.predict(size, n_lams - self.first_lams, False))
+        return min(rest, max(self.left(), 0.0))
+
+    def progress_note(self, size, n_lams, lams_left, settings_left):
+        """The progress bar's estimate of the time left (tqdm's own, at the rate of the
+        lams so far, would promise too little: smaller lams and richer features cost
+        more), and the budget left when there is one."""
+        seconds = self.estimate_left(size, n_lams, lams_left, settings_left)
+        note = f"at most about {duration(seconds)} left"
+        if self.seconds is not None:
+            note += f", budget left {max(self.left(), 0):.0f} s"
+        return note
 
     def say_if_long(self, size, n_lams, first_lams, n_settings):
         """After the search's first piece (``first_lams`` lams over matrices of ``size``
@@ -124,7 +155,7 @@ class TimeBudget:
         per_setting = self.first_seconds + self.predict(size, n_lams - first_lams, False)
         say_if_long(self.name, per_setting * n_settings,
                     f"{n_settings} setting{'s' if n_settings != 1 else ''}, every lam of the "
-                    f"grid; the first lams of the first took {_duration(self.first_seconds)} "
+                    f"grid; the first lams of the first took {duration(self.first_seconds)} "
                     f"on every fold", "time_budget=SECONDS bounds it")
 
     def gate(self, size):
@@ -168,7 +199,7 @@ class TimeBudget:
 class Gate:
     """One combination's pieces under a :class:`TimeBudget`: ``allows(l, end)`` for
     :func:`~textwin.model_selection._choice.descend`, ``piece(l, end, bar)`` to time
-    one (and show the seconds left on the progress bar), ``close(described)``: was it
+    one, ``close(described)``: was it
     tried at all? (recording what the budget left out)."""
 
     def __init__(self, budget, size):
@@ -181,12 +212,10 @@ class Gate:
         return False
 
     @contextmanager
-    def piece(self, l, end, bar=None):
+    def piece(self, l, end):
         start = time.perf_counter()
         yield
         self.budget.solved(time.perf_counter() - start, self.size, end - l, l == 0)
-        if bar is not None and self.budget.seconds is not None:
-            bar.set_postfix_str(f"budget left {max(self.budget.left(), 0):.0f} s")
 
     def close(self, described):
         if self.refused == 0:

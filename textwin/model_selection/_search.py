@@ -22,7 +22,7 @@ from textwin._ovr import SolverConvergenceWarning, map_problems, store_params
 from textwin._scale import DegenerateSolutionWarning
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.tasks import decide
-from textwin.model_selection._budget import TimeBudget, say_if_long
+from textwin.model_selection._budget import BAR_FORMAT, TimeBudget, duration, say_if_long
 from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
@@ -253,7 +253,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
     def _cross_validate(self, name, run, lams):
         """Run the paths down ``lams`` (and below, see :meth:`fit`); set lams_ and the choice."""
         bar = tqdm(total=run.n_tasks * lams.size, desc=f"{name} (folds x problems x lams)",
-                   unit="fit", file=sys.stderr, leave=False,
+                   unit="fit", bar_format=BAR_FORMAT, file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
         active = np.ones(run.problems.n_problems, dtype=bool)
         try:
@@ -301,6 +301,11 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             self._choose(run)
             if self.early_stopping:
                 active &= ~self._past_the_best(run)
+            # the lams below cost more than this one (GROWTH each, as the search's
+            # first line says); the paths that stopped cost nothing more
+            took = (time.perf_counter() - start) * active.mean()
+            bar.set_postfix_str(f"about {duration(took * TimeBudget.GROWTH * (left - 1))} "
+                                "left")
 
     def _mean_and_se(self, run):
         """Mean held-out score and its standard error over the folds, (problems, lams)

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from textwin._ovr import store_params
 from textwin.calibration import calibrate
-from textwin.model_selection._budget import TimeBudget
+from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
 from textwin.model_selection._choice import FoldJudge, check_choice, choice_of, descend, rule_for
 from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
@@ -389,7 +389,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         oof, whole, seconds = {}, {}, {}
         bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
                    desc="TextClassifierCV (settings x folds x lams)", unit="fit",
-                   file=sys.stderr, leave=False,
+                   bar_format=BAR_FORMAT, file=sys.stderr, leave=False,
                    disable=not self.verbose or not sys.stderr.isatty())
         self._unconverged = 0
         self._n_settings = len(features) * len(variants)  # for the search's estimate
@@ -412,7 +412,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                     start = time.perf_counter()
                     key = (stem, ngrams, chars, *variant)
                     S, W = self._paths(matrices, Y, task, folds, grid, variant, judge, bar,
-                                       budget, described[variant])
+                                       budget, described[variant],
+                                       len(keys) - keys.index(key) - 1)
                     if S is not None:
                         oof[key], whole[key] = S, W
                         seconds[key] = shared + time.perf_counter() - start
@@ -425,7 +426,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 "scores are those of the solutions reached", ConvergenceWarning, stacklevel=3)
         return oof, whole, seconds
 
-    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar, budget, described):
+    def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar, budget, described,
+               settings_left):
         """One combination's out-of-fold scores (n_texts, n_problems, n_lams; NaN below a
         stop) and each rule's folds' scores, on the engine (threads or a cluster), with
         ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`),
@@ -443,12 +445,14 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         gate = budget.gate(K * sum(A.nnz for A, _ in matrices))  # values a lam's solves read
 
         def piece(l, end):
-            with gate.piece(l, end, bar):
+            with gate.piece(l, end):
                 if parts:
                     self._unconverged += run.extend(grid[l:end])
                     run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
             budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
             bar.update(len(folds) * (end - l))
+            bar.set_postfix_str(budget.progress_note(gate.size, grid.size, grid.size - end,
+                                                     settings_left))
             for rule in judge.rules:
                 whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
             return whole
