@@ -14,6 +14,7 @@ from sklearn.feature_extraction.text import (
 )
 
 from textwin.text import CHAR_PREFIX, MAX_CHAR_NGRAM, TextVectorizer
+from _textwin_process import run_textwin  # tests/ on sys.path
 
 TEXTS = [
     "Hello World, hello!  Über-Straße 12,5 %",
@@ -251,8 +252,6 @@ def test_train_on_an_unspaced_corpus_says_so_in_one_line(tmp_path):
     """`textwin train` as a user runs it: the report says the texts have no spaces and
     that character n-grams stand in for the words; the model file records them."""
     import json
-    import subprocess
-    import sys
 
     from textwin.persistence import load_model
 
@@ -262,8 +261,7 @@ def test_train_on_an_unspaced_corpus_says_so_in_one_line(tmp_path):
         for i, (text, label) in enumerate(zip(texts, labels)):
             fh.write(json.dumps({"text": text, "labels": [label],
                                  "split": "train" if i < 80 else "test"}) + "\n")
-    run = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", corpus,
-                          "-o", tmp_path / "m.npz", "--json"], capture_output=True, text=True)
+    run = run_textwin("train", "--corpus", corpus, "-o", tmp_path / "m.npz", "--json")
     assert run.returncode == 0, run.stderr
     said = [line for line in run.stderr.splitlines() if "without spaces" in line]
     assert said == ["textwin: Chinese or Japanese texts, without spaces between words: "

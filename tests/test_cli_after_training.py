@@ -1,9 +1,6 @@
 """What comes after training, run as users run them (the command in a subprocess):
 `textwin inspect`, predict's --proba, --top-k and --explain, train --proba."""
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +8,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from textwin import TextClassifier
+from _textwin_process import run_textwin  # tests/ on sys.path
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -23,10 +21,7 @@ TOPICS = {
 
 def textwin(*args, stdin=None):
     """``(exit code, stdout, stderr)`` of the textwin command."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    proc = subprocess.run([sys.executable, "-m", "textwin.cli", *map(str, args)], cwd=REPO,
-                          input=stdin, capture_output=True, text=True, env=env, timeout=300,
-                          check=False)
+    proc = run_textwin(*args, input=stdin, timeout=300, check=False)
     return proc.returncode, proc.stdout, proc.stderr
 
 

@@ -10,6 +10,7 @@ from textwin import TextClassifierCV
 from textwin.cli import EXIT_USAGE, main
 from textwin.metrics import breakeven_points
 from textwin.persistence import load_model
+from _textwin_process import run_textwin  # tests/ on sys.path
 
 WORDS = {
     "grain": "wheat corn grain harvest tonnes barley",
@@ -292,13 +293,9 @@ def test_auto_is_not_below_the_defaults_on_german_tweets(capsys, germeval2018):
 
 def test_time_budget_in_a_subprocess_bounds_the_search_and_refuses_what_is_no_budget(
         multilabel_corpus):
-    import subprocess
-    import sys
 
     def textwin(*argv):
-        done = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus",
-                               str(multilabel_corpus), *argv], capture_output=True, text=True,
-                              check=False)
+        done = run_textwin("train", "--corpus", multilabel_corpus, *argv, check=False)
         return done.returncode, done.stdout, done.stderr
 
     for bad in ("0", "-5", "nan", "soon"):

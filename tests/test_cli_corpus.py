@@ -9,6 +9,7 @@ from textwin.persistence import load_model
 
 from test_cli import assert_one_line_error as one_line_error  # noqa: E402 (tests/ on sys.path)
 from test_cli import run
+from _textwin_process import COMMAND, CWD, ENV  # noqa: E402 (tests/ on sys.path)
 
 
 # -- data paths ------------------------------------------------------------------------
@@ -632,7 +633,6 @@ def test_chars_train_into_the_model_predict_reads(tmp_path):
     words cannot, the model file records them and `textwin predict` reads new texts the
     same way (equal to TextClassifier(chars=(2, 5)) fitted in-process)."""
     import subprocess
-    import sys
 
     from textwin import TextClassifier
 
@@ -640,9 +640,9 @@ def test_chars_train_into_the_model_predict_reads(tmp_path):
     model = tmp_path / "m.npz"
     accuracy = {}
     for chars in ([], ["--chars", "2-5"]):
-        run_ = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", corpus,
+        run_ = subprocess.run([*COMMAND, "train", "--corpus", corpus,
                                *chars, "-o", model, "--force", "--json", "-q"],
-                              capture_output=True, text=True)
+                              cwd=CWD, env=ENV, capture_output=True, text=True)
         assert run_.returncode == 0, run_.stderr
         accuracy[bool(chars)] = json.loads(run_.stdout)["accuracy"]
     assert accuracy[False] < 75.0 and accuracy[True] == 100.0, accuracy
@@ -650,8 +650,8 @@ def test_chars_train_into_the_model_predict_reads(tmp_path):
     assert loaded.preprocessing["char_ngrams"] == [2, 5]
     assert "char:xq " in loaded.vocabulary.tolist()  # "xq" at the end of a word
     (tmp_path / "doc.txt").write_text("momobuzj kukepazj\n")
-    run_ = subprocess.run([sys.executable, "-m", "textwin.cli", "predict", model,
-                           tmp_path / "doc.txt", "--json"], capture_output=True, text=True)
+    run_ = subprocess.run([*COMMAND, "predict", model, tmp_path / "doc.txt", "--json"],
+                          cwd=CWD, env=ENV, capture_output=True, text=True)
     assert run_.returncode == 0, run_.stderr
     assert json.loads(run_.stdout)[0]["labels"] == ["zj"]
     rows = [json.loads(line) for line in open(corpus)]
@@ -686,7 +686,6 @@ def test_class_weight_balanced_on_the_command_line(tmp_path):
     """--class-weight balanced reaches the SVM (the small class's recall rises), is refused
     in one line by a method without it, and --auto tries it when it maximises macro-F1."""
     import subprocess
-    import sys
 
     rng = np.random.default_rng(0)
     words = ["grain", "wheat", "corn", "bank", "rate", "loan"]
@@ -699,8 +698,8 @@ def test_class_weight_balanced_on_the_command_line(tmp_path):
                                  "split": "train" if i < 150 else "test"}) + "\n")
 
     def train(*argv):
-        done = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", path,
-                               *argv, "--json", "-q"], capture_output=True, text=True)
+        done = subprocess.run([*COMMAND, "train", "--corpus", path, *argv, "--json", "-q"],
+                              cwd=CWD, env=ENV, capture_output=True, text=True)
         return done.returncode, done.stdout, done.stderr
 
     recall = {}

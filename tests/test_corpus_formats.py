@@ -10,16 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import textwin
 
-_ENV = dict(os.environ, PYTHONPATH=str(Path(textwin.__file__).resolve().parents[1]))
-_TEXTWIN = [sys.executable, "-m", "textwin.cli"]
+from _textwin_process import COMMAND as _TEXTWIN, CWD as _CWD, ENV as _ENV
 _AGNEWS = Path(os.environ.get("TEXTWIN_DATA_HOME", Path(__file__).resolve().parents[2] / "shared")
                ) / "corpora" / "agnews-small" / "train.jsonl"
 
 
 def textwin_run(*argv, check=True):
-    proc = subprocess.run([*_TEXTWIN, *map(str, argv)], env=_ENV, capture_output=True,
+    proc = subprocess.run([*_TEXTWIN, *map(str, argv)], env=_ENV, cwd=_CWD, capture_output=True,
                           text=True, timeout=600)
     if check:
         assert proc.returncode == 0, proc.stderr
@@ -231,7 +229,8 @@ def test_predict_reads_a_table_and_a_fasttext_file(tmp_path, json_lines_run):
     assert out[0]["scores"] == out[2]["scores"]  # the labels are stripped
     assert out[1]["scores"] == out[3]["scores"]  # an empty text scores the bias
     # a fastText test file piped in: its labels' names are words of the model
-    piped = subprocess.run([*_TEXTWIN, "predict", str(model), "--jsonl"], env=_ENV, text=True,
+    piped = subprocess.run([*_TEXTWIN, "predict", str(model), "--jsonl"], env=_ENV, cwd=_CWD,
+                           text=True,
                            input="__label__Business __label__World the championship game\n"
                                  "business world the championship game\n",
                            capture_output=True, timeout=300)
@@ -249,7 +248,7 @@ def test_parquet_without_pyarrow_says_how_to_install_it(tmp_path):
     code = ("import sys; sys.modules['pyarrow'] = None; sys.modules['pyarrow.parquet'] = None\n"
             "from textwin.cli import main; sys.exit(main(sys.argv[1:]))")
     proc = subprocess.run([sys.executable, "-c", code, "train", "--corpus",
-                           str(tmp_path / "c.parquet")], env=_ENV, capture_output=True,
+                           str(tmp_path / "c.parquet")], env=_ENV, cwd=_CWD, capture_output=True,
                           text=True, timeout=300)
     _one_line_error(proc, "c.parquet: reading Parquet needs pyarrow", 'pip install ".[parquet]"')
 

@@ -4,17 +4,13 @@ import os
 import queue
 import random
 import subprocess
-import sys
 import threading
-from pathlib import Path
 
 import pytest
 
-import textwin
 
 # the textwin under test, on the path of the processes these tests start
-_ENV = dict(os.environ, PYTHONPATH=str(Path(textwin.__file__).resolve().parents[1]))
-_TEXTWIN = [sys.executable, "-m", "textwin.cli"]
+from _textwin_process import COMMAND as _TEXTWIN, CWD as _CWD, ENV as _ENV
 WORDS = {"sport": "match goal team score league", "politics": "vote party minister law",
          "science": "atom cell energy theory lab"}
 
@@ -32,7 +28,7 @@ def model(tmp_path_factory):
                 fh.write(json.dumps({"text": " ".join(words_) + f" w{i}", "labels": [cat]}) + "\n")
     proc = subprocess.run([*_TEXTWIN, "train", "--corpus", str(folder / "corpus.jsonl"),
                            "--output", str(folder / "model.npz"), "-q"],
-                          env=_ENV, capture_output=True, text=True, timeout=300)
+                          env=_ENV, cwd=_CWD, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return folder / "model.npz"
 
@@ -54,7 +50,7 @@ def _lines_of(stream):
 def test_each_line_is_answered_before_the_next_comes(model, output):
     # predict read stdin to its end before it scored anything: a process feeding it
     # line by line got nothing back until it closed the pipe
-    proc = subprocess.Popen([*_TEXTWIN, "predict", str(model), *output], env=_ENV,
+    proc = subprocess.Popen([*_TEXTWIN, "predict", str(model), *output], env=_ENV, cwd=_CWD,
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
@@ -93,7 +89,7 @@ def test_each_line_is_answered_before_the_next_comes(model, output):
 def _peak_rss_kib(argv, stdin_path, stdout_path):
     """The peak resident memory (KiB) of ``argv`` reading ``stdin_path``."""
     with open(stdin_path, "rb") as fin, open(stdout_path, "wb") as fout:
-        proc = subprocess.Popen(argv, env=_ENV, stdin=fin, stdout=fout,
+        proc = subprocess.Popen(argv, env=_ENV, cwd=_CWD, stdin=fin, stdout=fout,
                                 stderr=subprocess.PIPE)
         _, status, usage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
