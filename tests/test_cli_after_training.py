@@ -88,8 +88,8 @@ def test_inspect_prints_a_summary_and_the_terms(models):
 
 @pytest.mark.parametrize("argv, fragment, code", [
     (["inspect", "nowhere.npz"], "model file not found", 3),
-    (["inspect", "README.md"], "not a usable textwin model file", 4),
-    (["inspect", "tests"], "is a folder", 2),
+    (["inspect", REPO / "README.md"], "not a usable textwin model file", 4),
+    (["inspect", REPO / "tests"], "is a folder", 2),
 ])
 def test_inspect_errors_are_one_line(argv, fragment, code):
     got, out, err = textwin(*argv)
