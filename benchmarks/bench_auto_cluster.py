@@ -22,13 +22,16 @@ import sys
 import tempfile
 import time
 
+from bench_corpora import _child_env
 from _common import add_smoke_arg, emit_json, head_lines, load_average, print_machine
 
 
 def _run(argv):
     start = time.perf_counter()
+    # from a folder of no package: `python -m` puts the working folder first on sys.path,
+    # and a checkout's root holds a textwin without compiled kernels
     done = subprocess.run([sys.executable, "-m", "textwin.cli", *argv], capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, env=_child_env(), cwd=tempfile.gettempdir())
     seconds = time.perf_counter() - start
     if done.returncode:
         sys.exit(f"textwin {' '.join(argv)} failed ({done.returncode}): {done.stderr[-2000:]}")

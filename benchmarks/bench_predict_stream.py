@@ -30,9 +30,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _common import emit_json, load_average, print_machine  # noqa: E402
+from bench_corpora import _child_env  # noqa: E402
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ENV = dict(os.environ, PYTHONPATH=REPO + os.pathsep + os.environ.get("PYTHONPATH", ""))
+ENV = _child_env()  # this checkout's textwin when it is built in place, else the installed one
+# from a folder of no package: `python -m` puts the working folder first on sys.path
+CWD = tempfile.gettempdir()
 TEXTWIN = [sys.executable, "-m", "textwin.cli"]
 
 
@@ -53,7 +56,7 @@ def run(argv, stdin_path):
     first = []
     with open(stdin_path, "rb") as fin:
         start = time.perf_counter()
-        proc = subprocess.Popen(argv, env=ENV, stdin=fin, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(argv, env=ENV, cwd=CWD, stdin=fin, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL)
         count = [0]
 
@@ -95,7 +98,7 @@ def main(argv=None):
     with tempfile.TemporaryDirectory() as tmp:
         model = os.path.join(tmp, "model.npz")
         subprocess.run([*TEXTWIN, "train", "--corpus", train, "--output", model, "-q"],
-                       env=ENV, check=True, stdout=subprocess.DEVNULL)
+                       env=ENV, cwd=CWD, check=True, stdout=subprocess.DEVNULL)
         print(f"{'lines':>10} {'output':>8} {'peak MiB':>9} {'first s':>8} {'total s':>8}")
         for n in args.lines:
             path = os.path.join(tmp, f"{n}.txt")

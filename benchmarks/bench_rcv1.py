@@ -309,7 +309,10 @@ def phase_ray(X, Y, lam, reference):
 
     D.RayCluster.put = put_and_record
     t0 = time.perf_counter()
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    # from the folder textwin was imported from: Ray puts the driver's folder first on its
+    # workers' path, and a checkout's root holds a textwin without compiled kernels
+    with D._in_the_folder_of_this_textwin():
+        ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
     register_ray()
     start_s = time.perf_counter() - t0
     try:
