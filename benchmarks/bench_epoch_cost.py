@@ -223,7 +223,9 @@ def main(argv=None):
                                                      args.repeats, timer)
             report("peer: liblinear (square)", "square", "liblinear", sec,
                    {"run_seconds": full["times"], "one_iteration_seconds": one["times"]},
-                   note=f"  (textwin square, shrinking / liblinear = {sec_s / sec:.2f})")
+                   # tiny smoke sizes can time an epoch at 0 s: no ratio then
+                   note=(f"  (textwin square, shrinking / liblinear = {sec_s / sec:.2f})"
+                         if sec > 0 else "  (liblinear's epoch too short to time)"))
     judged = [r for r in rows if r["side"] == "textwin" and r["equal_work"]]
     worst = max(r["ratio_to_square"] for r in judged)
     print(f"\nworst ratio entropy-type / square at equal work (every visit a step): "
