@@ -181,11 +181,16 @@ def test_proba_without_calibration_says_how_to_get_it(models):
     assert "textwin train --proba" in err and len(err.splitlines()) == 1
 
 
+def _jsonl_corpus(path, n, seed):
+    """``n`` texts of :func:`_texts` as a JSON Lines corpus at ``path``."""
+    texts, labels = _texts(n, seed=seed)
+    path.write_text("".join(json.dumps({"text": t, "label": c}) + "\n"
+                            for t, c in zip(texts, labels)))
+    return path
+
+
 def test_train_proba_writes_a_calibrated_model(tmp_path):
-    texts, labels = _texts(240, seed=3)
-    corpus = tmp_path / "news.jsonl"
-    corpus.write_text("".join(json.dumps({"text": t, "label": c}) + "\n"
-                              for t, c in zip(texts, labels)))
+    corpus = _jsonl_corpus(tmp_path / "news.jsonl", 240, seed=3)
     model = tmp_path / "news.npz"
     code, out, err = textwin("train", "--corpus", corpus, "--proba", "-o", model, "--json")
     assert code == 0, err
@@ -216,10 +221,7 @@ def test_a_binary_model_prints_the_probability_of_the_label_it_gives(tmp_path):
 
 
 def test_an_auto_model_has_probabilities_from_its_own_search(tmp_path):
-    texts, labels = _texts(150, seed=5)
-    corpus = tmp_path / "news.jsonl"
-    corpus.write_text("".join(json.dumps({"text": t, "label": c}) + "\n"
-                              for t, c in zip(texts, labels)))
+    corpus = _jsonl_corpus(tmp_path / "news.jsonl", 150, seed=5)
     model = tmp_path / "auto.npz"
     code, _, err = textwin("train", "--corpus", corpus, "--auto", "-o", model, "-q")
     assert code == 0, err
