@@ -47,8 +47,8 @@ from sklearn.utils.validation import check_is_fitted
 __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGRAM",
            "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fit_transform",
-           "fold_matrices", "detect_language", "detect_unspaced_script", "resolve_chars",
-           "UNSPACED_CHARS", "check_char_ngrams",
+           "fold_matrices", "FoldMatrices", "detect_language", "detect_unspaced_script",
+           "resolve_chars", "UNSPACED_CHARS", "check_char_ngrams",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -1417,30 +1417,62 @@ def fit_transform(vectorizer, texts, words=None):
     return vectorizer.fit_transform(texts)
 
 
-def fold_matrices(vectorizer, texts, folds, words=None):
+class FoldMatrices:
     """``(X_train, X_test)`` of each ``(train, test)`` index pair of ``folds``, from one
-    count matrix of all the ``texts`` (a list).
+    count matrix of all the ``texts`` (a list), each fold's built only when it is asked
+    for (``matrices[p]``, or in turn by iterating) and kept by no one here: a search
+    holds one fold's matrices at a time, not every fold's.
 
     Equal, bit for bit, to a fresh copy of ``vectorizer`` fitted on the fold's training
     texts (``fit_transform``) and applied to its held-out ones (``transform``): a fold's
     vocabulary is the terms of its training rows that reach ``min_df`` there, in the
     sorted order of all the terms, and its weights come from its own document
     frequencies. The texts are tokenized and stemmed once, not once per fold; with
-    ``words`` (:class:`Words` of the texts), once for every setting that shares them.
+    ``words`` (:class:`Words` of the texts), once for every setting that shares them. A
+    fold without a term raises the vectorizer's own error here, before any is built.
+    ``train_nnz``: the stored values of each fold's training matrix.
     """
-    params = vectorizer.get_params()
-    counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
-    C = fit_transform(counter, texts, words)
-    for train, test in folds:
-        train, test = np.asarray(train), np.asarray(test)
-        A = _take_rows(C, train)
-        df = np.bincount(A.indices, minlength=C.shape[1])
-        new_column, idf = _fold_columns(vectorizer, df, train.size)
-        if new_column.max(initial=-1) < 0 or not df.any():  # the vectorizer's own error
-            TextVectorizer(**params).fit([texts[i] for i in train])
-        yield tuple(apply_weighting(_renumber_columns(X, new_column, new_column.max() + 1),
-                                    vectorizer.weighting, idf)
-                    for X in (A, _take_rows(C, test)))
+
+    def __init__(self, vectorizer, texts, folds, words=None):
+        params = vectorizer.get_params()
+        self.vectorizer = vectorizer
+        counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
+        self.counts = fit_transform(counter, texts, words)
+        self.folds = [(np.asarray(train), np.asarray(test)) for train, test in folds]
+        self.train_nnz = []
+        for train, _ in self.folds:
+            df = self._train_df(train)
+            new_column, _ = _fold_columns(vectorizer, df, train.size)
+            if new_column.max(initial=-1) < 0 or not df.any():  # the vectorizer's own error
+                TextVectorizer(**params).fit([texts[i] for i in train])
+            self.train_nnz.append(int(df[new_column >= 0].sum()))
+
+    def _train_df(self, train):
+        """The document frequencies of the count matrix's columns in the rows ``train``."""
+        C = self.counts
+        in_train = np.zeros(C.shape[0], dtype=bool)
+        in_train[train] = True
+        return np.bincount(C.indices[np.repeat(in_train, np.diff(C.indptr))],
+                           minlength=C.shape[1])
+
+    def __len__(self):
+        return len(self.folds)
+
+    def __getitem__(self, p):
+        train, test = self.folds[p]
+        new_column, idf = _fold_columns(self.vectorizer, self._train_df(train), train.size)
+        return tuple(apply_weighting(_renumber_columns(_take_rows(self.counts, rows), new_column,
+                                                       new_column.max() + 1),
+                                     self.vectorizer.weighting, idf)
+                     for rows in (train, test))
+
+    def __iter__(self):
+        return (self[p] for p in range(len(self)))
+
+
+def fold_matrices(vectorizer, texts, folds, words=None):
+    """Each fold's ``(X_train, X_test)``, built in turn: :class:`FoldMatrices`."""
+    return FoldMatrices(vectorizer, texts, folds, words)
 
 
 def _char_wb_spans(length, min_n, max_n):

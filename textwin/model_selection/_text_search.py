@@ -406,7 +406,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 start = time.perf_counter()
                 vec = make_vectorizer(self.weighting, stem, ngrams, self.language_, self.min_df,
                                       chars)
-                matrices = list(fold_matrices(vec, texts, folds, words))  # counted once
+                matrices = None  # the last setting's counts go before these are made
+                matrices = fold_matrices(vec, texts, folds, words)  # counted once, built per fold
                 shared = (time.perf_counter() - start) / len(variants)
                 for variant in variants:
                     start = time.perf_counter()
@@ -442,7 +443,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
         run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
 
-        gate = budget.gate(K * sum(A.nnz for A, _ in matrices))  # values a lam's solves read
+        gate = budget.gate(K * sum(matrices.train_nnz))  # values a lam's solves read
 
         def piece(l, end):
             with gate.piece(l, end):

@@ -99,14 +99,19 @@ class RowsFold:
     """A fold of one prepared set of problems: the training rows ``train`` of
     ``problems`` (a :class:`~textwin.model_selection._paths.Problems`) and its held-out
     rows ``test``, scored by the models of every problem (columns ``0..K-1``).
-    ``X_train``: the training rows cut already (on Ray, cut once by the client)."""
+    ``X_train``: the training rows cut already (on Ray, cut once by the client).
 
-    cache = True  # its matrices serve every problem and every step
+    A fold's matrices are made in two steps, each shared by the tasks that read them:
+    :meth:`base` (here the training rows; a :class:`MatrixFold`'s two matrices, which
+    its ``key`` names) and :meth:`build` on it (the problems and the kernels' views)."""
+
+    cache = True  # its built matrices serve every problem of the fold
 
     def __init__(self, problems, train, test):
         self.problems, self.train, self.test = problems, train, test
         self.columns = np.arange(problems.n_problems)
         self.X_train = None
+        self.key = id(self)
 
     def cut(self):
         """Cut the training rows here (on the client), once, for the workers to read."""
@@ -118,42 +123,57 @@ class RowsFold:
     def y_test(self, k):
         return self.problems.labels.column(k)[self.test]
 
-    def build(self):
+    def base(self):
+        """The training rows, as canonical CSR."""
+        if self.X_train is not None:
+            return self.X_train
+        return as_canonical_csr(self.problems.X[self.train])
+
+    def build(self, base=None):
         """``(problems, train, matrices)``: the matrices are the training CSR's kernel
         views, the training CSR and the held-out rows."""
-        X_train = self.X_train
-        if X_train is None:
-            X_train = as_canonical_csr(self.problems.X[self.train])
+        X_train = self.base() if base is None else base
         return (self.problems, self.train,
                 (self.problems.views(X_train), X_train, self.problems.X_user[self.test]))
 
 
 class MatrixFold:
-    """A fold given by its own matrices: the training matrix ``A`` (in the fold's own
-    features), labels ``y``, the held-out matrix ``B`` of the rows ``test``, and the
+    """A fold given by its own matrices: ``matrices[p]``, the training matrix ``A`` (in
+    the fold's own features, ``n_train`` rows) and the held-out matrix ``B`` of the rows
+    ``test`` (``matrices``: a list of pairs, or :class:`~textwin.text.FoldMatrices`,
+    which builds them when asked), labels ``y`` and the
     :class:`~textwin.DualGaussSeidelClassifier` parameters ``params``. Its problems fill
     the output ``columns``. ``nb_positive``: the naive Bayes scaling of Wang & Manning by
     those positives, on both matrices (made again for each task and step rather than
     kept: one scaled copy per class would not fit). A ``lam`` is per training text
-    (``lam * n``), as a search over folds of other sizes gives it."""
+    (``lam * n``), as a search over folds of other sizes gives it. The folds of one
+    ``p`` (one per class with the scaling) share its matrices (``key``)."""
 
-    def __init__(self, A, B, y, params, test, columns, nb_positive=None):
-        self.A, self.B, self.y, self.params = A, B, y, params
+    def __init__(self, matrices, p, n_train, y, params, test, columns, nb_positive=None):
+        self.matrices, self.p, self.n_train = matrices, p, n_train
+        self.y, self.params = y, params
         self.test, self.columns, self.nb_positive = test, np.asarray(columns), nb_positive
         self.cache = nb_positive is None
+        self.key = (id(matrices), p)
 
     def cut(self):
         pass
 
     def lams(self, lam_n):
-        return lam_n / self.A.shape[0]
+        return lam_n / self.n_train
 
-    def build(self):
-        A, B = self.A, self.B
+    def base(self):
+        """``(A, B)``, built now if ``matrices`` builds them."""
+        return self.matrices[self.p]
+
+    def build(self, base=None):
+        A, B = self.base() if base is None else base
         if self.nb_positive is not None:
             r = nb_ratios(A, self.nb_positive)
             A, B = scale_columns(A, r), scale_columns(B, r)
         problems = Problems(DualGaussSeidelClassifier(**self.params), A, self.y, None)
+        if problems.X is not problems.X_user:  # a copy with the constant feature is solved
+            problems.X_user = None
         return problems, None, (problems.own_views(), problems.X, as_canonical_csr(B))
 
 
@@ -192,13 +212,13 @@ def held_out_path_task(shipment, i, p, k, start, lams):
 
     ``shipment.payload`` (on this worker once per search): ``folds``, ``scoring`` and
     ``shared``. A fold's matrices are made once per worker, shared by its tasks at every
-    step (a fold that keeps none makes them for each task). ``start``: where the path
-    stopped before.
+    step (a fold that keeps none builds its problems for each task, on its shared
+    ``base``). ``start``: where the path stopped before.
     """
     P = shipment.payload
     fold = P["folds"][p]
     built = (shipment.cached(("fold", p), lambda P: fold.build()) if fold.cache
-             else fold.build())
+             else fold.build(shipment.cached(("base", fold.key), lambda P: fold.base())))
     return held_out_path(fold, built, P["scoring"], P["shared"], k, lams, start)
 
 
@@ -222,7 +242,8 @@ def refit_task(shipment, k, lam):
 
 def matrix_folds(matrices, Y, task, folds, nb, scores, params):
     """The folds' binary problems as the engine solves them, from each fold's training
-    and held-out matrices (``matrices``), the labels ``Y`` (an indicator: texts x
+    and held-out matrices (``matrices[p]``: a list of pairs, or
+    :class:`~textwin.text.FoldMatrices`), the labels ``Y`` (an indicator: texts x
     classes) and the classifier's ``params`` (a :class:`MatrixFold` each: all the problems
     of a fold on its matrices, or with naive Bayes scaling each problem on its own
     scaled ones); a problem without one (its class in every training text of the
@@ -231,22 +252,24 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
     argmax: a fold whose training part lacks a class never predicts it)."""
     absent = -np.inf if task == "multiclass" else -1.0
     parts = []
-    for (train, test), (A, B) in zip(folds, matrices):
+    for p, (train, test) in enumerate(folds):
+        train = np.asarray(train)
         Yf = Y[train]
         if nb:
             for k, y in enumerate(problem_positives(Yf, task).T):
                 if y.all() or not y.any():  # no problem to solve in this fold
                     scores[test, k] = 1.0 if y.all() else absent
                 else:
-                    parts.append(MatrixFold(A, B, y.astype(int), params, test, [k],
-                                            nb_positive=y))
+                    parts.append(MatrixFold(matrices, p, train.size, y.astype(int), params,
+                                            test, [k], nb_positive=y))
             continue
         if task == "multilabel":
-            parts.append(MatrixFold(A, B, Yf, params, test, np.arange(Y.shape[1])))
+            parts.append(MatrixFold(matrices, p, train.size, Yf, params, test,
+                                    np.arange(Y.shape[1])))
             continue
         present = Yf.any(axis=0)
         if present.all():
-            parts.append(MatrixFold(A, B, np.argmax(Yf, axis=1), params, test,
+            parts.append(MatrixFold(matrices, p, train.size, np.argmax(Yf, axis=1), params, test,
                                     np.arange(scores.shape[1])))
         elif task == "binary":  # the class it has always wins
             scores[test] = 1.0 if present[1] else -1.0
@@ -255,7 +278,7 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
             if present.sum() == 1:
                 scores[np.ix_(test, np.flatnonzero(present))] = 1.0
             else:
-                parts.append(MatrixFold(A, B, Yf[:, present], params, test,
+                parts.append(MatrixFold(matrices, p, train.size, Yf[:, present], params, test,
                                         np.flatnonzero(present)))
     return parts
 
@@ -272,6 +295,11 @@ class FoldPaths:
     (``data``, released by :meth:`close`), with ``payload``, what else the workers will
     need (the refit's problems). ``shared``: keep the held-out scores (the
     choice reads them all at once); otherwise each point's ``scoring`` of its column.
+
+    In threads, a fold's matrices are built when its first task of a step starts and
+    dropped when its last one ends (the tasks run fold after fold): a step holds the
+    matrices of the folds being solved, never of every fold at once (each step builds
+    them again, a small part of its solves).
     """
 
     def __init__(self, folds, scoring, shared, n_rows, n_columns, n_jobs, label="textwin-cv",
@@ -291,8 +319,9 @@ class FoldPaths:
         self.failures, self.constant = [], set()
         self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
         self.cluster = active_cluster()
-        self.data, self._built = None, {}
-        self._locks = [threading.Lock() for _ in folds]
+        self.data, self._built, self._bases = None, {}, {}
+        self._lock = threading.Lock()
+        self._locks = {fold.key: threading.Lock() for fold in folds}
         if self.cluster is not None:
             if self.cluster.read_per_task:  # Ray: one copy of each fold per machine
                 for fold in folds:
@@ -301,14 +330,32 @@ class FoldPaths:
             self.data = Scattered(self.cluster, payload, label)
 
     def _build(self, p):
-        """Fold p's problems and matrices, made once when the fold keeps them."""
+        """Fold p's problems and matrices: made once a step when the fold keeps them, on
+        its matrices (``base``) made once a step for every fold that shares them."""
         fold = self.folds[p]
-        if not fold.cache:
-            return fold.build()
-        with self._locks[p]:
-            if p not in self._built:
-                self._built[p] = fold.build()
-            return self._built[p]
+        with self._locks[fold.key]:
+            if fold.cache:  # the built problems hold what they read of the base
+                if p not in self._built:
+                    self._built[p] = fold.build(fold.base())
+                return self._built[p]
+            if fold.key not in self._bases:
+                self._bases[fold.key] = fold.base()
+            base = self._bases[fold.key]
+        return fold.build(base)
+
+    def _release(self, p, left):
+        """Fold p's task ended: drop its matrices once no task of this step needs them
+        (``left``: the tasks left per key, counted down here)."""
+        key = self.folds[p].key
+        with self._lock:
+            left[key] -= 1
+            done = left[key] == 0
+        if done:
+            with self._locks[key]:
+                self._bases.pop(key, None)
+                for q, fold in enumerate(self.folds):
+                    if fold.key == key:
+                        self._built.pop(q, None)
 
     def extend(self, lams, bar=None, active=None):
         """Solve ``lams`` on every path of the ``active`` columns (default: all); the
@@ -358,10 +405,18 @@ class FoldPaths:
                     bar.update(L)
 
         if self.cluster is None:  # threads over each fold's one matrix
+            left = {}
+            for j in tasks:
+                key = self.folds[self.tasks[j][0]].key
+                left[key] = left.get(key, 0) + 1
+
             def task(i):
                 p, k = self.tasks[tasks[i]]
-                store(i, held_out_path(self.folds[p], self._build(p), scoring, shared, k, lams,
-                                       start(tasks[i])))
+                try:
+                    store(i, held_out_path(self.folds[p], self._build(p), scoring, shared, k,
+                                           lams, start(tasks[i])))
+                finally:
+                    self._release(p, left)
 
             map_problems(task, len(tasks), self.n_jobs)
         else:  # one task per path on joblib's Dask or Ray cluster (docs/scaling.md)
@@ -391,7 +446,7 @@ class FoldPaths:
 
     def close(self):
         """Release the data on the cluster's workers and the folds' matrices."""
-        self._built = {}
+        self._built, self._bases = {}, {}
         if self.data is not None:
             self.data.release()
             self.data = None
