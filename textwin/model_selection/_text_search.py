@@ -23,7 +23,8 @@ from tqdm import tqdm
 from textwin._ovr import store_params
 from textwin.calibration import calibrate
 from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
-from textwin.model_selection._choice import FoldJudge, check_choice, choice_of, descend, rule_for
+from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
+                                             rule_for, shared_choice)
 from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
 from textwin.model_selection._validation import FoldPaths, matrix_folds
@@ -67,6 +68,21 @@ def _char_candidates(value):
         raise ValueError(f"chars={value!r}: give None, a pair of lengths such as (2, 5), or a "
                          "list of them")
     return [None if v is None else tuple(v) for v in values]
+
+
+def _at_the_choices(S, whole, one_se):
+    """Per rule of ``whole`` (rule -> the folds' scores), the out-of-fold scores ``S``
+    (texts x problems x lams) as :func:`~textwin.model_selection._choice.choice_of` reads
+    them: only at the lam its choice takes, stored once and seen at every lam (a
+    read-only view as wide as ``S``). Every setting's scores at every lam, kept to the
+    end of the search, were most of its memory on many classes (R52: 19 MB a setting)."""
+    kept, out = {}, {}
+    for rule, scores in whole.items():
+        index = shared_choice(scores, one_se)[0] if np.isfinite(scores).any() else 0
+        if index not in kept:
+            kept[index] = np.broadcast_to(S[:, :, index:index + 1].copy(), S.shape)
+        out[rule] = kept[index]
+    return out
 
 
 def _weight_candidates(value):
@@ -416,7 +432,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                        budget, described[variant],
                                        len(keys) - keys.index(key) - 1)
                     if S is not None:
-                        oof[key], whole[key] = S, W
+                        oof[key], whole[key] = _at_the_choices(S, W, self.one_se), W
                         seconds[key] = shared + time.perf_counter() - start
                     budget.check_first()
         if self._unconverged:  # one line for the search, not one per path
@@ -472,9 +488,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         scores at each rule (on a tie the earlier combination, and score > 0 before a
         tuned rule)."""
         rows, best = [], None
-        for key, S in oof.items():
+        for key, at_choice in oof.items():
             for rule, scores in whole[key].items():
                 params = dict(zip(_NAMES, key), rule=rule)
+                S = at_choice[rule]
                 choice = choice_of(scores, S, judge.T, judge.fold_of,
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)
