@@ -12,7 +12,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 
 # Each layer may use its own and the layers below it, never those above:
 #   command line -> applications -> estimators -> data and text -> kernels.
-# A name stands for the module or the package of that name (and everything in it).
+# A name stands for the module or the package of that name (and everything in it); the
+# longest name that holds a module places it. The folds (textwin.model_selection._split)
+# sit with the data, below the estimators: they import nothing of textwin, and the
+# estimators' probability calibration draws its folds there as the searches do (as
+# scikit-learn's calibration imports its model_selection's splitters).
 LAYERS = {
     "command line": ("textwin.cli", "textwin._console", "textwin.reproduce.__main__"),
     "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"),
@@ -24,7 +28,7 @@ LAYERS = {
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
                       "textwin.calibration", "textwin.explanations",
                       "textwin._io", "textwin._languages", "textwin._version",
-                      "textwin._messages"),
+                      "textwin._messages", "textwin.model_selection._split"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
@@ -40,10 +44,9 @@ COMMANDS = ("train", "eval", "predict", "inspect", "data", "reproduce")
 def layer_of(module):
     """The layer of ``module``; None for one that no layer names (the package's root,
     which loads the estimators lazily, by name, is in none)."""
-    for layer, names in LAYERS.items():
-        if any(module == n or module.startswith(n + ".") for n in names):
-            return layer
-    return None
+    places = [(len(n), layer) for layer, names in LAYERS.items() for n in names
+              if module == n or module.startswith(n + ".")]
+    return max(places)[1] if places else None
 
 
 def _modules():
@@ -213,3 +216,42 @@ def _doubled_counts(path):
 def test_f1_from_counts_is_written_once():
     places = {m: lines for m, path in MODS.items() if (lines := _doubled_counts(path))}
     assert list(places) == ["textwin.metrics"] and len(places["textwin.metrics"]) == 1, places
+
+
+def _foreign_private_calls(path):
+    """Calls ``obj._name(...)`` of a private method that ``path`` does not define itself
+    (``self``'s, ``cls``'s and ``super()``'s are the module's own, or its base's)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    defined = {node.name for node in ast.walk(tree)
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        name, owner = node.func.attr, node.func.value
+        if not name.startswith("_") or name.startswith("__") or name in defined:
+            continue
+        if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+            continue
+        found.append(f"line {node.lineno}: .{name}()")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODS))
+def test_no_private_method_of_another_module_is_called(module):
+    found = _foreign_private_calls(MODS[module])
+    assert not found, (f"{module} calls private methods of another module's objects: {found}; "
+                       f"give what it needs a public name")
+
+
+def test_a_foreign_private_call_is_caught(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("def f(est):\n    return est._fit(1)\n\ndef _own(x):\n    return x._own()\n")
+    assert _foreign_private_calls(path) == ["line 2: ._fit()"]
+
+
+def test_the_folds_sit_below_the_estimators_that_calibrate_on_them():
+    # linear.py and text_classifier.py calibrate on folds: their fold builder is below them
+    assert layer_of("textwin.model_selection._split") == "data and text"
+    assert layer_of("textwin.model_selection._search") == "estimators"
+    assert {t for t, _ in IMPORTS["textwin.model_selection._split"]} <= {"textwin"}

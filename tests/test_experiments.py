@@ -89,7 +89,7 @@ def test_factories_build_the_papers_estimators():
 
 def test_balanced_regularized_winnow_differs_from_rwinnow_only_in_the_regularizer():
     a, b = METHODS["rwinnow"].build(100), METHODS["rwinnow-balanced"].build(100)
-    pa, pb = a._all_params(), b._all_params()
+    pa, pb = a.all_params(), b.all_params()
     assert pb["regularizer"] == "balanced_normalized_entropy"
     assert pa["regularizer"] == "normalized_entropy"
     for key in ("loss", "theta", "gamma", "lam", "max_epochs", "mass", "shuffle", "tol"):

@@ -33,6 +33,7 @@ from numbers import Integral, Real
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import Bunch
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
@@ -293,7 +294,9 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
     # The presets fix some of these; everything reads parameters through here.
     _fixed_params = {}
 
-    def _all_params(self):
+    def all_params(self):
+        """Every parameter of the general model as this estimator fits with it: a preset's
+        fixed ones (its loss and regularizer) included, which ``get_params`` omits."""
         params = dict(_GENERAL_DEFAULTS)
         params.update(self._fixed_params)
         params.update(self.get_params(deep=False))
@@ -425,16 +428,16 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         -------
         self : object
         """
-        p = self._all_params()
+        p = self.all_params()
         self._check_params(p)
         before = dict(self.__dict__)
         try:
-            X, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
-            X_given = X
-            n, d_user = X.shape
+            prepared = self.prepare_fit(X, y, sample_weight, p)
+            X_given, X, labels = prepared.X_user, prepared.X, prepared.labels
+            sw = prepared.sample_weight
+            n, d_user = X_given.shape
             K = labels.n_problems
-            X = self._choose_intercept(X, p)
-            settings = self._solver_settings(X, p)
+            settings = prepared.settings
             entropy = regularizer_named(p["regularizer"]).entropy
             problem = self._problem_arguments(labels, sw, p, n, X.shape[1])
 
@@ -497,10 +500,25 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
     # -- the steps of fit -----------------------------------------------------
 
+    def prepare_fit(self, X, y, sample_weight=None, params=None):
+        """The problems :meth:`fit` solves, prepared as it prepares them (the
+        regularization paths and the cross-validation solve exactly these, one lam
+        after another): a :class:`~sklearn.utils.Bunch` of ``params`` (:meth:`all_params`,
+        checked), ``X_user`` (canonical CSR), ``X`` (with the constant feature when that is
+        the bias), ``labels``, ``sample_weight`` and the solver's ``settings``. Sets
+        ``classes_`` and ``intercept_solver_``, as fit does."""
+        p = self.all_params() if params is None else params
+        if params is None:
+            self._check_params(p)
+        X_user, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
+        X = self._choose_intercept(X_user, p)
+        return Bunch(params=p, X_user=X_user, X=X, labels=labels, sample_weight=sw,
+                     settings=self._solver_settings(X, p))
+
     def _validate_fit_data(self, X, y, sample_weight, p):
         """Canonical CSR X, the problems' labels (sets classes_) and the sample weights."""
         X = self._validate_X(X, reset=True)
-        labels = self._encode_labels(y, X.shape[0], stacklevel=4)
+        labels = self._encode_labels(y, X.shape[0], stacklevel=5)
         sw = check_sample_weight(sample_weight, X.shape[0])
         check_class_weight(p["class_weight"], self.classes_)
         return X, labels, sw
@@ -520,7 +538,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                     f"constant feature's weight is >= 0, so intercept_solver="
                     f"'constant_feature' gives a bias that can only raise the scores. Use "
                     f"intercept_solver='converged' for a bias of either sign, or theta "
-                    f"for a fixed threshold.", UserWarning, stacklevel=3)
+                    f"for a fixed threshold.", UserWarning, stacklevel=4)
         self.intercept_solver_ = mode
         return append_constant(X) if mode == "constant_feature" else X
 
@@ -669,7 +687,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                          sample_weight=sample_weight)
 
     def _predict_proba_available(self):
-        p = self._all_params()
+        p = self.all_params()
         loss = p["loss"]
         # an unknown loss fails in fit
         return loss in LOSSES and (loss_named(loss).probabilistic or bool(p["probability"]))

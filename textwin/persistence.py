@@ -363,7 +363,7 @@ class TextModel:
                 raise ModelFormatError(
                     f"preprocessing: {key}={getattr(vec, key)!r} is not true or false")
         try:
-            vec._validate_params()
+            vec.check_params()
         except (ValueError, TypeError) as exc:
             raise ModelFormatError(f"preprocessing: {exc}") from None
         if vec.weighting == "tfidf" and self.idf is None:

@@ -836,7 +836,9 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.char_ngrams = char_ngrams
 
     # -- validation --------------------------------------------------------
-    def _validate_params(self):
+    def check_params(self):
+        """Raise a ValueError (TypeError for a min_df of no number) naming a setting this
+        vectorizer cannot use; return the compiled token pattern."""
         if self.weighting not in _WEIGHTINGS:
             raise ValueError(
                 f"weighting={self.weighting!r} is not one of {', '.join(_WEIGHTINGS)}"
@@ -1049,7 +1051,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
     # -- learning the vocabulary -------------------------------------------
     def _start(self):
         """Forget any earlier fit; check the parameters; return the token regex."""
-        token_re = self._validate_params()
+        token_re = self.check_params()
         self.stemmer_ = resolve_stemmer(self.stemmer) if self.stem else None
         self._stemmer = None
         self._fitted_settings = self._settings()
@@ -1190,7 +1192,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                     "counts that partial_fit adds to; call fit to start again")
             token_re = self._start()
         else:
-            token_re = self._validate_params()
+            token_re = self.check_params()
             self._check_fitted_settings()
         self._learn_batch(raw_documents, token_re)
         self._finish(strict=False)
@@ -1257,7 +1259,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         X : scipy.sparse.csr_matrix of shape (n_documents, n_features), float64
         """
         self._check_is_fitted()
-        token_re = self._validate_params()
+        token_re = self.check_params()
         self._check_fitted_settings()
         vocabulary = getattr(self, "vocabulary_", None)
         parts = [self._chunk_counts(docs, token_re, vocabulary, grow=False)
@@ -1280,7 +1282,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         if getattr(self, "vocabulary_", None) is None:
             raise ValueError("a TextVectorizer with n_features (hashed columns) has no terms "
                              "to find in a text")
-        token_re = self._validate_params()
+        token_re = self.check_params()
         doc = _composed(text)
         lowered = doc.lower() if self.lowercase else doc
         # the words are found in the lower-cased text, as fit found them; their places
@@ -1395,7 +1397,7 @@ class Words:
     def __init__(self, texts, max_n=1, token_pattern=TOKEN_PATTERN, lowercase=True):
         finder = TextVectorizer(token_pattern=token_pattern, lowercase=lowercase,
                                 ngram_range=(1, max_n))
-        token_re = finder._validate_params()
+        token_re = finder.check_params()
         self.settings = {"token_pattern": token_pattern, "lowercase": lowercase}
         self.max_n = max_n
         self.chunks = [(finder._words(docs, token_re), len(docs))

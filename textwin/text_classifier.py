@@ -245,7 +245,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             class_weight=class_weight, verbose=self.verbose)
 
-    def fit(self, X, y):
+    def fit(self, X, y, words=None):
         """Learn the vocabulary and the weights from raw texts.
 
         Parameters
@@ -253,16 +253,14 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         X : iterable of str
         y : array-like of shape (n_texts,), list of label lists, or an indicator
             matrix of shape (n_texts, n_categories)
+        words : textwin.text.Words, default=None
+            The words of ``X`` found already (as a search that fits several
+            settings on the same texts holds them): they are not found again.
 
         Returns
         -------
         self : TextClassifier
         """
-        return self._fit(X, y)
-
-    def _fit(self, X, y, words=None):
-        """:meth:`fit`; with ``words`` (:class:`~textwin.text.Words` of the texts), the
-        words are not found again."""
         texts, (Y, classes, task) = training_data(X, y, self.task, type(self).__name__)
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)

@@ -48,17 +48,14 @@ class Problems:
     """
 
     def __init__(self, estimator, X, y, sample_weight):
-        p = estimator._all_params()
-        estimator._check_params(p)
-        X, labels, sw = estimator._validate_fit_data(X, y, sample_weight, p)
+        prepared = estimator.prepare_fit(X, y, sample_weight)
+        p, labels = prepared.params, prepared.labels
         # the estimator's name, not the estimator: these problems travel to a cluster's
         # workers, which need none of a fitted estimator's arrays
         self.name, self.params = type(estimator).__name__, p
-        self.n, self.d_user = X.shape
-        self.X_user = X
-        self.X = estimator._choose_intercept(X, p)
-        self.settings = estimator._solver_settings(self.X, p)
-        self.labels, self.sample_weight = labels, sw
+        self.n, self.d_user = prepared.X_user.shape
+        self.X_user, self.X, self.settings = prepared.X_user, prepared.X, prepared.settings
+        self.labels, self.sample_weight = labels, prepared.sample_weight
         self.n_problems = labels.n_problems
         self.seeds = problem_seeds(p["random_state"], self.n_problems)
         self.classes, self.mode = estimator.classes_, estimator._label_mode
@@ -448,7 +445,7 @@ def held_out_path_scores(X, y, X_held_out, lams, *, sample_weight=None, warm_sta
 def _check_continuation(name, state, y, estimator):
     """Refuse a ``warm_start`` solved on other labels or with other parameters: its
     solutions are no start of this path."""
-    params = estimator._all_params()
+    params = estimator.all_params()
     old = getattr(state, "params", None)
     if old is not None and (old.keys() != params.keys()
                             or not all(_equal(old[k], params[k]) for k in params)):

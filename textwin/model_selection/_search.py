@@ -206,7 +206,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         included) but ``lam``, ``warm_start`` and ``probability`` (a search calibrates
         nothing), updated by ``params`` (``lams``, ``cv``, ``scoring``, ...).
         """
-        settings = estimator._all_params()
+        settings = estimator.all_params()
         for key in ("lam", "warm_start", "probability"):
             settings.pop(key)
         return cls(**{**settings, **params})

@@ -519,7 +519,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
-        clf._fit(texts, y, words)
+        clf.fit(texts, y, words=words)
         # Platt's sigmoids on the chosen setting's out-of-fold scores, which cost nothing more
         clf.calibration_ = calibrate(self._best_oof, problem_positives(Y, self.task_),
                                      folds=self.n_splits_)
