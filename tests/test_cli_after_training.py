@@ -72,6 +72,25 @@ def test_inspect_json_is_what_the_model_is(models):
         assert_allclose([t["weight"] for t in top["positive"]], np.sort(w)[::-1][:3])
 
 
+def test_inspect_shows_the_loss_of_a_preset_trained_by_the_command(tmp_path):
+    # a preset (svm: DualSVM) fixes its loss, which get_params omits: before, the model
+    # file and inspect named no loss for it
+    path = tmp_path / "c.jsonl"
+    texts, labels = _texts(60)
+    path.write_text("".join(json.dumps({"text": t, "labels": [c]}) + "\n"
+                            for t, c in zip(texts, labels)))
+    for method, loss in (("svm", "hinge"), ("mls", "squared_hinge")):
+        model = tmp_path / f"{method}.npz"
+        code, _, err = textwin("train", "--corpus", path, "--method", method, "-q", "-o", model)
+        assert code == 0, err
+        code, out, err = textwin("inspect", model, "--json")
+        assert code == 0, err
+        settings = json.loads(out)["settings"]
+        assert settings["loss"] == loss and settings["regularizer"] == "square", settings
+        code, out, _ = textwin("inspect", model)
+        assert loss in out
+
+
 def test_inspect_prints_a_summary_and_the_terms(models):
     path, clf = models["multi"]
     code, out, err = textwin("inspect", path, "--terms", 2)

@@ -104,6 +104,9 @@ def _estimator_params(estimator):
     if not hasattr(estimator, "get_params"):
         return {}
     params = estimator.get_params(deep=False)
+    if hasattr(estimator, "all_params"):  # a preset's fixed loss and regularizer, named too
+        fixed = estimator.all_params()
+        params.update({k: fixed[k] for k in ("loss", "regularizer") if k not in params})
     out = {}
     for key, value in params.items():
         j = _jsonable(value)
