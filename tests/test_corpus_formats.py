@@ -205,6 +205,19 @@ def test_options_of_a_table_on_another_layout_are_refused(tmp_path):
                     "--text-column applies to CSV, TSV and Parquet files only")
 
 
+def test_predict_refuses_the_options_of_a_table_on_another_layout(tmp_path, json_lines_run):
+    # before, predict scored these files as if --text-column had not been given
+    model, _ = json_lines_run
+    (tmp_path / "new.jsonl").write_text(json.dumps({"body": "the game"}) + "\n")
+    (tmp_path / "new.txt").write_text("the championship game\n")
+    for name, layout in (("new.jsonl", "JSON Lines"), ("new.txt", "text file")):
+        _one_line_error(textwin_run("predict", model, tmp_path / name, "--text-column", "body",
+                                    check=False),
+                        f"{name} is read as {layout}",
+                        "--text-column applies to CSV, TSV and Parquet files (or folders of "
+                        "them) only")
+
+
 def test_an_svmlight_file_is_never_taken_for_a_fasttext_or_text_file(tmp_path):
     lines = "1 1:0.5 3:1\n2 2:1\n1 1:1 2:0.5\n2 2:1 3:0.5\n" * 3
     for name in ("data.txt", "data", "data.train"):

@@ -152,6 +152,8 @@ def iter_inputs(paths, kind, *, skipped, n_features=None, columns=None):
                 f"{path} is an svmlight file (lines of label index:value ...), and this "
                 f"model was trained on texts: give it texts, or score the vectors with a "
                 f"model trained on svmlight files")
+        if not layout.folder:  # a folder's tables take them
+            _check_columns(path, layout, columns, " (or folders of them)")
         layouts.append(layout)
     for path, layout in zip(paths, layouts):
         yield from layout.inputs_of(path, n_features=n_features, skipped=skipped,
@@ -215,14 +217,22 @@ def _text_layouts_hint(path, layout):
             f"{' or '.join(text)})")
 
 
-def _documents(path, layout, allow_unlabeled, columns):
+def _check_columns(path, layout, columns, where=""):
+    """The table options (``columns``) given for ``path``, which ``layout`` reads without
+    them: a CorpusError, never options silently ignored."""
     from ._corpus import CorpusError
 
     if columns is not None and columns.given() and not layout.columns:
         tables = [row.name for row in LAYOUTS if row.columns]
         raise CorpusError(f"{path} is read as {layout.name}: {', '.join(columns.given())} "
                           f"appl{'ies' if len(columns.given()) == 1 else 'y'} to "
-                          f"{', '.join(tables[:-1])} and {tables[-1]} files only")
+                          f"{', '.join(tables[:-1])} and {tables[-1]} files{where} only")
+
+
+def _documents(path, layout, allow_unlabeled, columns):
+    from ._corpus import CorpusError
+
+    _check_columns(path, layout, columns)
     try:
         return layout.documents(path, allow_unlabeled=allow_unlabeled, columns=columns)
     except CorpusError as exc:
