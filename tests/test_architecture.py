@@ -155,6 +155,14 @@ def test_the_commands_import_no_other_command():
     assert crossing == [], "what two commands share goes to textwin/cli/common.py"
 
 
+def test_the_command_line_builds_no_vectorizer_of_its_own():
+    # the options name the settings; the library's one builder makes the vectorizer
+    # (textwin.text.make_vectorizer, as TextClassifier and TextClassifierCV do)
+    builders = sorted(m for m, path in MODS.items() if m.startswith("textwin.cli")
+                      and "TextVectorizer(" in path.read_text(encoding="utf-8"))
+    assert builders == []
+
+
 def test_the_kernels_import_no_python_module_of_the_package():
     kernels = PACKAGE / "_kernels"
     for source in [*kernels.glob("*.pyx"), *kernels.glob("*.pxd")]:

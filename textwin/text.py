@@ -48,7 +48,7 @@ __all__ = ["TOKEN_PATTERN", "LETTERS_PATTERN", "STEMMERS", "LANGUAGES", "MAX_NGR
            "MAX_CHAR_NGRAM", "CHAR_PREFIX", "tokenize",
            "compile_token_pattern", "PorterStemmer", "TextVectorizer", "Words", "fit_transform",
            "fold_matrices", "FoldMatrices", "detect_language", "detect_unspaced_script",
-           "resolve_chars", "UNSPACED_CHARS", "check_char_ngrams",
+           "resolve_chars", "UNSPACED_CHARS", "check_char_ngrams", "make_vectorizer",
            "pystemmer_installed", "resolve_stemmer", "clear_stem_cache"]
 
 #: The words of a text: maximal runs of (Unicode) letters, each letter with the
@@ -1493,6 +1493,22 @@ def check_char_ngrams(bounds):
     if bounds is None:
         return None
     return _length_range(bounds, "char_ngrams", MAX_CHAR_NGRAM, " characters", "(2, 5)")
+
+
+def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):
+    """The :class:`TextVectorizer` of these settings: word n-grams up to ``ngrams`` (0:
+    none, only with ``chars``) and character n-grams ``chars`` ((min_n, max_n) or None).
+    The one builder of a vectorizer from a classifier's settings: ``TextClassifier``'s,
+    ``TextClassifierCV``'s and ``textwin train``'s."""
+    params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df,
+                  char_ngrams=check_char_ngrams(chars))
+    lowest = 0 if chars is not None else 1
+    if not (isinstance(ngrams, numbers.Integral) and lowest <= ngrams <= MAX_NGRAM):
+        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to an integer from {lowest} to "
+                         f"{MAX_NGRAM}" + ("" if lowest else " (0: none, with chars only)"))
+    if ngrams != 1:
+        params["ngram_range"] = (1, ngrams) if ngrams else None
+    return TextVectorizer(**params)
 
 
 def _length_range(bounds, name, most, unit, example):

@@ -34,7 +34,7 @@ from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (pu
                            problem_positives)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
                           check_char_ngrams, detect_language, fit_transform, fold_matrices,
-                          resolve_chars)
+                          make_vectorizer, resolve_chars)
 
 __all__ = ["TextClassifier", "TextClassifierCV", "SmallClassWarning"]  # noqa: F822
 
@@ -117,20 +117,6 @@ def problem_class_weight(class_weight, classes, cols, task, alone):
     if alone:
         return {1: weight[cols[0]]}
     return {j: weight[k] for j, k in enumerate(cols)}
-
-
-def make_vectorizer(weighting, stem, ngrams, language, min_df, chars=None):
-    """The :class:`TextVectorizer` of these settings: word n-grams up to ``ngrams`` (0:
-    none, only with ``chars``) and character n-grams ``chars`` ((min_n, max_n) or None)."""
-    params = dict(weighting=weighting, stem=stem, language=language, min_df=min_df,
-                  char_ngrams=check_char_ngrams(chars))
-    lowest = 0 if chars is not None else 1
-    if not (isinstance(ngrams, Integral) and lowest <= ngrams <= MAX_NGRAM):
-        raise ValueError(f"ngrams={ngrams!r}: word n-grams up to an integer from {lowest} to "
-                         f"{MAX_NGRAM}" + ("" if lowest else " (0: none, with chars only)"))
-    if ngrams != 1:
-        params["ngram_range"] = (1, ngrams) if ngrams else None
-    return TextVectorizer(**params)
 
 
 class TextClassifier(ClassifierMixin, BaseEstimator):

@@ -111,11 +111,12 @@ def _prepare_user_corpus(args, corpus, language, stem, chars, script):
 
     vectorizer = None
     if corpus.is_text:
-        from ..text import TextVectorizer
+        from ..text import make_vectorizer
 
-        words = None if script and not args.ngrams else (1, args.ngrams or 1)
-        vectorizer = TextVectorizer(weighting=args.weighting or "tfidf", stem=stem,
-                                    language=language, ngram_range=words, char_ngrams=chars)
+        # a script without spaces: its character n-grams in place of words, unless --ngrams
+        ngrams = 0 if script and not args.ngrams else args.ngrams or 1
+        vectorizer = make_vectorizer(args.weighting or "tfidf", stem, ngrams, language,
+                                     min_df=1, chars=chars)
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
