@@ -54,3 +54,30 @@ def test_matrix_folds_take_lam_per_training_text_and_constant_classes():
     held_out = np.r_[0:20, 60:120]  # every held-out row scored, the others left alone
     assert not np.isnan(scores[held_out]).any() and np.isnan(scores[20:60]).all()
     assert isinstance(parts[0], MatrixFold)
+
+
+def test_scores_written_where_given_are_those_kept_by_the_engine():
+    # the search's paths write their held-out scores into its own array as they come,
+    # rather than keeping a second copy of every text's scores at every lam
+    X, Y = _data(K=3, seed=4)
+    folds = [(np.arange(30, 120), np.arange(30)), (np.arange(90), np.arange(90, 120)),
+             (np.r_[0:30, 90:120], np.arange(30, 90))]
+    lam_n = np.array([3.0, 1.0, 0.3, 0.1])
+    params = dict(loss="hinge", fit_intercept=True, intercept_solver="constant_feature",
+                  random_state=0)
+
+    def run(out):
+        scores = np.full((120, 3, 4), np.nan)
+        parts = matrix_folds([(X[tr], X[te]) for tr, te in folds], Y, "multilabel", folds,
+                             False, scores, params)
+        paths = FoldPaths(parts, None, True, 120, 3, 2, out=scores if out else None)
+        paths.extend(lam_n[:1])
+        paths.extend(lam_n[1:])  # continued at the right lams
+        if not out:
+            paths.out_of_fold(slice(0, 4), out=scores)
+        assert all(h.size == 0 for h in paths.held) == out
+        return scores
+
+    kept, direct = run(False), run(True)
+    assert not np.isnan(kept).any()
+    np.testing.assert_array_equal(direct, kept)

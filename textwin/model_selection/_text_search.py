@@ -457,7 +457,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             loss=loss, **intercept_params(fit_intercept), class_weight=class_weight,
             tol=self._fold_tol(),
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
-        run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto")
+        run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto",
+                        out=scores)
 
         gate = budget.gate(K * sum(matrices.train_nnz))  # values a lam's solves read
 
@@ -465,7 +466,6 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             with gate.piece(l, end):
                 if parts:
                     self._unconverged += run.extend(grid[l:end])
-                    run.out_of_fold(slice(l, end), out=scores[:, :, l:end])
             budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
             bar.update(len(folds) * (end - l))
             bar.set_postfix_str(budget.progress_note(gate.size, grid.size, grid.size - end,

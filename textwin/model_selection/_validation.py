@@ -295,6 +295,8 @@ class FoldPaths:
     (``data``, released by :meth:`close`), with ``payload``, what else the workers will
     need (the refit's problems). ``shared``: keep the held-out scores (the
     choice reads them all at once); otherwise each point's ``scoring`` of its column.
+    ``out`` (``n_rows`` x ``n_columns`` x the lams to come): with ``shared``, where the
+    held-out scores go as they come, instead of kept here (:meth:`out_of_fold`'s).
 
     In threads, a fold's matrices are built when its first task of a step starts and
     dropped when its last one ends (the tasks run fold after fold): a step holds the
@@ -303,8 +305,9 @@ class FoldPaths:
     """
 
     def __init__(self, folds, scoring, shared, n_rows, n_columns, n_jobs, label="textwin-cv",
-                 payload=None):
+                 payload=None, out=None):
         self.folds, self.scoring, self.shared, self.n_jobs = folds, scoring, shared, n_jobs
+        self.out = out
         self.n_rows, self.n_columns = n_rows, n_columns
         F, K = len(folds), n_columns
         self.tasks = [(p, k) for p, fold in enumerate(folds) for k in range(fold.columns.size)]
@@ -365,7 +368,10 @@ class FoldPaths:
         F, K, L = len(self.folds), self.n_columns, lams.size
         all_lams = np.concatenate([self.lams, lams])
         path_iter = np.zeros((F, K, L), dtype=int)
-        held = [np.empty((fold.test.size, fold.columns.size, L)) for fold in self.folds]
+        direct = self.out is not None
+        held = [np.empty((fold.test.size, fold.columns.size, 0 if direct else L))
+                for fold in self.folds]
+        before = self.lams.size
         col_scores, tp = np.full((K, F, L), np.nan), np.zeros((K, F, L))
         lock = threading.Lock()
         failed = set()
@@ -392,7 +398,9 @@ class FoldPaths:
                 elif not converged:
                     self.failures.append((lams[l], c, gap))
                     failed.add(p)
-                if shared:
+                if shared and direct:
+                    self.out[self.folds[p].test, c, before + l] = value
+                elif shared:
                     held[p][:, k, l] = value
                 elif scoring.bep:
                     tp[c, p, l], self.npos[c, p] = value
@@ -436,7 +444,9 @@ class FoldPaths:
     def out_of_fold(self, lams, out=None):
         """(n_rows, n_columns, lams) held-out scores at the lams ``lams`` (a slice): each
         sample's by the model of its fold, written into ``out`` (default: zeros) where
-        some fold's problem scores it."""
+        some fold's problem scores it (with the engine's own ``out``: a view of it)."""
+        if self.out is not None:
+            return self.out[:, :, lams]
         L = len(range(*lams.indices(self.lams.size)))
         if out is None:
             out = np.zeros((self.n_rows, self.n_columns, L))
