@@ -207,7 +207,7 @@ def test_text_classifier_cv_calibrates_on_its_own_out_of_fold_scores():
                           lam_grid=[1.0], cv=folds, tol=1e-9).fit(texts, y)
     oof = np.empty((240, 3))
     for train, test in folds:
-        fold = TextClassifier(tol=1e-9).fit([texts[i] for i in train], y[train])
+        fold = TextClassifier(fit_intercept=False, tol=1e-9).fit([texts[i] for i in train], y[train])
         oof[test] = fold.decision_function([texts[i] for i in test])
     expected = calibrate(oof, y[:, None] == np.array(sorted(TOPICS)))
     got = cv.best_estimator_.calibration_

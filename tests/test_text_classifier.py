@@ -56,6 +56,10 @@ def multilabel_corpus(n=120, seed=1):
     return texts, labels
 
 
+#: TextClassifier's bias by default: a constant feature, as textwin train fits it
+BIAS = dict(fit_intercept=True, intercept_solver="constant_feature")
+
+
 # ---------------------------------------------------------------------------
 # TextClassifier
 # ---------------------------------------------------------------------------
@@ -65,7 +69,7 @@ def test_text_classifier_is_the_vectorizer_then_the_solver_at_one_over_n(classes
     texts, y = corpus(classes=classes)
     clf = TextClassifier(tol=1e-6).fit(texts, y)
     X = TextVectorizer(weighting="tfidf").fit_transform(texts)
-    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0).fit(X, y)
+    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0, **BIAS).fit(X, y)
     np.testing.assert_allclose(clf.decision_function(texts), ref.decision_function(X),
                                atol=1e-9)
     assert clf.task_ == ("binary" if len(classes) == 2 else "multiclass")
@@ -156,7 +160,7 @@ def _nbsvm_by_hand(X, positive, lam):
     p, q = 1 + B[positive].sum(axis=0), 1 + B[~positive].sum(axis=0)
     r = np.log(p / p.sum()) - np.log(q / q.sum())
     Xr = X.multiply(r).tocsr()
-    ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0).fit(Xr, positive)
+    ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0, **BIAS).fit(Xr, positive)
     return ref.decision_function(Xr)
 
 
@@ -641,7 +645,7 @@ def test_a_lam_per_category_fits_each_as_the_multilabel_fit_does():
     clf = TextClassifier(lam=lams, tol=1e-6).fit(texts, Y)
     X = clf.vectorizer_.transform(texts)
     for k, lam in enumerate(lams[:2]):
-        ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0).fit(X, Y)
+        ref = DualGaussSeidelClassifier(lam=lam, tol=1e-6, random_state=0, **BIAS).fit(X, Y)
         np.testing.assert_allclose(clf.coef_[k], ref.coef_[k], atol=1e-6)
     assert not clf.coef_[2].any() and clf.predict(texts)[:, 2].sum() == 0
 
@@ -787,7 +791,7 @@ def test_class_weight_is_the_linear_models_on_the_same_matrix(task, class_weight
     ref = DualGaussSeidelClassifier(
         lam=1 / 90,
         class_weight=by_index if task == "multilabel" and class_weight == "dict" else weight,
-        tol=1e-9, random_state=0).fit(X, target)
+        tol=1e-9, random_state=0, **BIAS).fit(X, target)
     np.testing.assert_allclose(clf.coef_, ref.coef_, atol=1e-6)
     if class_weight != "dict" or task == "binary":
         return
@@ -798,7 +802,7 @@ def test_class_weight_is_the_linear_models_on_the_same_matrix(task, class_weight
             continue
         r = nb_ratios(X, positives)
         one = DualGaussSeidelClassifier(lam=1 / 90, class_weight={1: weight[classes[k]]},
-                                        tol=1e-9, random_state=0)
+                                        tol=1e-9, random_state=0, **BIAS)
         one.fit(scale_columns(X, r), positives.astype(int))
         np.testing.assert_allclose(nb.coef_[k], one.coef_[0] * r, atol=1e-6)
 

@@ -2,9 +2,10 @@
 
 :class:`TextClassifier` is a :class:`~textwin.text.TextVectorizer` and a
 :class:`~textwin.DualGaussSeidelClassifier` in one scikit-learn estimator, with
-the command line's defaults on a user's corpus: tf-idf over every stem, the
-hinge loss, ``lam = 1/n`` (scikit-learn's ``C = 1``). The task is read from the
-labels (:func:`textwin.tasks.detect_task`): a 1-d ``y`` is single-label, label
+the command line's defaults on a user's corpus (``textwin train --corpus``'s model):
+tf-idf over every stem, the hinge loss, a bias (a constant feature), ``lam = 1/n``
+(scikit-learn's ``C = 1``). The task is read from the labels
+(:func:`textwin.tasks.detect_task`): a 1-d ``y`` is single-label, label
 lists or an indicator matrix are multi-label unless every document has exactly
 one label. It saves to and loads from textwin's model files
 (:mod:`textwin.persistence`), never a pickle.
@@ -159,9 +160,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         problem's two sides to carry half the total weight each
         (:class:`~textwin.DualGaussSeidelClassifier`'s ``class_weight``). Raises
         the recall of small classes: macro-F1's choice.
-    fit_intercept : bool, default=False
+    fit_intercept : bool, default=True
         A bias, as a constant feature of value 1 (regularized as the weights are, as in
-        liblinear).
+        liblinear), as ``textwin train`` and scikit-learn's ``LinearSVC`` fit one.
     lam : float, array of shape (n_classes,) or None, default=None
         The regularization; None is ``1/n`` for ``n`` training texts
         (scikit-learn's ``C = 1``). An array (multi-label only) gives each
@@ -214,7 +215,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, weighting="tfidf", stem=True, ngrams=1, chars="auto", language="auto",
-                 min_df=1, nb_scaling=False, loss="hinge", fit_intercept=False,
+                 min_df=1, nb_scaling=False, loss="hinge", fit_intercept=True,
                  class_weight=None, lam=None,
                  thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
                  random_state=0, n_jobs=None, verbose=0):
