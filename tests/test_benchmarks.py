@@ -253,8 +253,9 @@ def test_early_stop_bench_compares_the_two_searches_on_one_corpus(tmp_path, monk
     _two_topics(tmp_path / "agnews-small", 90, noise=0.5)  # the small lams overfit it
     r = bench.run_corpus("agnews-small", str(tmp_path), str(tmp_path))
     stop, whole = r["early_stopping"], r["whole_grid"]
-    # settings (8 of words, then character n-grams beside the best) x rules x lams
-    assert whole["points_scored"] == whole["points"] == (8 + 1) * 2 * 7
+    # settings (4 of words alone: stem x nb_scaling; then bigrams and character n-grams
+    # beside the best) x rules x lams
+    assert whole["points_scored"] == whole["points"] == (4 + 1 + 1) * 2 * 7
     assert stop["points"] == whole["points"] and stop["points_scored"] <= whole["points"]
     assert r["same_choice"] == (stop["chosen"] == whole["chosen"])
     assert r["time_ratio"] == pytest.approx(stop["seconds"] / whole["seconds"])

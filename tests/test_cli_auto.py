@@ -147,9 +147,9 @@ def test_train_auto_table_says_what_was_chosen(capsys, binary_corpus, tmp_path):
     assert model.target_names == ["crude"] and model.classes == ["acq", "crude"]
     # one class per document: the naive Bayes scaling is one of the settings searched
     assert {c["params"]["nb_scaling"] for c in curves} == {False, True}
-    # stem x n-grams x NB scaling x the decision (score > 0 or a cut tuned for accuracy),
-    # then character n-grams beside the best of those, at each decision
-    assert len(curves) == 2 * 2 * 2 * 2 + 2
+    # stem x NB scaling x the decision (score > 0 or a cut tuned for accuracy) of words
+    # alone, then bigrams and character n-grams beside the best of those, at each decision
+    assert len(curves) == 2 * 2 * 2 + 2 + 2
     chars = [c["params"] for c in curves if c["params"]["chars"]]
     assert len(chars) == 2 and result["auto"]["chars_searched"] is True
     best_words = {k: v for k, v in chars[0].items() if k not in ("chars", "rule")}

@@ -495,14 +495,15 @@ def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(m
         return original(vec, *args)
 
     monkeypatch.setattr(text_classifier, "fold_matrices", counted)
-    with pytest.warns(TimeBudgetWarning, match=r"not tried: \d+ of 8 settings") as caught:
+    # 4 settings of words (stem x nb_scaling), then bigrams beside the best
+    with pytest.warns(TimeBudgetWarning, match=r"not tried: \d+ of 5 settings") as caught:
         search = TextClassifierCV(time_budget=9, **kw).fit(texts, y)
     assert len(caught) == 1
     spent = search.time_budget_
     # a feature setting after the budget is spent has no matrices built
     assert spent["spent"] > 9 and 0 < len(built) < 4
     tried = {tuple(sorted(p.items())) for p in search.cv_results_["params"]}
-    assert tried and len(spent["not_tried"]) + len(tried) == 8
+    assert tried and len(spent["not_tried"]) + len(tried) == 5
     # the cheapest first: words alone before bigrams, which a lack of time for words
     # alone leaves out
     ngrams = [p["ngrams"] for p in search.cv_results_["params"]]
@@ -744,6 +745,29 @@ def test_the_language_is_read_off_the_texts_as_the_command_line_reads_it(tmp_pat
     np.testing.assert_array_equal(loaded.decision_function(texts), clf.decision_function(texts))
 
 
+def test_cv_tries_bigrams_beside_the_best_words_combination_only():
+    """Words alone are searched over stem x nb_scaling; bigrams then only with the best
+    one's stem and scaling, their curve that of a search of that one setting, and the
+    choice the best of the five."""
+    texts, y = corpus(n_per_class=40, noise=0.6)
+    kw = dict(lam_grid=[3.0, 1.0, 0.3], cv=3, chars=None, tol=1e-5)
+    search = TextClassifierCV(ngrams=[1, 2], **kw).fit(texts, y)
+    res = search.cv_results_
+    words = {tuple(p.items()) for p in res["params"] if p["ngrams"] == 1}
+    bigrams = [(p, m) for p, m in zip(res["params"], res["mean_test_score"]) if p["ngrams"] == 2]
+    assert len(words) == 4 and len(bigrams) == 3  # one setting of bigrams, at 3 lams
+    alone = TextClassifierCV(ngrams=1, **kw).fit(texts, y)
+    best = alone.best_params_
+    assert all(p["stem"] == best["stem"] and p["nb_scaling"] == best["nb_scaling"]
+               for p, _ in bigrams)
+    beside = TextClassifierCV(ngrams=2, stem=best["stem"], nb_scaling=best["nb_scaling"],
+                              **kw).fit(texts, y)
+    assert [m for _, m in bigrams] == beside.cv_results_["mean_test_score"]
+    assert search.best_score_ == max(alone.best_score_, beside.best_score_)
+    winner = alone if alone.best_score_ >= beside.best_score_ else beside
+    assert search.best_params_ == winner.best_params_
+
+
 def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkeypatch):
     import textwin.model_selection._text_search as module
 
@@ -752,7 +776,7 @@ def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkey
     search = TextClassifierCV(**params).fit(texts, y)  # chars=(None, (2, 5)), the default
     chars = [p for p in search.cv_results_["params"] if p["chars"]]
     words = [p for p in search.cv_results_["params"] if not p["chars"]]
-    assert len(words) == 4 and len(chars) == 1 and search.chars_searched_ is True
+    assert len(words) == 3 and len(chars) == 1 and search.chars_searched_ is True
     assert chars[0]["chars"] == (2, 5)
     monkeypatch.setattr(module, "CHAR_SEARCH_CHARACTERS", sum(map(len, texts)) - 1)
     search = TextClassifierCV(**params).fit(texts, y)

@@ -1,7 +1,7 @@
 """The cross-validated search of raw texts: :class:`TextClassifierCV`.
 
-Every combination of the searched settings is tried on the same folds of the training
-texts (:func:`~textwin.model_selection._split.text_folds`): each fold's matrices are
+Every combination of the searched settings of the words is tried on the same folds of
+the training texts, then bigrams and character n-grams beside the best (:func:`~textwin.model_selection._split.text_folds`): each fold's matrices are
 derived from the words found once (:func:`textwin.text.fold_matrices`), the one
 out-of-fold engine (:class:`~textwin.model_selection._validation.FoldPaths`) solves the
 warm-started paths, in threads or on a cluster, and the scores are judged at the
@@ -136,7 +136,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         bound.
     stem : bool or list of bool, default=(True, False)
     ngrams : int or list of int, default=(1, 2)
-        Words alone (1), or with their bigrams (2).
+        Words alone (1), or with their bigrams (2). With 1 among the candidates,
+        words alone are searched first (every stem, loss, scaling and bias), and each
+        other length is then tried beside the best combination (its stem, loss,
+        scaling and bias) on the same folds: bigram matrices hold two to three times
+        the words' entries and their paths take more epochs, so that trying them
+        with every combination cost R52's search four fifths of its time, where the
+        words won.
     chars : None, a pair of lengths, or a list of them, default=(None, (2, 5))
         Character n-grams inside words (``TextVectorizer(char_ngrams=...)``).
         With None among the candidates the words are searched first, and each
@@ -294,8 +300,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             return [(False, 0, UNSPACED_CHARS)], variants
         if None in chars:  # the words first; character n-grams beside the best (_add_chars)
             chars = [None]
-        features = list(itertools.product(_candidates(self.stem, "stem"),
-                                          _candidates(self.ngrams, "ngrams"), chars))
+        ngrams = _candidates(self.ngrams, "ngrams")
+        if 1 in ngrams:  # words alone first; longer n-grams beside the best (_add_ngrams)
+            ngrams = [1]
+        features = list(itertools.product(_candidates(self.stem, "stem"), ngrams, chars))
         return features, variants
 
     def _folds(self, Y, task, classes=None):
@@ -328,13 +336,17 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         grid = self._grid(len(texts))
         folds = self._folds(Y, task, classes)
         self.language_ = resolve_language(self.language, texts)
-        words = Words(texts, max(max(n for _, n, _ in features), 1))  # found once for all
+        longest = max(_candidates(self.ngrams, "ngrams")) if not self.script_ else 0
+        words = Words(texts, max(longest, 1))  # found once for all
         judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
         if budget.seconds is not None:  # the cheapest first: words alone, then bigrams
             features.sort(key=lambda f: f[1])
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
                                                 grid, words, judge, budget)
         self._choose(grid, oof, whole, seconds, judge)
+        if self._add_ngrams(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                            budget):
+            self._choose(grid, oof, whole, seconds, judge)
         if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
                            budget):
             self._choose(grid, oof, whole, seconds, judge)
@@ -346,6 +358,27 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, Y, words)
         return self
+
+    def _add_ngrams(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
+                    budget):
+        """With ``ngrams`` a choice of words alone (1) and longer n-grams: the best
+        combination of the words' search (its stem, loss, scaling and bias) with each
+        longer n-gram length, on the same folds, added to ``oof``, ``whole`` and
+        ``seconds``; returns whether any was. Their matrices hold two to three times
+        the words' entries, their paths take more epochs, and the settings of the
+        words rank the same with them (R52: 4 of 5 of the search's seconds went to the
+        bigrams of every stem and scaling, and the words won)."""
+        ngrams = _candidates(self.ngrams, "ngrams")
+        if self.script_ or 1 not in ngrams or len(set(ngrams)) == 1:
+            return False
+        best = self.best_params_
+        features = [(best["stem"], n, best["chars"]) for n in dict.fromkeys(ngrams) if n != 1]
+        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"], best["class_weight"])
+        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
+                                 budget)
+        for done, new in zip((oof, whole, seconds), more):
+            done.update(new)
+        return bool(more[0])
 
     def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
                    budget):
@@ -415,7 +448,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             for stem, ngrams, chars in features:
                 described = {v: " ".join(f"{name}={x}" for name, x, searched in zip(
                     _NAMES, (stem, ngrams, chars, *v), varied)
-                    if searched or (name == "chars" and x)) for v in variants}
+                    if searched or (name == "chars" and x) or (name == "ngrams" and x != 1)) for v in variants}
                 if budget.exhausted():  # no time left: not even the matrices
                     budget.not_tried.extend(described.values())
                     continue
