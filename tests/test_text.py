@@ -818,7 +818,9 @@ def test_fold_matrices_are_each_folds_own_vectorizer_bit_for_bit(params):
                       for _ in range(rng.randint(0, 12))) for _ in range(40)]
     order = np.random.default_rng(0).permutation(40)
     folds = [(np.setdiff1d(order, order[k::3]), order[k::3]) for k in range(3)]
-    got = list(text_module.fold_matrices(TextVectorizer(**params), texts, folds))
+    matrices = text_module.fold_matrices(TextVectorizer(**params), texts, folds)
+    assert matrices.counts.data.dtype == np.float32  # kept small, built in float64
+    got = list(matrices)
     assert len(got) == 3
     for (train, test), (A, B) in zip(folds, got):
         vec = TextVectorizer(**params)

@@ -1432,14 +1432,17 @@ class FoldMatrices:
     frequencies. The texts are tokenized and stemmed once, not once per fold; with
     ``words`` (:class:`Words` of the texts), once for every setting that shares them. A
     fold without a term raises the vectorizer's own error here, before any is built.
-    ``train_nnz``: the stored values of each fold's training matrix.
+    ``train_nnz``: the stored values of each fold's training matrix. The counts are
+    kept as float32 (whole numbers below 2^24, exact), the matrices built in float64.
     """
 
     def __init__(self, vectorizer, texts, folds, words=None):
         params = vectorizer.get_params()
         self.vectorizer = vectorizer
         counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
-        self.counts = fit_transform(counter, texts, words)
+        self.counts = C = fit_transform(counter, texts, words)
+        if C.nnz == 0 or np.abs(C.data).max() < 2**24:  # whole numbers float32 holds exactly
+            C.data = C.data.astype(np.float32)  # a third less kept; float64 again when built
         self.folds = [(np.asarray(train), np.asarray(test)) for train, test in folds]
         self.train_nnz = []
         for train, _ in self.folds:
@@ -1463,10 +1466,16 @@ class FoldMatrices:
     def __getitem__(self, p):
         train, test = self.folds[p]
         new_column, idf = _fold_columns(self.vectorizer, self._train_df(train), train.size)
-        return tuple(apply_weighting(_renumber_columns(_take_rows(self.counts, rows), new_column,
+        return tuple(apply_weighting(_renumber_columns(self._rows(rows), new_column,
                                                        new_column.max() + 1),
                                      self.vectorizer.weighting, idf)
                      for rows in (train, test))
+
+    def _rows(self, rows):
+        """The count matrix's rows ``rows``, with float64 counts (the vectorizer's)."""
+        X = _take_rows(self.counts, rows)
+        X.data = X.data.astype(np.float64, copy=False)
+        return X
 
     def __iter__(self):
         return (self[p] for p in range(len(self)))
