@@ -1466,14 +1466,13 @@ class FoldMatrices:
     def __getitem__(self, p):
         train, test = self.folds[p]
         new_column, idf = _fold_columns(self.vectorizer, self._train_df(train), train.size)
-        return tuple(apply_weighting(_renumber_columns(self._rows(rows), new_column,
-                                                       new_column.max() + 1),
-                                     self.vectorizer.weighting, idf)
+        return tuple(apply_weighting(self._rows(rows, new_column), self.vectorizer.weighting, idf)
                      for rows in (train, test))
 
-    def _rows(self, rows):
-        """The count matrix's rows ``rows``, with float64 counts (the vectorizer's)."""
-        X = _take_rows(self.counts, rows)
+    def _rows(self, rows, new_column):
+        """The count matrix's rows ``rows`` in the columns ``new_column``, with float64
+        counts (the vectorizer's), made float64 once the dropped columns are gone."""
+        X = _renumber_columns(_take_rows(self.counts, rows), new_column, new_column.max() + 1)
         X.data = X.data.astype(np.float64, copy=False)
         return X
 
