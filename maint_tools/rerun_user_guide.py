@@ -4,7 +4,8 @@ their output back.
 Every ``console`` block that starts with ``$ `` is re-run command by command
 (``textwin reproduce`` blocks excepted: minutes long, and shown for their
 messages) in a scratch folder holding ``reuters10.jsonl`` and ``r8/`` (written as
-the guide shows), with the ``textwin`` command first on PATH, and the lines after each
+the guide shows) and a link to each JSON Lines corpus of ``$TEXTWIN_DATA_HOME/corpora``
+(``germeval2018/``), with the ``textwin`` command first on PATH, and the lines after each
 command are replaced by what it printed (stderr, then stdout, as a terminal
 shows a short run). Each ``python`` example that the guide follows with "It printed" and
 a ``text`` block runs in the same folder, and the block becomes what it printed
@@ -50,6 +51,22 @@ def write_r8_folder(root):
             folder = Path(root) / subset / bunch.target_names[k]
             folder.mkdir(parents=True, exist_ok=True)
             (folder / f"{newid}.txt").write_text(text, encoding="utf-8")
+
+
+def link_shared_corpora(work):
+    """The guide's JSON Lines corpora (``germeval2018/``), linked from the data home's
+    ``corpora/``; one line on stderr for each that is not there (its commands will then
+    print `corpus not found`)."""
+    from textwin.datasets import get_data_home
+
+    shared = Path(get_data_home()) / "corpora"
+    for name in ("germeval2018", "agnews-small"):
+        target, link = shared / name, Path(work) / name
+        if not target.is_dir():
+            print(f"note: {target} not found: the guide's commands on {name}/ will fail",
+                  file=sys.stderr)
+        elif not link.exists():
+            link.symlink_to(target, target_is_directory=True)
 
 
 def rerun_block(lines, work, env):
@@ -113,6 +130,7 @@ def main(argv=None):
     sys.path.insert(0, str(ROOT))
     write_reuters10(work / "reuters10.jsonl")
     write_r8_folder(work / "r8")
+    link_shared_corpora(work)
     text = args.guide.read_text(encoding="utf-8")
     parts, pos = [], 0
     for m in re.finditer(r"```console\n(.*?)```", text, flags=re.S):
