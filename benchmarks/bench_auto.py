@@ -6,9 +6,10 @@ On each corpus, in one run and on the same folds:
   n-grams (1, and 2 when textwin has them) x ``C = 1 / (lam n)`` for the ``lam * n`` grid
   of :class:`textwin.TextClassifierCV` (multi-label: ``OneVsRestClassifier(LinearSVC())``,
   scored by micro-F1 at the classifiers' own decision);
-* ``TextClassifierCV`` over the same grid: words as they are (no stemming), no naive Bayes
-  scaling, thresholds 0, the same scoring;
-* ``TextClassifierCV()`` as ``--auto`` runs it: stemming on and off, n-grams, the naive
+* ``TextClassifierCV`` over the same grid: words as they are (no stemming), no character
+  n-grams, no naive Bayes scaling, thresholds 0, the same scoring;
+* ``TextClassifierCV()`` as ``--auto`` runs it: stemming on and off, n-grams, character
+  n-grams beside the best words (training texts of at most 2 million characters), the naive
   Bayes scaling of two-class corpora, and the decision (score 0, or thresholds tuned
   for multi-label categories, a cut for two classes);
 * ``TextClassifier()``, the defaults, for reference.
@@ -105,7 +106,7 @@ def run_corpus(name, n_jobs, smoke=False):
         chosen={k.split("__")[-1]: v for k, v in search.best_params_.items()},
         test=test_scores(search, X_test, y_test, multilabel))
 
-    matched = TextClassifierCV(stem=False, ngrams=ngrams, nb_scaling=False, cv=folds,
+    matched = TextClassifierCV(stem=False, ngrams=ngrams, chars=None, nb_scaling=False, cv=folds,
                                tune_thresholds=False, scoring="micro-f1" if multilabel else None,
                                n_jobs=n_jobs)
     _, seconds = timed(lambda: matched.fit(X, y))
