@@ -39,8 +39,20 @@ def _test_the_installed_textwin_unless_built_here():
             "`pip install .`, or `pip install \".[build]\" && python setup.py build_ext --inplace`, first")
 
 
+def _in_every_core(config):
+    """With pytest-xdist (the test extra has it) and no ``-n``: the tests in a process per
+    core, those of one ``xdist_group`` (the clusters') in one of them. ``-n 0`` or
+    ``-p no:xdist`` runs them in this process."""
+    if (config.pluginmanager.hasplugin("xdist") and config.option.numprocesses is None
+            and config.option.dist == "no" and "PYTEST_XDIST_WORKER" not in os.environ):
+        n = os.cpu_count() or 1
+        config.option.numprocesses, config.option.tx = n, ["popen"] * n
+        config.option.dist = "loadgroup"
+
+
 def pytest_configure(config):
     _test_the_installed_textwin_unless_built_here()
+    _in_every_core(config)
 
 # ../shared next to the repository root (the team's read-only copy).
 _DEFAULT_DATA_HOME = Path(__file__).resolve().parents[2] / "shared"

@@ -296,8 +296,8 @@ def test_every_script_has_a_smoke_mode_that_ci_runs():
     assert not ignored, f"scripts without a --smoke mode: {ignored}"
     with open(os.path.join(ROOT, ".ci", "run")) as fh:
         ci = fh.read()
-    assert 'for script in benchmarks/bench_*.py benchmarks/profile_epoch.py' in ci
-    assert '"$script" --smoke' in ci
+    assert "printf '%s\\n' benchmarks/bench_*.py benchmarks/profile_epoch.py |" in ci
+    assert 'python "$script" --smoke' in ci
     assert set(scripts) <= {f for f in scripts if f.startswith("bench_")} | {"profile_epoch.py"}
 
 

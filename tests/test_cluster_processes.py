@@ -25,6 +25,10 @@ from pathlib import Path
 
 import pytest
 
+# one pytest-xdist worker runs every test that starts a cluster: two at once
+# would only compete for the machine's cores
+pytestmark = pytest.mark.xdist_group("clusters")
+
 distributed = pytest.importorskip("distributed")
 
 import textwin  # noqa: E402 (after the skip)

@@ -15,6 +15,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+# one pytest-xdist worker runs every test that starts a cluster: two at once
+# would only compete for the machine's cores
+pytestmark = pytest.mark.xdist_group("clusters")
+
 distributed = pytest.importorskip("distributed")
 joblib = pytest.importorskip("joblib")
 

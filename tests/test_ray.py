@@ -12,6 +12,10 @@ import sys
 import numpy as np
 import pytest
 
+# one pytest-xdist worker runs every test that starts a cluster: two at once
+# would only compete for the machine's cores
+pytestmark = pytest.mark.xdist_group("clusters")
+
 ray = pytest.importorskip("ray")
 joblib = pytest.importorskip("joblib")
 
