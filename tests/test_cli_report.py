@@ -22,12 +22,10 @@ def _data(task, categories, Y_test, constant=None):
 
 
 def test_order_text_says_the_seed_of_a_shuffle():
-    args = Namespace(shuffle=None, seed=None, corpus="c.jsonl")
-    assert order_text(args, None) == "a random example order each epoch (seed 0)"
-    assert order_text(Namespace(shuffle=False, seed=None, corpus="c"), None) == \
-        "examples in data order"
-    assert order_text(Namespace(shuffle=None, seed=None, corpus=None), None) == \
-        "the method's own example order"
+    assert order_text({"shuffle": True, "random_state": 0}) == \
+        "a random example order each epoch (seed 0)"
+    assert order_text({"shuffle": False}) == "examples in data order"
+    assert order_text({}) == "the method's own example order"
 
 
 def test_a_two_class_corpus_names_its_positive_class():

@@ -202,7 +202,7 @@ def _eval_corpus(args):
     result = {"corpus": d.source, "task": d.task, **positive_label(d),
               "n_train": int(d.n_train), "n_test": int(d.n_test),
               "n_features": int(d.n_features),
-              "categories": list(d.categories), "order": order_text(args, methods[0]),
+              "categories": list(d.categories), "order": order_text(example_order(args)),
               "methods": rows, "corpus_report": d.report}
     if d.constant:  # categories without a break-even point, and why
         result["constant_models"] = d.constant

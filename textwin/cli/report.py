@@ -10,11 +10,10 @@ from pathlib import Path
 
 from .._io import atomic_write, figure_metadata, is_textwin_figure
 from .common import CLIError, check_destination, fail, first_names, logger
-from .training import example_order
 
 
-def order_text(args, method):
-    order = example_order(args)
+def order_text(order):
+    """The example ``order`` (:func:`~textwin.cli.training.example_order`) in words."""
     if not order:
         return "the method's own example order"
     if order["shuffle"]:

@@ -102,6 +102,7 @@ def _overrides(args, method):
 
 def cmd_train(args):
     method, given = _checked_method(args)
+    order = example_order(args)
     d = training_data(args, args.category, vectorize=not args.auto)
     check_tuning(args, d.task)
     fit = (_fit_auto if args.auto else _fit_method)(args, method, d, given)
@@ -110,7 +111,7 @@ def cmd_train(args):
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
         "task": d.task, **positive_label(d), "settings": {**method.settings, **fit.settings},
-        "order": order_text(args, method),
+        "order": order_text(order),
         "n_train": int(d.n_train), "n_test": int(d.n_test),
         "n_features": int(d.n_features), **summary, "seconds": round(fit.seconds, 3),
         "categories": _category_rows(fit, per),
@@ -125,8 +126,7 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(args, method, fit.estimator, d, fit.settings,
-                                    example_order(args))
+    calibration = train_calibration(args, method, fit.estimator, d, fit.settings, order)
     if args.proba:
         result["log_loss"] = test_log_loss(calibration, d, fit.scores)
     if args.output is not None:
@@ -156,11 +156,12 @@ def _fit_method(args, method, d, given):
     if settings.get("lam") == "auto":
         warn_small_classes(d, "--lam auto")
     _log_training(method, d)
-    fit = fit_task(method, d, settings, example_order(args), args)
+    order = example_order(args)
+    fit = fit_task(method, d, settings, order, args)
     est = fit.estimator
     cv = est.cv_summary(list(d.problem_names)) if hasattr(est, "cv_summary") else None
     with warnings_naming(d.problem_names):
-        thresholds = problem_thresholds(args, method, est, d, settings, example_order(args))
+        thresholds = problem_thresholds(args, method, est, d, settings, order)
     if thresholds is not None and d.task == "binary":
         thresholds = two_class_thresholds(thresholds[0])
     return replace(fit, thresholds=thresholds, cv=cv)
