@@ -434,10 +434,12 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
     rules = len(search._rules(search.task_, search.scoring_))
     for c in range(0, len(mean), rules):  # a combination's rules stop together
         assert len(set(n_reached[c:c + rules])) == 1
-        if n_reached[c] < 7:  # stopped: every rule's best two points or more back
-            for row in mean[c:c + rules, :n_reached[c]]:
+        if n_reached[c] < 7:  # stopped: every rule's one-SE choice two points or more back
+            std = np.array(search.cv_results_["std_test_score"]).reshape(-1, 7)
+            for row, sd in zip(mean[c:c + rules, :n_reached[c]], std[c:c + rules]):
                 best = np.argmax(row)
-                assert best < n_reached[c] - 2 and np.all(row[-2:] <= row[best])
+                chosen = np.flatnonzero(row >= row[best] - sd[best] / np.sqrt(3))[0]
+                assert chosen < n_reached[c] - 2
     assert search.best_params_ == whole.best_params_
     assert search.best_score_ == whole.best_score_
 
@@ -579,6 +581,29 @@ def test_a_curve_that_only_ties_its_best_has_turned():
         return {"zero": curve[:, :end]}
 
     assert descend(7, piece, True) == 5 and solved == [(0, 3), (3, 5)]
+
+
+def test_a_curve_that_creeps_up_within_a_standard_error_has_turned_under_the_one_se_rule():
+    from textwin.model_selection._choice import descend, shared_choice, turned
+
+    # the folds' scores: the means 0.9, 0.95, 0.96, 0.962, 0.963, with a standard error
+    # of 0.01 at the best, so that 0.96 (two lams back) is the one-SE choice
+    noise = np.array([[-0.01415], [0.01415]])  # sd 0.01415 over 2 folds: se 0.01
+    creeping = np.array([[0.90, 0.95, 0.96, 0.962, 0.963]]) + noise
+    assert shared_choice(creeping, True)[0] == 2 and shared_choice(creeping, False)[0] == 4
+    assert turned(creeping, one_se=True) and not turned(creeping)
+    assert not turned(creeping[:, :4], one_se=True)  # one lam past it: not yet
+    rising = np.array([[0.90, 0.93, 0.96, 0.99, 1.02]]) + noise  # more than an SE a lam
+    assert not turned(rising, one_se=True)
+    solved = []
+
+    def piece(l, end):
+        solved.append((l, end))
+        return {"zero": np.pad(creeping, ((0, 0), (0, 2)), mode="edge")[:, :end]}
+
+    assert descend(7, piece, True, one_se=True) == 5 and solved[-1] == (4, 5)
+    solved.clear()
+    assert descend(7, piece, True) == 7  # the plain best moves to each last lam
 
 
 def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):

@@ -275,41 +275,42 @@ def choice_of(whole, oof_scores, Y, fold_of, *, task, scoring, rule, one_se=Fals
                  thresholds=thresholds, scoring=scoring, rule=rule)
 
 
-def turned(whole):
-    """Is the best mean over the folds of ``whole`` (n_folds, lams so far; the first, the
-    largest lam, on a tie) two lams or more above the last? The last two lams neither
-    beat it nor tied it first: past it, a smaller lam changes the choice only by rising
-    above the best again, and by more than a standard error under the
-    one-standard-error rule. A curve that has flattened stops as one that falls (on
-    separable texts the scores settle as lam shrinks, while the solves grow costlier)."""
-    mean = mean_and_se(whole)[0]
-    return bool(np.argmax(mean) < mean.size - 2)
+def turned(whole, one_se=False):
+    """Is the choice of the folds' scores ``whole`` (n_folds, lams so far) two lams or
+    more above the last: the best mean (the first, the largest lam, on a tie), or with
+    ``one_se`` the largest lam within one standard error of it (:func:`shared_choice`)?
+    The last two lams did not move it: past it, a smaller lam changes the choice only by
+    rising above the best again, and under the one-standard-error rule by more than a
+    standard error (a curve that creeps up within its noise moves nothing). A curve that
+    has flattened stops as one that falls (on separable texts the scores settle as lam
+    shrinks, while the solves grow costlier)."""
+    return bool(shared_choice(whole, one_se)[0] < whole.shape[1] - 2)
 
 
-def first_turn(whole, end):
+def first_turn(whole, end, one_se=False):
     """The first end (past ``end``) of the lams solved at which every rule's curve
-    (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its best so
-    far. Checking no sooner spares the pieces that cannot stop, each of which prepares
-    its matrices again."""
-    bests = [int(np.argmax(mean_and_se(w[:, :end])[0])) for w in whole.values()]
+    (``whole``: rule -> (n_folds, n_lams)) could have turned: two lams past its choice so
+    far (:func:`turned`). Checking no sooner spares the pieces that cannot stop, each of
+    which prepares its matrices again."""
+    bests = [shared_choice(w[:, :end], one_se)[0] for w in whole.values()]
     return max(end + 1, max(bests) + 3)
 
 
-def descend(n_lams, piece, stops, first=3, allows=None):
+def descend(n_lams, piece, stops, first=3, allows=None, one_se=False):
     """Solve a grid of ``n_lams`` lams in pieces ``[l, end)``, each continued where the
     last stopped, until every curve has turned (:func:`turned`): the early stop of a
     search that solves its paths a few lams at a time. ``piece(l, end)`` solves one and
     returns every curve so far ({rule: (n_folds, n_lams)}); without ``stops``, one piece.
-    ``allows(l, end)``: may the piece start (a time budget)? Returns the end of the lams
-    solved."""
+    ``allows(l, end)``: may the piece start (a time budget)? ``one_se``: the curves'
+    choice is the one-standard-error rule's. Returns the end of the lams solved."""
     l, end = 0, min(first, n_lams) if stops else n_lams
     while l < n_lams:  # pieces [l, end), each to the first lam that could stop it
         if allows is not None and not allows(l, end):
             return l
         whole = piece(l, end)
-        if stops and all(turned(w[:, :end]) for w in whole.values()):
+        if stops and all(turned(w[:, :end], one_se) for w in whole.values()):
             return end
-        l, end = end, min(n_lams, first_turn(whole, end))
+        l, end = end, min(n_lams, first_turn(whole, end, one_se))
     return n_lams
 
 

@@ -186,13 +186,14 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
     early_stopping : bool, default=True
         Solve a combination's paths a few ``lam`` at a time on every fold, and stop
-        them once each rule's best mean score is two ``lam`` back (the last two
-        neither beat it nor tied it): the paths are past their optimum or have
-        flattened, and the smallest
+        them once each rule's choice is two ``lam`` back: its best mean score (the last
+        two neither beat it nor tied it), or with ``one_se`` the largest ``lam``
+        within one standard error of the best (the last two did not move it): the
+        paths are past their optimum or have flattened, and the smallest
         ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
         A path solved in pieces gives the points of one solved whole, so the
-        choice differs only where a curve would rise above its best again; on
-        the seven corpora of docs/benchmarks.md it is the whole grid's choice.
+        choice differs only where a curve would rise above its best again (by more
+        than a standard error, with ``one_se``).
         The naive Bayes scaling of more than four classes is solved whole (each
         piece would scale every class's matrices again). False solves the whole
         grid.
@@ -509,7 +510,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
 
         try:  # naive Bayes pieces scale every class's matrices again: many cost more
             end = descend(grid.size, piece, self.early_stopping and not (nb and K > _MAX_RESCALED),
-                          allows=gate.allows)
+                          allows=gate.allows, one_se=self.one_se)
             bar.total -= len(folds) * (grid.size - end)
         finally:
             run.close()
