@@ -892,3 +892,27 @@ def test_search_keeps_a_settings_scores_only_at_the_lams_its_rules_choose(one_se
         np.testing.assert_array_equal(compact.thresholds, full.thresholds)
         np.testing.assert_array_equal(kept[rule][:, :, full.index], S[:, :, full.index])
         assert kept[rule].base.nbytes == S[:, :, 0].nbytes  # one lam stored
+
+
+def test_text_classifier_keeps_its_fits_weights_without_a_second_copy(monkeypatch):
+    # the refit of --auto on many classes and character n-grams held the fit's K x d
+    # weights twice (Reuters 90 titles: 391 MiB against 322): the model's coef_ is the one
+    # fit's own array when one fit solves every problem, and a copy per group otherwise
+    from textwin.linear import DualGaussSeidelClassifier
+
+    fitted = []
+    original = DualGaussSeidelClassifier.fit
+
+    def fit(self, *args, **kwargs):
+        out = original(self, *args, **kwargs)
+        fitted.append(self.coef_)
+        return out
+
+    monkeypatch.setattr(DualGaussSeidelClassifier, "fit", fit)
+    texts, y = corpus(n_per_class=10, classes=("grain", "money", "oil"))
+    clf = TextClassifier().fit(texts, y)
+    assert len(fitted) == 1 and clf.coef_ is fitted[0] and clf.coef_.shape[0] == 3
+    fitted.clear()
+    scaled = TextClassifier(nb_scaling=True).fit(texts, y)  # one fit per class, scaled back
+    assert len(fitted) == 3 and all(scaled.coef_ is not w for w in fitted)
+    assert scaled.coef_.shape == clf.coef_.shape

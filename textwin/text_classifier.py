@@ -314,7 +314,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if np.unique(lam).size > 1 and task != "multilabel":
             raise ValueError("a lam per class is for multi-label categories; single-label "
                              "classes share one lam (their scores meet in the argmax)")
-        coef, intercept = np.empty((K, X.shape[1])), np.empty(K)
+        # coef: the one fit's own rows when it solves every problem, else filled per group
+        # (a second K x d array beside the fit's would double the model's memory)
+        coef, intercept = None, np.empty(K)
         gap, n_iter = np.empty(K), np.empty(K, dtype=int)
         if self.nb_scaling:  # each problem on its own scaled matrix
             groups = [([k], positives[:, None]) for k, positives
@@ -328,6 +330,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
                 part = part[:, 0].astype(int)
                 if np.unique(part).size == 1:  # in every text or none: a constant model
+                    coef = np.empty((K, X.shape[1])) if coef is None else coef
                     coef[cols], intercept[cols] = 0.0, 1.0 if part[0] else -1.0
                     gap[cols], n_iter[cols] = 0.0, 0
                     continue
@@ -336,7 +339,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                                      r is not None or task == "multilabel"
                                                      and part.ndim == 1))
             model.fit(X if r is None else scale_columns(X, r), part)
-            coef[cols] = model.coef_ if r is None else model.coef_ * r
+            if coef is None and len(cols) == K and r is None:
+                coef = model.coef_
+            else:
+                coef = np.empty((K, X.shape[1])) if coef is None else coef
+                coef[cols] = model.coef_ if r is None else model.coef_ * r
             intercept[cols], gap[cols], n_iter[cols] = (model.intercept_, model.duality_gap_,
                                                         model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
