@@ -863,8 +863,36 @@ def test_cv_tries_balanced_class_weights_beside_the_best():
                               class_weight=[None, "balanced"]).fit(texts, y)
     weights = [p["class_weight"] for p in search.cv_results_["params"]]
     assert weights == [None, None, "balanced"]  # stem on/off, then the better balanced
-    with pytest.raises(ValueError, match="searches None, 'balanced'"):
-        TextClassifierCV(class_weight={"grain": 2.0}).fit(texts, y)
+    with pytest.raises(ValueError, match="not in classes_"):
+        TextClassifierCV(class_weight={"wheat": 2.0}).fit(texts, y)
+
+
+@pytest.mark.parametrize("nb_scaling", [False, True])
+def test_cv_with_a_class_weight_dict_scores_each_fold_as_the_weighted_classifier(nb_scaling):
+    # a dict names classes; each fold's problems see class indices (and one problem per
+    # class with the naive Bayes scaling): each held-out fold must be scored by the model
+    # TextClassifier(class_weight=dict) fits on that fold's training texts
+    texts, y = corpus(n_per_class=20, noise=0.6)
+    texts, y = texts[:45], y[:45]  # classes of unequal size
+    weight = {"money": 8.0, "oil": 0.2}
+    order = np.random.default_rng(0).permutation(45)  # every class in every training part
+    folds = [(np.setdiff1d(np.arange(45), t), np.sort(t)) for t in np.array_split(order, 3)]
+    lam = 0.05
+    params = dict(stem=False, ngrams=1, chars=None, nb_scaling=nb_scaling, tol=1e-8)
+    search = TextClassifierCV(lam=lam, cv=folds, fold_tol=1e-8, tune_thresholds=False,
+                              class_weight=weight, **params).fit(texts, y)
+    assert search.best_params_["class_weight"] == weight
+    assert search.best_estimator_.class_weight == weight
+    texts = np.array(texts, dtype=object)
+    accuracies = []
+    for train, test in folds:
+        fold = TextClassifier(lam=lam * 45 / train.size, class_weight=weight, language="english",
+                              **params).fit(list(texts[train]), y[train])
+        accuracies.append(np.mean(fold.predict(list(texts[test])) == y[test]))
+    unweighted = TextClassifierCV(lam=lam, cv=folds, fold_tol=1e-8, tune_thresholds=False,
+                                  **params).fit(list(texts), y)
+    assert unweighted.best_score_ != pytest.approx(np.mean(accuracies))  # the weights matter
+    assert search.best_score_ == pytest.approx(np.mean(accuracies))
 
 
 @pytest.mark.parametrize("one_se", [False, True])

@@ -25,7 +25,7 @@ Figures are fractions here; the command line prints them in percent.
 """
 import numpy as np
 
-__all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "decide",
+__all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "problem_weights", "decide",
            "never_given", "NEVER", "ABSENT_SCORE", "predicted_classes", "ranked_labels",
            "score_task"]
 
@@ -174,6 +174,19 @@ NEVER = np.inf
 #: The score of a class without a model (in a fold that trains without it): never the
 #: argmax, the same decision as a threshold of :data:`NEVER`.
 ABSENT_SCORE = -np.inf
+
+
+def problem_weights(weight, cols, task, alone):
+    """Weights of the classes (``weight[k]`` for class ``k``) as the ``class_weight`` of the
+    model fitted for the problems ``cols``, keyed as that model reads its labels: the
+    class indices of one class per text, the column indices of an indicator, or 0/1 for
+    one problem on its own (``alone``: its positives weighted); a binary task's two
+    classes each theirs."""
+    if task == "binary":
+        return {0: weight[0], 1: weight[1]}
+    if alone:
+        return {1: weight[cols[0]]}
+    return {j: weight[k] for j, k in enumerate(cols)}
 
 
 def decide(task, scores, thresholds=0.0):

@@ -32,7 +32,7 @@ from textwin.feature_selection import document_counts, nb_ratios, scale_columns 
 from textwin.model_selection._split import SmallClassWarning, text_folds
 from textwin.persistence import TextModel, load_model, save_model
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
-                           problem_positives)
+                           problem_positives, problem_weights)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
                           check_char_ngrams, detect_language, fit_transform, fold_matrices,
                           make_vectorizer, resolve_chars)
@@ -107,17 +107,11 @@ def resolve_language(language, texts):
 
 def problem_class_weight(class_weight, classes, cols, task, alone):
     """``class_weight`` (None, "balanced" or a dict of ``classes``) as the model fitted for
-    the problems ``cols`` reads its labels: the class indices of one class per text, the
-    column indices of an indicator, or 0/1 for one problem on its own (``alone``: its
-    positives weighted; a binary task's two classes each theirs)."""
+    the problems ``cols`` reads its labels (:func:`textwin.tasks.problem_weights`)."""
     if not isinstance(class_weight, dict):
         return class_weight
-    weight = [class_weight.get(c, 1.0) for c in np.asarray(classes).tolist()]
-    if task == "binary":
-        return {0: weight[0], 1: weight[1]}
-    if alone:
-        return {1: weight[cols[0]]}
-    return {j: weight[k] for j, k in enumerate(cols)}
+    return problem_weights([class_weight.get(c, 1.0) for c in np.asarray(classes).tolist()],
+                           cols, task, alone)
 
 
 class TextClassifier(ClassifierMixin, BaseEstimator):

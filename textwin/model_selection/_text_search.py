@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
-from textwin._ovr import store_params
+from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import calibrate
 from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
@@ -85,14 +85,23 @@ def _at_the_choices(S, whole, one_se):
     return out
 
 
+class _Weights(dict):
+    """A ``class_weight`` dict as a searched setting: hashable by its items, so that it can
+    key a combination (a dict as such cannot)."""
+
+    def __hash__(self):
+        return hash(tuple(sorted(map(repr, self.items()))))
+
+
 def _weight_candidates(value):
-    """The ``class_weight`` searched: None, "balanced", or a list of them (a dict names
-    classes, which a fold's problems see as indices: TextClassifier takes one)."""
+    """The ``class_weight`` searched: None, "balanced", a dict of classes, or a list of
+    them."""
     values = list(value) if isinstance(value, (list, tuple)) else [value]
-    if not values or not all(v is None or v == "balanced" for v in values):
-        raise ValueError(f"class_weight={value!r}: TextClassifierCV searches None, "
-                         "'balanced' or a list of them (TextClassifier takes a dict)")
-    return values
+    if not values or not all(v is None or v == "balanced" or isinstance(v, dict)
+                             for v in values):
+        raise ValueError(f"class_weight={value!r}: give None, 'balanced', a dict of classes "
+                         "or a list of them")
+    return [_Weights(v) if isinstance(v, dict) else v for v in values]
 
 
 class TextClassifierCV(ClassifierMixin, BaseEstimator):
@@ -158,8 +167,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     loss : str or list of str, default="hinge"
     fit_intercept : bool or list of bool, default=True
         A bias, as a constant feature.
-    class_weight : None, "balanced" or a list of them, default=None
-        As in :class:`~textwin.TextClassifier`. A list with None: the combinations are
+    class_weight : None, "balanced", dict or a list of them, default=None
+        As in :class:`~textwin.TextClassifier` (a dict weights the classes it names, the
+        others 1, as scikit-learn's). A list with None: the combinations are
         searched unweighted, and the best one is then tried with each other
         weight on the same folds (``textwin train --auto`` tries "balanced" so when
         it maximises macro-F1).
@@ -328,6 +338,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
                              "is not True or False")
         self._fold_tol()  # checked before the search
+        for weight in _weight_candidates(self.class_weight):
+            check_class_weight(weight, np.asarray(classes))
+        self._classes = classes  # a class_weight dict weights the folds' problems by them
         budget = TimeBudget(self.time_budget, type(self).__name__)  # the words count too
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
@@ -487,6 +500,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         scores = np.full((Y.shape[0], K, grid.size), np.nan)
         whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
         loss, nb, fit_intercept, class_weight = variant
+        if isinstance(class_weight, dict):  # a weight per class, keyed for each fold's problems
+            class_weight = [class_weight.get(c, 1.0) for c in np.asarray(self._classes).tolist()]
         parts = matrix_folds(matrices, Y, task, folds, nb, scores, dict(
             loss=loss, **intercept_params(fit_intercept), class_weight=class_weight,
             tol=self._fold_tol(),

@@ -18,7 +18,7 @@ from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import nb_ratios, scale_columns
 from textwin.metrics import breakeven_points
-from textwin.tasks import problem_positives
+from textwin.tasks import problem_positives, problem_weights
 from textwin.model_selection._choice import SCORINGS, check_choice
 from textwin.model_selection._paths import Problems, solve_path
 
@@ -249,9 +249,18 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
     scaled ones); a problem without one (its class in every training text of the
     fold or in none) has a constant score, written into ``scores`` here: 1 for a
     class in every text, else -1, or -inf for one class of several (never the
-    argmax: a fold whose training part lacks a class never predicts it)."""
+    argmax: a fold whose training part lacks a class never predicts it). A
+    ``class_weight`` given as a list (a weight per class) is keyed for each part's
+    problems (:func:`textwin.tasks.problem_weights`)."""
     absent = -np.inf if task == "multiclass" else -1.0
     parts = []
+    weight = params.get("class_weight")
+
+    def fold_part(matrices, p, n_train, y, params, test, cols, **kw):
+        if isinstance(weight, list):  # per class: keyed as this part's problems read labels
+            params = dict(params, class_weight=problem_weights(weight, cols, task, nb))
+        return MatrixFold(matrices, p, n_train, y, params, test, cols, **kw)
+
     for p, (train, test) in enumerate(folds):
         train = np.asarray(train)
         Yf = Y[train]
@@ -260,17 +269,17 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
                 if y.all() or not y.any():  # no problem to solve in this fold
                     scores[test, k] = 1.0 if y.all() else absent
                 else:
-                    parts.append(MatrixFold(matrices, p, train.size, y.astype(int), params,
-                                            test, [k], nb_positive=y))
+                    parts.append(fold_part(matrices, p, train.size, y.astype(int), params,
+                                           test, [k], nb_positive=y))
             continue
         if task == "multilabel":
-            parts.append(MatrixFold(matrices, p, train.size, Yf, params, test,
-                                    np.arange(Y.shape[1])))
+            parts.append(fold_part(matrices, p, train.size, Yf, params, test,
+                                   np.arange(Y.shape[1])))
             continue
         present = Yf.any(axis=0)
         if present.all():
-            parts.append(MatrixFold(matrices, p, train.size, np.argmax(Yf, axis=1), params, test,
-                                    np.arange(scores.shape[1])))
+            parts.append(fold_part(matrices, p, train.size, np.argmax(Yf, axis=1), params, test,
+                                   np.arange(scores.shape[1])))
         elif task == "binary":  # the class it has always wins
             scores[test] = 1.0 if present[1] else -1.0
         else:
@@ -278,8 +287,8 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
             if present.sum() == 1:
                 scores[np.ix_(test, np.flatnonzero(present))] = 1.0
             else:
-                parts.append(MatrixFold(matrices, p, train.size, Yf[:, present], params, test,
-                                        np.flatnonzero(present)))
+                parts.append(fold_part(matrices, p, train.size, Yf[:, present], params, test,
+                                       np.flatnonzero(present)))
     return parts
 
 
