@@ -302,17 +302,17 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         for n, c in itertools.product(_candidates(self.ngrams, "ngrams"), chars):
             make_vectorizer(self.weighting, True, n, "english", self.min_df, c)  # checks them
         weights = _weight_candidates(self.class_weight)
-        if None in weights:  # unweighted first; the others beside the best (_add_weights)
+        if None in weights:  # unweighted first; the others beside the best (_other_weights)
             weights = [None]
         variants = list(itertools.product(_candidates(self.loss, "loss"), nb,
                                           _candidates(self.fit_intercept, "fit_intercept"),
                                           weights))
         if script:  # no words to search: the characters of an unspaced script
             return [(False, 0, UNSPACED_CHARS)], variants
-        if None in chars:  # the words first; character n-grams beside the best (_add_chars)
+        if None in chars:  # the words first; character n-grams beside the best (_chars_beside)
             chars = [None]
         ngrams = _candidates(self.ngrams, "ngrams")
-        if 1 in ngrams:  # words alone first; longer n-grams beside the best (_add_ngrams)
+        if 1 in ngrams:  # words alone first; longer n-grams beside the best (_longer_ngrams)
             ngrams = [1]
         features = list(itertools.product(_candidates(self.stem, "stem"), ngrams, chars))
         return features, variants
@@ -358,91 +358,82 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
                                                 grid, words, judge, budget)
         self._choose(grid, oof, whole, seconds, judge)
-        if self._add_ngrams(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                            budget):
-            self._choose(grid, oof, whole, seconds, judge)
-        if self._add_chars(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                           budget):
-            self._choose(grid, oof, whole, seconds, judge)
-        if self._add_weights(texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                             budget):
-            self._choose(grid, oof, whole, seconds, judge)
+
+        def beside_best(trials):
+            """``trials`` (features, variants) on the same folds, added to the search and
+            chosen again; whether any was solved (the budget may leave none)."""
+            if trials is None:
+                return False
+            more = self._out_of_fold(texts, Y, task, folds, *trials, grid, words, judge,
+                                     budget)
+            for done, new in zip((oof, whole, seconds), more):
+                done.update(new)
+            if more[0]:
+                self._choose(grid, oof, whole, seconds, judge)
+            return bool(more[0])
+
+        beside_best(self._longer_ngrams())
+        chars = self._chars_beside(texts)
+        if chars is not None:
+            self.chars_searched_ = (beside_best(chars)
+                                    or "not searched: the time budget was spent")
+        beside_best(self._other_weights())
         self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
         self.best_estimator_ = self._refit(texts, y, Y, words)
         return self
 
-    def _add_ngrams(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                    budget):
+    # -- the settings tried beside the best combination so far -------------------------
+    def _best_variant(self, class_weight=None):
+        best = self.best_params_
+        return (best["loss"], best["nb_scaling"], best["fit_intercept"],
+                best["class_weight"] if class_weight is None else class_weight)
+
+    def _longer_ngrams(self):
         """With ``ngrams`` a choice of words alone (1) and longer n-grams: the best
         combination of the words' search (its stem, loss, scaling and bias) with each
-        longer n-gram length, on the same folds, added to ``oof``, ``whole`` and
-        ``seconds``; returns whether any was. Their matrices hold two to three times
-        the words' entries, their paths take more epochs, and the settings of the
-        words rank the same with them (R52: 4 of 5 of the search's seconds went to the
-        bigrams of every stem and scaling, and the words won)."""
+        longer n-gram length, as (features, variants), or None. Their matrices hold two
+        to three times the words' entries, their paths take more epochs, and the settings
+        of the words rank the same with them (R52: 4 of 5 of the search's seconds went to
+        the bigrams of every stem and scaling, and the words won)."""
         ngrams = _candidates(self.ngrams, "ngrams")
         if self.script_ or 1 not in ngrams or len(set(ngrams)) == 1:
-            return False
+            return None
         best = self.best_params_
-        features = [(best["stem"], n, best["chars"]) for n in dict.fromkeys(ngrams) if n != 1]
-        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"], best["class_weight"])
-        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
-                                 budget)
-        for done, new in zip((oof, whole, seconds), more):
-            done.update(new)
-        return bool(more[0])
+        return ([(best["stem"], n, best["chars"]) for n in dict.fromkeys(ngrams) if n != 1],
+                [self._best_variant()])
 
-    def _add_chars(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                   budget):
+    def _chars_beside(self, texts):
         """With ``chars`` a choice (None among its candidates): the best combination of the
         words' search with the character n-grams beside its words (and bigrams, if it
-        has them), on the same folds, added to ``oof``, ``whole`` and ``seconds``. Their
-        matrices hold about four entries a character of text, ten times the words', so
-        they are tried once, beside the best words, and only on training texts of at
-        most :data:`CHAR_SEARCH_CHARACTERS` characters. Sets ``chars_searched_`` (or the
-        reason they were not, a string); returns whether they were."""
+        has them), as (features, variants), or None. Their matrices hold about four
+        entries a character of text, ten times the words', so they are tried once,
+        beside the best words, and only on training texts of at most
+        :data:`CHAR_SEARCH_CHARACTERS` characters. Sets ``chars_searched_`` to False, or
+        to the reason they are not tried (a string)."""
         candidates = [c for c in _char_candidates(self.chars) if c is not None]
         self.chars_searched_ = False
         if None not in _char_candidates(self.chars) or not candidates or self.script_:
-            return False
+            return None
         size = sum(map(len, texts))
         if size > CHAR_SEARCH_CHARACTERS:
             self.chars_searched_ = (f"not searched: {size / 1e6:.1f} million characters of "
                                     f"training text, above {CHAR_SEARCH_CHARACTERS / 1e6:g} "
                                     "million")
-            return False
+            return None
         best = self.best_params_
-        features = [(best["stem"], best["ngrams"], c) for c in candidates]
-        variant = (best["loss"], best["nb_scaling"], best["fit_intercept"], best["class_weight"])
-        more = self._out_of_fold(texts, Y, task, folds, features, [variant], grid, words, judge,
-                                 budget)
-        if not more[0]:
-            self.chars_searched_ = "not searched: the time budget was spent"
-            return False
-        for done, new in zip((oof, whole, seconds), more):
-            done.update(new)
-        self.chars_searched_ = True
-        return True
+        return [(best["stem"], best["ngrams"], c) for c in candidates], [self._best_variant()]
 
-    def _add_weights(self, texts, Y, task, folds, grid, words, judge, oof, whole, seconds,
-                     budget):
+    def _other_weights(self):
         """With ``class_weight`` a choice (None among its candidates): the best combination
-        so far with each other class weight, on the same folds, added to ``oof``,
-        ``whole`` and ``seconds``; returns whether any was."""
+        so far with each other class weight, as (features, variants), or None."""
         weights = _weight_candidates(self.class_weight)
         if None not in weights or len(weights) == 1:
-            return False
+            return None
         best = self.best_params_
-        features = [(best["stem"], best["ngrams"], best["chars"])]
-        variants = [(best["loss"], best["nb_scaling"], best["fit_intercept"], w)
-                    for w in weights if w is not None]
-        more = self._out_of_fold(texts, Y, task, folds, features, variants, grid, words, judge,
-                                 budget)
-        for done, new in zip((oof, whole, seconds), more):
-            done.update(new)
-        return bool(more[0])
+        return ([(best["stem"], best["ngrams"], best["chars"])],
+                [self._best_variant(w) for w in weights if w is not None])
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge,
                      budget):
