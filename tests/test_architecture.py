@@ -18,8 +18,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 # estimators' probability calibration draws its folds there as the searches do (as
 # scikit-learn's calibration imports its model_selection's splitters).
 LAYERS = {
-    "command line": ("textwin.cli", "textwin._console", "textwin.reproduce.__main__"),
-    "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduce"),
+    "command line": ("textwin.cli", "textwin._console", "textwin.reproduce"),
+    "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduction"),
     "estimators": ("textwin.linear", "textwin.online", "textwin.thresholds", "textwin._ovr",
                    "textwin._binary", "textwin._intercept", "textwin.model_selection",
                    "textwin._scale", "textwin._distributed", "textwin.text_classifier",
@@ -263,3 +263,30 @@ def test_the_folds_sit_below_the_estimators_that_calibrate_on_them():
     assert layer_of("textwin.model_selection._split") == "data and text"
     assert layer_of("textwin.model_selection._search") == "estimators"
     assert {t for t, _ in IMPORTS["textwin.model_selection._split"]} <= {"textwin"}
+
+
+def _package_of(module):
+    """The folder a module is drawn in: its package below ``textwin`` (``textwin.cli``,
+    ``textwin.reproduce``), or the module itself at the top."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if len(parts) > 2 or module in _PACKAGES else module
+
+
+_PACKAGES = {m for m, path in MODS.items() if path.name == "__init__.py"}
+
+
+def _packages_importing_the_command_line():
+    """``(package, module)`` pairs: a module outside the command line that imports it,
+    in a package that the command line imports in its turn (an arrow up, folder to folder)."""
+    used = {_package_of(t) for m in MODS if m.startswith("textwin.cli")
+            for t, _ in IMPORTS[m] if not t.startswith("textwin.cli")}
+    return sorted((_package_of(m), m) for m in MODS
+                  if not m.startswith("textwin.cli") and _package_of(m) in used
+                  and any(t.startswith("textwin.cli") for t, _ in IMPORTS[m]))
+
+
+def test_no_package_the_command_line_uses_imports_it_back():
+    # `python -m textwin.reproduce` is a face of the command line: its package holds no
+    # engine that the command line calls, or that folder would import the command line
+    # that imports it (the reproduction's engine is textwin.reproduction)
+    assert _packages_importing_the_command_line() == []

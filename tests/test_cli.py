@@ -145,7 +145,7 @@ def test_importing_the_command_loads_no_numpy():
 
 
 def test_reproduce_is_a_command_with_its_own_options(capsys, monkeypatch):
-    import textwin.reproduce
+    import textwin.reproduction
     from textwin.cli import reproduce as reproduce_command
 
     with pytest.raises(SystemExit) as exc:
@@ -155,7 +155,7 @@ def test_reproduce_is_a_command_with_its_own_options(capsys, monkeypatch):
     assert out.startswith("usage: textwin reproduce") and "--quick" in out
     assert "reproduce" in build_parser().format_help()
     calls = []
-    monkeypatch.setattr(textwin.reproduce, "run", lambda output, *, command, **options: calls.append(
+    monkeypatch.setattr(textwin.reproduction, "run", lambda output, *, command, **options: calls.append(
         (options["quick"], output, options["progress"], command)))
     assert run(capsys, "-q", "reproduce", "--quick", "--output", "x.md")[0] == 0
     # the report records the command as typed, without -q (the document is the same)

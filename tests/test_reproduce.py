@@ -1,4 +1,4 @@
-"""textwin.reproduce: the written document's numbers are the library's numbers.
+"""textwin.reproduction: the written document's numbers are the library's numbers.
 
 The corpus test runs ``main(["--quick", ...])`` into a temporary folder and
 recomputes some of the document's figures independently (estimators built
@@ -14,8 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from textwin import reproduce
-from textwin.reproduce import command, runs, tables
+from textwin import reproduction as reproduce
+from textwin.reproduction import command, runs, tables
 from textwin.cli import EXIT_NO_DATA, EXIT_USAGE
 from textwin.cli import main as cli_main
 from textwin.cli.reproduce import build_parser
@@ -423,8 +423,8 @@ def test_an_output_that_names_a_folder_is_refused_before_the_run(output, tmp_pat
 
 @pytest.mark.corpus
 def test_a_quick_run_replaces_its_own_report_and_figures(quick_run, capsys, monkeypatch):
-    from textwin.reproduce.figures import figure_run
-    from textwin.reproduce.report import report_run
+    from textwin.reproduction.figures import figure_run
+    from textwin.reproduction.report import report_run
 
     _, fig_dir, _ = quick_run
     doc_path = fig_dir.parent / "reproduction.md"

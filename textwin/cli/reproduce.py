@@ -1,7 +1,7 @@
 """`textwin reproduce` (and ``python -m textwin.reproduce``): rerun the papers'
 experiments and write their report. The options, and the exit code of each
-:class:`~textwin.reproduce.ReproductionError`, are here; the runs are
-:mod:`textwin.reproduce`'s."""
+:class:`~textwin.reproduction.ReproductionError`, are here; the runs are
+:mod:`textwin.reproduction`'s."""
 from __future__ import annotations
 
 import argparse
@@ -130,7 +130,7 @@ def main(argv=None, prog="python -m textwin.reproduce"):
 def cmd_reproduce(args):
     """The reproduction the options ask for, its errors mapped to exit codes."""
     try:
-        from .. import reproduce
+        from .. import reproduction
         from ..datasets import ReutersFormatError
     except ImportError as exc:
         raise CLIError(f"`textwin reproduce` is not available in this installation ({exc}); "
@@ -145,12 +145,12 @@ def cmd_reproduce(args):
     command = shlex.join(shlex.split(args.prog)
                          + [a for a in args.words if a not in ("-q", "--quiet")])
     try:
-        reproduce.run(args.output, command=command, figures=args.figures, quick=args.quick,
+        reproduction.run(args.output, command=command, figures=args.figures, quick=args.quick,
                       draws=args.draws, data_home=args.data_home, offline=args.offline,
                       force=args.force, n_jobs=args.n_jobs, progress=progress_enabled(args))
-    except reproduce.DestinationError as exc:
+    except reproduction.DestinationError as exc:
         raise CLIError(str(exc), EXIT_USAGE) from None
-    except reproduce.DataError as exc:
+    except reproduction.DataError as exc:
         raise CLIError(str(exc), EXIT_NO_DATA) from None
     except ReutersFormatError as exc:
         raise damaged_corpus(exc, args.data_home) from None

@@ -19,7 +19,7 @@ from .report import report_run
 
 
 def check_destinations(output, figures, *, quick, force):
-    """Raise :class:`~textwin.reproduce.DestinationError` if the report (``output``, as
+    """Raise :class:`~textwin.reproduction.DestinationError` if the report (``output``, as
     given) or the figures (folder ``figures``) may not be written. Nothing is created here."""
     _check_writable(Path(output), "--output", folder=False)
     _check_file_name(output)

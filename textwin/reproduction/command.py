@@ -1,7 +1,7 @@
 """A reproduction run: check the destinations and the corpus, run the plan, draw the
 figures and write the report. The command, its options and its exit codes are
 :mod:`textwin.cli.reproduce`'s; what stops a run here is a
-:class:`~textwin.reproduce.ReproductionError`."""
+:class:`~textwin.reproduction.ReproductionError`."""
 from __future__ import annotations
 
 import contextlib
