@@ -434,12 +434,12 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
     rules = len(search._rules(search.task_, search.scoring_))
     for c in range(0, len(mean), rules):  # a combination's rules stop together
         assert len(set(n_reached[c:c + rules])) == 1
-        if n_reached[c] < 7:  # stopped: every rule's one-SE choice two points or more back
+        if n_reached[c] < 7:  # stopped: every rule's one-SE choice a point or more back
             std = np.array(search.cv_results_["std_test_score"]).reshape(-1, 7)
             for row, sd in zip(mean[c:c + rules, :n_reached[c]], std[c:c + rules]):
                 best = np.argmax(row)
                 chosen = np.flatnonzero(row >= row[best] - sd[best] / np.sqrt(3))[0]
-                assert chosen < n_reached[c] - 2
+                assert chosen < n_reached[c] - 1
     assert search.best_params_ == whole.best_params_
     assert search.best_score_ == whole.best_score_
 
@@ -566,13 +566,14 @@ def test_time_budget_is_a_number_of_seconds(bad):
 def test_a_curve_that_only_ties_its_best_has_turned():
     from textwin.model_selection._choice import descend, turned
 
-    flat = np.array([[0.90, 0.95, 0.97, 0.97, 0.97], [0.92, 0.95, 0.97, 0.96, 0.97]])
-    assert turned(flat)  # the best (the first of the ties) is two lams back
-    assert not turned(flat[:, :4])  # one lam past it: not yet
+    flat = np.array([[0.90, 0.95, 0.97, 0.97], [0.92, 0.95, 0.97, 0.96]])
+    assert turned(flat)  # the best (the first of the ties) is one lam back
+    assert not turned(flat[:, :3])  # at the best: not yet
     rising = np.array([[0.90, 0.95, 0.96, 0.97, 0.98]] * 2)
     assert not turned(rising)
     assert not turned(np.array([[0.9, 0.95, 0.97, np.nan, np.nan]] * 2)[:, :3])
-    # the pieces stop at the first end where the curve has turned: 5 of 7 lams
+    # the pieces stop at the first end where the curve has turned: 4 of 7 lams, the
+    # first piece's end (3) being the best's own lam
     curve = np.array([[0.90, 0.95, 0.97, 0.97, 0.97, 0.99, 0.99]] * 2)
     solved = []
 
@@ -580,28 +581,33 @@ def test_a_curve_that_only_ties_its_best_has_turned():
         solved.append((l, end))
         return {"zero": curve[:, :end]}
 
-    assert descend(7, piece, True) == 5 and solved == [(0, 3), (3, 5)]
+    assert descend(7, piece, True) == 4 and solved == [(0, 3), (3, 4)]
+    # a best at the first lam stops the first piece
+    solved.clear()
+    assert descend(7, lambda l, end: piece(l, end) and {"zero": curve[:, ::-1][:, :end]},
+                   True) == 3 and solved == [(0, 3)]
 
 
 def test_a_curve_that_creeps_up_within_a_standard_error_has_turned_under_the_one_se_rule():
     from textwin.model_selection._choice import descend, shared_choice, turned
 
-    # the folds' scores: the means 0.9, 0.95, 0.96, 0.962, 0.963, with a standard error
-    # of 0.01 at the best, so that 0.96 (two lams back) is the one-SE choice
+    # the folds' scores: the means 0.9, 0.95, 0.955, 0.957, ... 0.959, with a standard
+    # error of 0.01 at the best, so that 0.95 (one lam back at the third) is the one-SE
+    # choice, while the plain best moves to each last lam
     noise = np.array([[-0.01415], [0.01415]])  # sd 0.01415 over 2 folds: se 0.01
-    creeping = np.array([[0.90, 0.95, 0.96, 0.962, 0.963]]) + noise
-    assert shared_choice(creeping, True)[0] == 2 and shared_choice(creeping, False)[0] == 4
-    assert turned(creeping, one_se=True) and not turned(creeping)
-    assert not turned(creeping[:, :4], one_se=True)  # one lam past it: not yet
+    creeping = np.array([[0.90, 0.95, 0.955, 0.957, 0.958, 0.9585, 0.959]]) + noise
+    assert shared_choice(creeping, True)[0] == 1 and shared_choice(creeping, False)[0] == 6
+    assert turned(creeping[:, :3], one_se=True) and not turned(creeping[:, :3])
+    assert not turned(creeping[:, :2], one_se=True)  # at the choice: not yet
     rising = np.array([[0.90, 0.93, 0.96, 0.99, 1.02]]) + noise  # more than an SE a lam
     assert not turned(rising, one_se=True)
     solved = []
 
     def piece(l, end):
         solved.append((l, end))
-        return {"zero": np.pad(creeping, ((0, 0), (0, 2)), mode="edge")[:, :end]}
+        return {"zero": creeping[:, :end]}
 
-    assert descend(7, piece, True, one_se=True) == 5 and solved[-1] == (4, 5)
+    assert descend(7, piece, True, one_se=True) == 3 and solved == [(0, 3)]
     solved.clear()
     assert descend(7, piece, True) == 7  # the plain best moves to each last lam
 

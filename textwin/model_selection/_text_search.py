@@ -196,9 +196,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         73.41 against 71.80 at ``random_state=0``, 73.8 against 73.1 over seeds 0-3).
     early_stopping : bool, default=True
         Solve a combination's paths a few ``lam`` at a time on every fold, and stop
-        them once each rule's choice is two ``lam`` back: its best mean score (the last
-        two neither beat it nor tied it), or with ``one_se`` the largest ``lam``
-        within one standard error of the best (the last two did not move it): the
+        them once each rule's choice is a ``lam`` back: its best mean score (the last
+        neither beat it nor tied it), or with ``one_se`` the largest ``lam``
+        within one standard error of the best (the last did not move it): the
         paths are past their optimum or have flattened, and the smallest
         ``lam``, the costliest to solve, are left out (NaN in ``cv_results_``).
         A path solved in pieces gives the points of one solved whole, so the
