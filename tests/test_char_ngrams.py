@@ -124,6 +124,34 @@ def test_hashed_as_hashingvectorizer_hashes_their_names():
     np.testing.assert_array_equal(ours.toarray(), theirs.toarray())
 
 
+def test_hashed_words_and_ngrams_in_one_column_add_up():
+    """Hashed into few columns, a word and a character n-gram of one document meet in a
+    column: the matrix of both is the sum of the words' and the n-grams' matrices."""
+    params = dict(n_features=2**4, weighting="count")
+    both = TextVectorizer(char_ngrams=(2, 4), **params).fit_transform(TEXTS)
+    words = TextVectorizer(**params).fit_transform(TEXTS)
+    chars = TextVectorizer(ngram_range=None, char_ngrams=(2, 4), **params).fit_transform(TEXTS)
+    assert both.has_canonical_format
+    assert ((words > 0).multiply(chars > 0)).nnz > 0  # columns shared: the case tested
+    np.testing.assert_array_equal(both.toarray(), (words + chars).toarray())
+
+
+def test_texts_with_unseen_ngrams_keep_their_rows():
+    """transform drops the n-grams never seen in fit: empty texts, texts of unseen
+    n-grams only (first, in the middle, last) and the others keep their rows and counts,
+    those of scikit-learn's char_wb counter over the fitted vocabulary."""
+    vec = TextVectorizer(ngram_range=None, char_ngrams=(2, 3), weighting="count")
+    vec.fit(["grain wheat", "corn ships", "wheat corn"])
+    texts = ["zzz qqq", "", "grain corn", "qq", "wheat xx grain", "", "xyz"]
+    names = [n[len(CHAR_PREFIX):] for n in vec.get_feature_names_out()]
+    theirs = CountVectorizer(analyzer="char_wb", ngram_range=(2, 3), vocabulary=names,
+                             preprocessor=_lower).transform(texts)
+    ours = vec.transform(texts)
+    assert ours.shape == theirs.shape and ours.has_sorted_indices
+    np.testing.assert_array_equal(ours.toarray(), theirs.toarray())
+    np.testing.assert_array_equal(np.diff(ours.indptr), np.diff(theirs.indptr))
+
+
 def test_min_df_bounds_the_columns_and_batches_equal_one_fit(monkeypatch):
     import textwin.text as text_module
 

@@ -677,15 +677,40 @@ def _stack_rows(parts, n_cols):
     return X
 
 
+def _side_by_side(X, C):
+    """The sum of the count matrices ``X`` and ``C`` (CSR, the same rows, ``C`` the
+    wider), canonical, counts int32: each row's entries of ``X``, then of ``C``, sorted
+    and added up in place (a column in both only with hashed columns). scipy's ``X + C``
+    made float64 copies of both and a third for the sum, which was a chunk's peak with
+    character n-grams."""
+    indptr = X.indptr.astype(np.int64) + C.indptr
+    is_x = np.zeros(indptr[-1], dtype=bool)
+    is_x[np.arange(X.nnz) + np.repeat(C.indptr[:-1], np.diff(X.indptr))] = True
+    data = np.empty(is_x.size, dtype=np.int32)
+    indices = np.empty(is_x.size, dtype=C.indices.dtype)
+    data[is_x], indices[is_x] = X.data, X.indices
+    np.logical_not(is_x, out=is_x)
+    data[is_x], indices[is_x] = C.data, C.indices
+    del is_x
+    out = _csr(data, indices, indptr, C.shape[1])
+    out.has_canonical_format = False
+    out.sum_duplicates()
+    return out
+
+
 def _renumber_columns(X, new_column, n_cols):
     """``X`` with column ``j`` moved to ``new_column[j]`` (dropped where < 0), rows sorted."""
     cols = new_column.astype(X.indices.dtype)[X.indices]  # no wider than the indices
     keep = cols >= 0
     if keep.all():
         X = _csr(X.data, cols, X.indptr, n_cols)
-    else:  # a row now ends after the kept entries before its old end
-        kept_before = np.concatenate([[0], np.cumsum(keep, dtype=np.int64)])
-        X = _csr(X.data[keep], cols[keep], kept_before[X.indptr], n_cols)
+    else:  # each row's kept entries counted in place: no array as long as the entries
+        kept = np.zeros(X.shape[0], dtype=np.int64)
+        filled = np.diff(X.indptr) > 0
+        kept[filled] = np.add.reduceat(keep, X.indptr[:-1][filled], dtype=np.int64)
+        indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+        np.cumsum(kept, out=indptr[1:])
+        X = _csr(X.data[keep], cols[keep], indptr, n_cols)
     X.has_sorted_indices = False
     X.sort_indices()
     return X
@@ -952,11 +977,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
             X = self._count_words(self._words(docs, token_re), len(docs), column_of_term, grow)
         if self.char_ngrams is not None:
             C = self._count_chars(docs, column_of_term, grow)
-            if X is not None:  # the words' columns come first; the chars' are new ones
-                X.resize(C.shape)
-                C = X + C
-                C.has_sorted_indices = True  # scipy's sum is sorted and canonical
-            X = C
+            # the words' columns come first; the chars' are new ones
+            X = C if X is None else _side_by_side(X, C)
         return X
 
     def _count_chars(self, docs, column_of_term, grow):

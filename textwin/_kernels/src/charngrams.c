@@ -73,7 +73,7 @@ static int tw_grow_nnz(tw_char_counts *o)
         return 0;
     int64_t cap = o->nnz_cap > 0 ? 2 * o->nnz_cap : 4096;
     if (tw_resize((void **)&o->indices, cap, sizeof(int32_t))
-        || tw_resize((void **)&o->counts, cap, sizeof(double)))
+        || tw_resize((void **)&o->counts, cap, sizeof(int32_t)))
         return -1;
     o->nnz_cap = cap;
     return 0;
@@ -129,7 +129,7 @@ static inline int tw_count(tw_char_counts *o, uint64_t h, int64_t start, int n, 
             return -1;
     }
     if (o->stamp[id] == d) {
-        o->counts[o->pos[id]] += 1.0;
+        o->counts[o->pos[id]] += 1;
         return 0;
     }
     if (tw_grow_nnz(o))
@@ -137,7 +137,7 @@ static inline int tw_count(tw_char_counts *o, uint64_t h, int64_t start, int n, 
     o->stamp[id] = d;
     o->pos[id] = o->nnz;
     o->indices[o->nnz] = id;
-    o->counts[o->nnz] = 1.0;
+    o->counts[o->nnz] = 1;
     o->nnz++;
     return 0;
 }
@@ -162,6 +162,31 @@ static int tw_word_ngrams(tw_char_counts *o, int64_t p, int64_t len, int min_n, 
         }
     }
     return 0;
+}
+
+/* Release the hash table and the per-id work arrays, and shrink the arrays returned to
+   their lengths: the capacities doubled as they grew. */
+static void tw_char_counts_trim(tw_char_counts *o)
+{
+    free(o->slots);
+    free(o->hash);
+    free(o->stamp);
+    free(o->pos);
+    o->slots = NULL;
+    o->hash = NULL;
+    o->stamp = NULL;
+    o->pos = NULL;
+    /* a failed shrink keeps the larger block, which is as good */
+    if (o->nnz > 0) {
+        tw_resize((void **)&o->indices, o->nnz, sizeof(int32_t));
+        tw_resize((void **)&o->counts, o->nnz, sizeof(int32_t));
+        o->nnz_cap = o->nnz;
+    }
+    if (o->n_distinct > 0) {
+        tw_resize((void **)&o->first, o->n_distinct, sizeof(int64_t));
+        tw_resize((void **)&o->length, o->n_distinct, sizeof(int32_t));
+        o->distinct_cap = o->n_distinct;
+    }
 }
 
 int tw_count_char_ngrams(const uint32_t *text, const int64_t *doc_end, int64_t n_docs,
@@ -209,6 +234,7 @@ int tw_count_char_ngrams(const uint32_t *text, const int64_t *doc_end, int64_t n
         o->indptr[d + 1] = o->nnz;
     }
     o->padded_len = p;
+    tw_char_counts_trim(o);
     return 0;
 fail:
     tw_char_counts_free(o);

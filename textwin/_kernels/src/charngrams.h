@@ -23,7 +23,7 @@ typedef struct {
     /* the counts, CSR: n_docs + 1 row pointers, nnz columns (n-gram ids) and counts */
     int64_t *indptr;
     int32_t *indices;
-    double *counts;
+    int32_t *counts;
     int64_t nnz, nnz_cap;
     /* the distinct n-grams: padded[first[k] : first[k] + length[k]] */
     int64_t *first;
@@ -43,7 +43,10 @@ typedef struct {
 /* Count the n-grams, min_n <= n <= max_n, of the documents text[doc_end[d-1]:doc_end[d]]
    (doc_end[-1] read as 0).  spaces: the n_spaces white-space code points above 127,
    sorted (those of Python's str.isspace); below 128 the ASCII ones are built in.
-   Returns 0, or -1 when memory ran out (then *out is freed).  No Python inside. */
+   Returns 0, or -1 when memory ran out (then *out is freed).  On success only the
+   arrays returned are left, each exactly as long as it is filled (indptr, indices,
+   counts, first, length, padded; the caller may take them over and free each with
+   free()).  No Python inside. */
 int tw_count_char_ngrams(const uint32_t *text, const int64_t *doc_end, int64_t n_docs,
                          int min_n, int max_n, const uint32_t *spaces, int n_spaces,
                          tw_char_counts *out);
