@@ -367,6 +367,15 @@ def document_counts(X):
     return np.bincount(X.indices, minlength=X.shape[1])
 
 
-def scale_columns(X, r):
-    """X with column j scaled by r[j]; its index arrays are X's own (never written)."""
-    return sp.csr_matrix((X.data * r[X.indices], X.indices, X.indptr), shape=X.shape)
+def scale_columns(X, r, out=None):
+    """X with column j scaled by r[j]; its index arrays are X's own (never written).
+    ``out=X``: X itself scaled in place. A block at a time: no ``r[X.indices]`` as long
+    as the values."""
+    data = np.empty_like(X.data) if out is None else out.data
+    block = 2**20
+    for start in range(0, X.nnz, block):
+        np.multiply(X.data[start:start + block], r[X.indices[start:start + block]],
+                    out=data[start:start + block])
+    if out is not None:
+        return out
+    return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)

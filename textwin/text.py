@@ -652,14 +652,15 @@ def _csr(data, indices, indptr, n_cols):
     )
 
 
-def _stack_rows(parts, n_cols):
-    """The CSR matrices ``parts`` (possibly narrower) one above the other, ``n_cols`` wide.
+def _stack_rows(parts, n_cols, dtype=np.float64):
+    """The CSR matrices ``parts`` (possibly narrower) one above the other, ``n_cols`` wide,
+    their values as ``dtype``.
 
     Empties the list ``parts``, each part freed once copied: the rows are never in
     memory twice.
     """
     nnz = sum(X.nnz for X in parts)
-    data = np.empty(nnz)
+    data = np.empty(nnz, dtype=dtype)
     indices = np.empty(nnz, dtype=np.int32 if nnz < 2**31 and n_cols < 2**31 else np.int64)
     indptr = np.zeros(sum(X.shape[0] for X in parts) + 1, dtype=np.int64)
     at = row = 0
@@ -1066,8 +1067,10 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         several times the words' (4 max_n: the peak of a bigram chunk of AG News's 1.8
         million characters stays below scikit-learn's bigram vectorizer's)."""
         max_n = self._max_ngram()
-        if self.char_ngrams is not None:  # about 50 bytes of counts and names a character
-            return _chunks(raw_documents, CHUNK_CHARACTERS // 8)
+        if self.char_ngrams is not None:
+            # counting takes about 90 bytes a character (its C tables, the chunk's n-grams
+            # named as strings, the counts renumbered): 256k characters, 23 MB, at a time
+            return _chunks(raw_documents, CHUNK_CHARACTERS // 32)
         return _chunks(raw_documents, CHUNK_CHARACTERS // (1 if max_n == 1 else 4 * max_n))
 
     # -- learning the vocabulary -------------------------------------------
@@ -1240,26 +1243,33 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         -------
         X : scipy.sparse.csr_matrix of shape (n_documents, n_features), float64
         """
+        return self._fit_texts(raw_documents)
+
+    def _fit_texts(self, raw_documents, counts32=False):
+        """:meth:`fit_transform`; ``counts32``: see :meth:`_fit_chunks`."""
         token_re = self._start()
-        return self._fit_chunks(self._chunk_counts(docs, token_re, self._column_of_term, True)
-                                for docs in self._chunks(raw_documents))
+        return self._fit_chunks((self._chunk_counts(docs, token_re, self._column_of_term, True)
+                                 for docs in self._chunks(raw_documents)), counts32)
 
-    def _fit_words(self, words):
+    def _fit_words(self, words, counts32=False):
         """:meth:`fit_transform` of the texts whose words ``words`` (a :class:`Words`)
-        holds, without finding them again."""
+        holds, without finding them again; ``counts32``: see :meth:`_fit_chunks`."""
         self._start()
-        return self._fit_chunks(self._count_words(found, n_docs, self._column_of_term, True)
-                                for found, n_docs in words.chunks)
+        return self._fit_chunks((self._count_words(found, n_docs, self._column_of_term, True)
+                                 for found, n_docs in words.chunks), counts32)
 
-    def _fit_chunks(self, counts):
+    def _fit_chunks(self, counts, counts32=False):
         """Learn from the chunks' count matrices ``counts`` (each made after the one
         before is learnt: new terms get the next columns) and return the training
-        matrix."""
+        matrix. ``counts32`` (with ``weighting="count"``): its values as float32 when
+        every count is below 2^24 (exact), half the float64 matrix."""
         parts = []
         for X in counts:
             parts.append(X)
             self._learn(X)
-        X = _stack_rows(parts, self.n_features or len(self._column_of_term))
+        exact32 = counts32 and all(X.nnz == 0 or X.data.max() < 2**24 for X in parts)
+        X = _stack_rows(parts, self.n_features or len(self._column_of_term),
+                        np.float32 if exact32 else np.float64)
         del parts
         new_column = self._finish()
         if new_column is not None:
@@ -1433,12 +1443,15 @@ class Words:
                 and 0 < vectorizer._max_ngram() <= self.max_n)
 
 
-def fit_transform(vectorizer, texts, words=None):
+def fit_transform(vectorizer, texts, words=None, counts32=False):
     """``vectorizer.fit_transform(texts)``; with ``words`` (:class:`Words` of the same
-    texts) that serve ``vectorizer``, without finding the words again."""
+    texts) that serve ``vectorizer``, without finding the words again. ``counts32``
+    (``weighting="count"``): float32 counts when they are exact in it."""
+    if counts32 and vectorizer.weighting != "count":
+        raise ValueError("counts32 is for weighting='count': weighted values need float64")
     if words is not None and words.fit(vectorizer):
-        return vectorizer._fit_words(words)
-    return vectorizer.fit_transform(texts)
+        return vectorizer._fit_words(words, counts32)
+    return vectorizer._fit_texts(texts, counts32)
 
 
 class FoldMatrices:
@@ -1462,9 +1475,8 @@ class FoldMatrices:
         params = vectorizer.get_params()
         self.vectorizer = vectorizer
         counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
-        self.counts = C = fit_transform(counter, texts, words)
-        if C.nnz == 0 or np.abs(C.data).max() < 2**24:  # whole numbers float32 holds exactly
-            C.data = C.data.astype(np.float32)  # a third less kept; float64 again when built
+        # float32 when exact (counts below 2^24): a third less kept; float64 again when built
+        self.counts = fit_transform(counter, texts, words, counts32=True)
         self.folds = [(np.asarray(train), np.asarray(test)) for train, test in folds]
         self.train_nnz = []
         for train, _ in self.folds:

@@ -302,6 +302,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return np.argmax(Y, axis=1) if single else Y
 
     def _fit_matrix(self, X, Y, task, classes):
+        """Fit the problems on the matrix ``X``, which is the fit's: with ``nb_scaling``
+        it is left scaled by the last problem's ratios."""
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
         check_class_weight(self.class_weight, np.asarray(classes))
         lam = np.broadcast_to(self._checked_lam(1.0 / n), (K,))
@@ -319,7 +321,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             target = self._targets(Y, task)
             groups = [(cols, target if cols.size == K else target[:, cols])
                       for cols in (np.flatnonzero(lam == v) for v in np.unique(lam))]
-        for cols, part in groups:
+        for g, (cols, part) in enumerate(groups):
             r = nb_ratios(X, part[:, 0]) if self.nb_scaling else None
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
                 part = part[:, 0].astype(int)
@@ -332,7 +334,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                 problem_class_weight(self.class_weight, classes, cols, task,
                                                      r is not None or task == "multilabel"
                                                      and part.ndim == 1))
-            model.fit(X if r is None else scale_columns(X, r), part)
+            # the last problem scales X itself (the callers' matrix, made for this fit):
+            # no scaled copy beside X and the copy that the constant feature makes
+            model.fit(X if r is None else
+                      scale_columns(X, r, out=X if g == len(groups) - 1 else None), part)
             if coef is None and len(cols) == K and r is None:
                 coef = model.coef_
             else:

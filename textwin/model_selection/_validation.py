@@ -168,12 +168,16 @@ class MatrixFold:
 
     def build(self, base=None):
         A, B = self.base() if base is None else base
-        if self.nb_positive is not None:
-            r = nb_ratios(A, self.nb_positive)
-            A, B = scale_columns(A, r), scale_columns(B, r)
+        r = None if self.nb_positive is None else nb_ratios(A, self.nb_positive)
         problems = Problems(DualGaussSeidelClassifier(**self.params), A, self.y, None)
         if problems.X is not problems.X_user:  # a copy with the constant feature is solved
             problems.X_user = None
+            if r is not None:  # the copy is scaled, the constant feature (last) by 1
+                scale_columns(problems.X, np.append(r, 1.0), out=problems.X)
+        elif r is not None:  # no copy made: a scaled one (A is the fold's, shared)
+            problems.X = problems.X_user = scale_columns(problems.X_user, r)
+        if r is not None:
+            B = scale_columns(B, r)
         return problems, None, (problems.own_views(), problems.X, as_canonical_csr(B))
 
 
