@@ -1506,7 +1506,8 @@ class FoldMatrices:
     def _rows(self, rows, new_column):
         """The count matrix's rows ``rows`` in the columns ``new_column``, with float64
         counts (the vectorizer's), made float64 once the dropped columns are gone."""
-        X = _renumber_columns(_take_rows(self.counts, rows), new_column, new_column.max() + 1)
+        # scipy's row indexing: no index array as long as the entries beside the rows
+        X = _renumber_columns(self.counts[rows], new_column, new_column.max() + 1)
         X.data = X.data.astype(np.float64, copy=False)
         return X
 
@@ -1583,16 +1584,6 @@ def _min_count(min_df, n_documents):
     """``min_df`` as a count of documents: an int as it is, a fraction of ``n_documents``
     rounded up."""
     return min_df if isinstance(min_df, numbers.Integral) else math.ceil(min_df * n_documents)
-
-
-def _take_rows(X, rows):
-    """The CSR rows ``rows`` of ``X``, in that order, with ``X``'s index dtypes."""
-    starts, ends = X.indptr[rows], X.indptr[rows + 1]
-    lengths = ends - starts
-    indptr = np.zeros(rows.size + 1, dtype=X.indptr.dtype)
-    np.cumsum(lengths, out=indptr[1:])
-    at = np.repeat(starts - indptr[:-1], lengths) + np.arange(indptr[-1])
-    return _csr(X.data[at], X.indices[at], indptr, X.shape[1])
 
 
 def smooth_idf(df, n_documents):
