@@ -819,13 +819,30 @@ def test_fold_matrices_are_each_folds_own_vectorizer_bit_for_bit(params):
     order = np.random.default_rng(0).permutation(40)
     folds = [(np.setdiff1d(order, order[k::3]), order[k::3]) for k in range(3)]
     matrices = text_module.fold_matrices(TextVectorizer(**params), texts, folds)
-    assert matrices.counts.data.dtype == np.float32  # kept small, built in float64
+    assert matrices.counts.data.dtype == np.uint8  # kept small, built in float64
     got = list(matrices)
     assert len(got) == 3
     for (train, test), (A, B) in zip(folds, got):
         vec = TextVectorizer(**params)
         assert _same_csr(A, vec.fit_transform([texts[i] for i in train]))
         assert _same_csr(B, vec.transform([texts[i] for i in test]))
+
+
+@pytest.mark.parametrize("repeats, kept", [(255, np.uint8), (300, np.uint16),
+                                            (70_000, np.float32)])
+def test_fold_matrices_keep_counts_too_large_for_a_byte_exactly(repeats, kept):
+    """A word counted more often than the smallest type holds: the counts are kept in the
+    next type, and the folds' matrices are still their own vectorizer's."""
+    texts = ["grain wheat", "corn " + "oil " * repeats, "wheat oil", "corn grain",
+             "oil oil wheat", "grain"]
+    folds = [([0, 1, 2, 3], [4, 5]), ([2, 3, 4, 5], [0, 1])]
+    for params in (dict(weighting="count"), dict(weighting="tfidf", char_ngrams=(2, 3))):
+        matrices = text_module.fold_matrices(TextVectorizer(**params), texts, folds)
+        assert matrices.counts.data.dtype == kept
+        for (train, test), (A, B) in zip(folds, matrices):
+            vec = TextVectorizer(**params)
+            assert _same_csr(A, vec.fit_transform([texts[i] for i in train]))
+            assert _same_csr(B, vec.transform([texts[i] for i in test]))
 
 
 def test_fold_matrices_refuse_a_fold_without_words_as_the_vectorizer_does():

@@ -1245,31 +1245,36 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         """
         return self._fit_texts(raw_documents)
 
-    def _fit_texts(self, raw_documents, counts32=False):
-        """:meth:`fit_transform`; ``counts32``: see :meth:`_fit_chunks`."""
+    def _fit_texts(self, raw_documents, small_counts=False):
+        """:meth:`fit_transform`; ``small_counts``: see :meth:`_fit_chunks`."""
         token_re = self._start()
         return self._fit_chunks((self._chunk_counts(docs, token_re, self._column_of_term, True)
-                                 for docs in self._chunks(raw_documents)), counts32)
+                                 for docs in self._chunks(raw_documents)), small_counts)
 
-    def _fit_words(self, words, counts32=False):
+    def _fit_words(self, words, small_counts=False):
         """:meth:`fit_transform` of the texts whose words ``words`` (a :class:`Words`)
-        holds, without finding them again; ``counts32``: see :meth:`_fit_chunks`."""
+        holds, without finding them again; ``small_counts``: see :meth:`_fit_chunks`."""
         self._start()
         return self._fit_chunks((self._count_words(found, n_docs, self._column_of_term, True)
-                                 for found, n_docs in words.chunks), counts32)
+                                 for found, n_docs in words.chunks), small_counts)
 
-    def _fit_chunks(self, counts, counts32=False):
+    def _fit_chunks(self, counts, small_counts=False):
         """Learn from the chunks' count matrices ``counts`` (each made after the one
         before is learnt: new terms get the next columns) and return the training
-        matrix. ``counts32`` (with ``weighting="count"``): its values as float32 when
-        every count is below 2^24 (exact), half the float64 matrix."""
+        matrix. ``small_counts`` (with ``weighting="count"``): its values in the
+        smallest of uint8, uint16 and float32 that holds every count exactly (text's
+        counts nearly always fit a byte: an eighth of the float64 values)."""
         parts = []
         for X in counts:
             parts.append(X)
             self._learn(X)
-        exact32 = counts32 and all(X.nnz == 0 or X.data.max() < 2**24 for X in parts)
-        X = _stack_rows(parts, self.n_features or len(self._column_of_term),
-                        np.float32 if exact32 else np.float64)
+        dtype = np.float64
+        if small_counts:
+            most = max((X.data.max() for X in parts if X.nnz), default=0)
+            dtype = next(t for t, top in ((np.uint8, 2**8), (np.uint16, 2**16),
+                                          (np.float32, 2**24), (np.float64, np.inf))
+                         if most < top)
+        X = _stack_rows(parts, self.n_features or len(self._column_of_term), dtype)
         del parts
         new_column = self._finish()
         if new_column is not None:
@@ -1443,15 +1448,16 @@ class Words:
                 and 0 < vectorizer._max_ngram() <= self.max_n)
 
 
-def fit_transform(vectorizer, texts, words=None, counts32=False):
+def fit_transform(vectorizer, texts, words=None, small_counts=False):
     """``vectorizer.fit_transform(texts)``; with ``words`` (:class:`Words` of the same
-    texts) that serve ``vectorizer``, without finding the words again. ``counts32``
-    (``weighting="count"``): float32 counts when they are exact in it."""
-    if counts32 and vectorizer.weighting != "count":
-        raise ValueError("counts32 is for weighting='count': weighted values need float64")
+    texts) that serve ``vectorizer``, without finding the words again. ``small_counts``
+    (``weighting="count"``): the counts in the smallest type that holds them exactly
+    (see ``TextVectorizer._fit_chunks``)."""
+    if small_counts and vectorizer.weighting != "count":
+        raise ValueError("small_counts is for weighting='count': weighted values need float64")
     if words is not None and words.fit(vectorizer):
-        return vectorizer._fit_words(words, counts32)
-    return vectorizer._fit_texts(texts, counts32)
+        return vectorizer._fit_words(words, small_counts)
+    return vectorizer._fit_texts(texts, small_counts)
 
 
 class FoldMatrices:
@@ -1468,15 +1474,16 @@ class FoldMatrices:
     ``words`` (:class:`Words` of the texts), once for every setting that shares them. A
     fold without a term raises the vectorizer's own error here, before any is built.
     ``train_nnz``: the stored values of each fold's training matrix. The counts are
-    kept as float32 (whole numbers below 2^24, exact), the matrices built in float64.
+    kept in the smallest type that holds them (uint8 nearly always), the matrices built
+    in float64.
     """
 
     def __init__(self, vectorizer, texts, folds, words=None):
         params = vectorizer.get_params()
         self.vectorizer = vectorizer
         counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
-        # float32 when exact (counts below 2^24): a third less kept; float64 again when built
-        self.counts = fit_transform(counter, texts, words, counts32=True)
+        # uint8 (or the next type that holds them) kept; float64 again when built
+        self.counts = fit_transform(counter, texts, words, small_counts=True)
         self.folds = [(np.asarray(train), np.asarray(test)) for train, test in folds]
         self.train_nnz = []
         for train, _ in self.folds:
