@@ -121,6 +121,80 @@ def test_a_single_label_indicator_with_a_class_without_texts_keeps_its_column(nb
     assert list(clf.predict(texts)) == [1 + sorted(TOPICS).index(c) for c in present.predict(texts)]
 
 
+def test_features_keeps_the_terms_of_highest_information_gain_on_the_labels(tmp_path):
+    from textwin.feature_selection import InformationGain
+
+    texts, y = corpus()
+    clf = TextClassifier(features=8, tol=1e-6).fit(texts, y)
+    X = TextVectorizer(weighting="tfidf").fit_transform(texts)
+    kept = InformationGain(k=8).fit(X, y).get_support(indices=True)
+    ref = DualGaussSeidelClassifier(lam=1 / len(texts), tol=1e-6, random_state=0,
+                                    **BIAS).fit(X[:, kept], y)
+    np.testing.assert_array_equal(clf.selected_, kept)
+    assert clf.coef_.shape == (3, 8)
+    # new texts: scored on the kept columns of the whole vocabulary's matrix
+    np.testing.assert_allclose(clf.decision_function(texts), ref.decision_function(X[:, kept]),
+                               atol=1e-9)
+    clf.save(tmp_path / "m.npz")
+    model = load_model(tmp_path / "m.npz")
+    np.testing.assert_array_equal(model.selected, kept)
+    back = TextClassifier.load(tmp_path / "m.npz")
+    np.testing.assert_array_equal(back.decision_function(texts), clf.decision_function(texts))
+    np.testing.assert_array_equal(model.decision_function(texts), clf.decision_function(texts))
+    # the weights of a term not kept are 0 in an explanation, not an error
+    why = clf.explain(texts[:1], n_terms=3)[0]
+    assert all(t["term"] in set(clf.vectorizer_.get_feature_names_out()[kept])
+               for terms in why.values() for t in terms["terms"])
+    assert TextClassifier(features="all").fit(texts, y).selected_ is None
+
+
+@pytest.mark.parametrize("task", ["binary", "multiclass", "multilabel"])
+def test_a_classifier_is_fitted_on_the_texts_matrix_in_place_of_the_solver(tmp_path, task):
+    from textwin.linear import ModifiedLeastSquares
+    from textwin.online import Winnow
+
+    if task == "multilabel":
+        texts, labels = multilabel_corpus()
+        names = sorted(TOPICS)
+        Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
+        target = Y
+    else:
+        texts, y = corpus(classes=("grain", "money") if task == "binary"
+                          else ("grain", "money", "oil"))
+        target = y
+    X = TextVectorizer(weighting="tfidf").fit_transform(texts)
+    # each text's class as an index, as the estimators take competing classes (binary: 0/1)
+    labels = target if task == "multilabel" else np.unique(target, return_inverse=True)[1]
+    for classifier in (Winnow(n_epochs=5, random_state=0), ModifiedLeastSquares(lam=0.01, random_state=0)):
+        clf = TextClassifier(classifier=classifier).fit(texts, target)
+        ref = clone(classifier).fit(X, labels)
+        assert clf.task_ == task and clf.classifier_ is not classifier
+        np.testing.assert_allclose(np.reshape(clf.decision_function(texts), (len(texts), -1)),
+                                   np.reshape(ref.decision_function(X), (len(texts), -1)),
+                                   atol=1e-9)
+        model = clf.to_model({"corpus": "test"})
+        assert model.metadata["estimator"] == f"{type(ref).__module__}.{type(ref).__name__}"
+        assert model.metadata["corpus"] == "test"
+        np.testing.assert_allclose(model.decision_function(texts),
+                                   clf.decision_function(texts), atol=1e-12)
+    with pytest.raises(ValueError, match="give its settings to the classifier"):
+        TextClassifier(classifier=Winnow(), lam=0.1).fit(texts, target)
+
+
+def test_an_indicators_columns_take_the_classes_given_and_keep_a_class_without_texts():
+    texts, y = corpus()
+    names = ["wheat", *sorted(TOPICS)]  # the first class has no text
+    Y = np.zeros((len(texts), 4), dtype=int)
+    Y[np.arange(len(texts)), [1 + sorted(TOPICS).index(label) for label in y]] = 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the constant model of the empty column
+        clf = TextClassifier(task="multiclass").fit(texts, Y, classes=names)
+    assert list(clf.classes_) == names and "wheat" not in set(clf.predict(texts))
+    assert clf.to_model().target_names == names
+    with pytest.raises(ValueError, match="columns of an indicator"):
+        TextClassifier().fit(texts, y, classes=names)
+
+
 def test_fit_returns_self_and_clone_keeps_the_parameters():
     clf = TextClassifier(stem=False, lam=0.01, loss="squared_hinge")
     texts, y = corpus()

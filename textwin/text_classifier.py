@@ -28,9 +28,9 @@ from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
-from textwin.feature_selection import document_counts, nb_ratios, scale_columns  # noqa: F401
 from textwin.model_selection._split import SmallClassWarning, text_folds
-from textwin.persistence import TextModel, load_model, save_model
+from textwin.persistence import (TextModel, estimator_metadata, linear_weights, load_model,
+                                 save_model)
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives, problem_weights)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
@@ -47,6 +47,12 @@ def __getattr__(name):
         import textwin
 
         return textwin.TextClassifierCV
+    # and the naive Bayes scaling's pieces, imported when used: textwin.feature_selection
+    # loads scikit-learn's feature and model selection (15 MB of a `textwin train`)
+    if name in ("document_counts", "nb_ratios", "scale_columns"):
+        from textwin import feature_selection
+
+        return getattr(feature_selection, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -105,6 +111,17 @@ def resolve_language(language, texts):
     return (detect_language(texts) or "english") if language == "auto" else language
 
 
+def _column_classes(classes, found, y):
+    """``classes``, the names of the columns of an indicator ``y``, as an array."""
+    named = np.empty(len(classes), dtype=object)
+    named[:] = list(classes)
+    if np.ndim(y) != 2 or named.size != found.size:
+        raise ValueError(f"classes names the {named.size} columns of an indicator matrix y; "
+                         f"y has {found.size} classes" + ("" if np.ndim(y) == 2 else
+                                                         " and is no indicator matrix"))
+    return named
+
+
 def problem_class_weight(class_weight, classes, cols, task, alone):
     """``class_weight`` (None, "balanced" or a dict of ``classes``) as the model fitted for
     the problems ``cols`` reads its labels (:func:`textwin.tasks.problem_weights`)."""
@@ -141,6 +158,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         reads it (``language_`` after fit).
     min_df : int or float, default=1
         As in :class:`~textwin.text.TextVectorizer`.
+    features : int, "all" or None, default=None
+        The ``features`` terms of highest information gain on the training texts'
+        labels (:class:`~textwin.feature_selection.InformationGain`, as ``textwin train
+        --features K``), the others left out (``selected_``); None or "all": every term.
     nb_scaling : bool, default=False
         Scale each feature by its naive Bayes log-count ratio (Wang & Manning 2012,
         NBSVM without interpolation), for each binary problem its own (one-vs-rest
@@ -179,13 +200,33 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         too timid ones: on AG News their log-loss is 0.57, against 0.38 calibrated).
     tol, max_epochs, random_state, n_jobs, verbose
         As in :class:`~textwin.DualGaussSeidelClassifier`.
+    classifier : estimator or None, default=None
+        The linear model fitted on the texts' matrix, unfitted (a preset of
+        :mod:`textwin.linear`, a learner of :mod:`textwin.online`, a
+        :class:`~textwin.DualGaussSeidelClassifierCV`, a scikit-learn linear model:
+        ``textwin train --method``'s), in place of the
+        :class:`~textwin.DualGaussSeidelClassifier` that ``loss``, ``fit_intercept``,
+        ``lam``, ``class_weight``, ``tol``, ``max_epochs``, ``random_state``,
+        ``n_jobs`` and ``verbose`` describe (with a classifier, they are its own; ``lam``,
+        ``class_weight`` and ``nb_scaling`` are refused). It is fitted on every problem
+        at once (the binary problem's labels, the class of each text when every class
+        has texts, else the indicator), and scores as fitted (``classifier_``).
 
     Attributes
     ----------
     vectorizer_ : TextVectorizer
+    selected_ : ndarray of int or None
+        The columns of ``vectorizer_``'s matrix that ``coef_`` weighs (``features``);
+        None: every column.
+    classifier_ : estimator
+        ``classifier`` fitted (only with one).
+    search_ : estimator
+        A ``classifier`` that chooses ``lam`` by cross-validation, fitted on the classes
+        of the texts when some single-label class has none (``classifier_`` is then the
+        model of its choice, fitted on every class).
     coef_ : ndarray of shape (n_problems, n_features)
         One row per binary problem (one for two classes), the naive Bayes scaling
-        folded in.
+        folded in; its columns are the ``selected_`` ones.
     intercept_ : ndarray of shape (n_problems,)
     thresholds_ : ndarray of shape (n_problems,)
     classes_ : ndarray
@@ -212,7 +253,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                  min_df=1, nb_scaling=False, loss="hinge", fit_intercept=True,
                  class_weight=None, lam=None,
                  thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
-                 random_state=0, n_jobs=None, verbose=0):
+                 random_state=0, n_jobs=None, verbose=0, features=None, classifier=None):
         store_params(self, locals())
 
     def _vectorizer(self, language):
@@ -226,7 +267,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             class_weight=class_weight, verbose=self.verbose)
 
-    def fit(self, X, y, words=None):
+    def fit(self, X, y, words=None, classes=None):
         """Learn the vocabulary and the weights from raw texts.
 
         Parameters
@@ -237,12 +278,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         words : textwin.text.Words, default=None
             The words of ``X`` found already (as a search that fits several
             settings on the same texts holds them): they are not found again.
+        classes : sequence, default=None
+            The classes (categories) of the columns of an indicator matrix ``y``, in
+            order (default: 0, 1, ...); a class may have no text.
 
         Returns
         -------
         self : TextClassifier
         """
-        texts, (Y, classes, task) = training_data(X, y, self.task, type(self).__name__)
+        texts, (Y, found, task) = training_data(X, y, self.task, type(self).__name__)
+        classes = found if classes is None else _column_classes(classes, found, y)
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
@@ -251,9 +296,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
         self.__dict__.pop("calibration_", None)
+        own = getattr(getattr(self, "classifier_", None), "calibration_", None)
         if self.probability:
             self.calibration_ = self._calibrate(texts, Y, task, classes, vectorizer, words)
-        elif loss_named(self.loss).probabilistic:
+        elif own is not None:  # the classifier's own (its logistic loss's link)
+            self.calibration_ = own
+        elif self.classifier is None and loss_named(self.loss).probabilistic:
             self.calibration_ = Calibration("logistic")
         return self
 
@@ -273,7 +321,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             with warnings.catch_warnings():  # the final fit says what the folds' would
                 warnings.simplefilter("ignore")
                 fold._fit_matrix(A, Y[train], task, classes)
-            scores[test] = np.asarray(B @ fold.coef_.T) + fold.intercept_
+            scores[test] = fold.scores_of(fold._selected(B))
         return calibrate(scores, problem_positives(Y, task), folds=len(folds))
 
     def _checked_lam(self, default):
@@ -301,9 +349,27 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         single = task != "multilabel" and bool(Y.any(axis=0).all())
         return np.argmax(Y, axis=1) if single else Y
 
+    def _selection(self, X, Y):
+        """The columns of ``X`` that ``features`` keeps (None: every one)."""
+        if self.features in (None, "all") or self.features >= X.shape[1]:
+            return None
+        from textwin.feature_selection import InformationGain  # it imports scipy.stats
+
+        return np.asarray(InformationGain(k=self.features).fit(X, Y).get_support(indices=True),
+                          dtype=np.int64)
+
+    def _selected(self, X):
+        """``X``'s ``selected_`` columns."""
+        return X if self.selected_ is None else X[:, self.selected_].tocsr()
+
     def _fit_matrix(self, X, Y, task, classes):
         """Fit the problems on the matrix ``X``, which is the fit's: with ``nb_scaling``
         it is left scaled by the last problem's ratios."""
+        self.selected_ = self._selection(X, Y)
+        X = self._selected(X)
+        self.__dict__.pop("classifier_", None)
+        if self.classifier is not None:
+            return self._fit_classifier(X, Y, task)
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
         check_class_weight(self.class_weight, np.asarray(classes))
         lam = np.broadcast_to(self._checked_lam(1.0 / n), (K,))
@@ -321,6 +387,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             target = self._targets(Y, task)
             groups = [(cols, target if cols.size == K else target[:, cols])
                       for cols in (np.flatnonzero(lam == v) for v in np.unique(lam))]
+        if self.nb_scaling:
+            from textwin.feature_selection import nb_ratios, scale_columns
         for g, (cols, part) in enumerate(groups):
             r = nb_ratios(X, part[:, 0]) if self.nb_scaling else None
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
@@ -352,13 +420,71 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         # a class without training texts is never given (a constant model could win an argmax)
         self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
 
+    def _fit_classifier(self, X, Y, task):
+        """``classifier`` fitted on every problem at once: the binary problem's labels,
+        the class of each text when every class has some, else the indicator."""
+        given = [k for k in ("lam", "class_weight") if getattr(self, k) is not None]
+        if given or self.nb_scaling:
+            raise ValueError(f"{', '.join(given + ['nb_scaling'] * bool(self.nb_scaling))}: "
+                             "with a classifier, give its settings to the classifier")
+        K = 1 if task == "binary" else Y.shape[1]
+        present = Y.any(axis=0)
+        competing = task == "multiclass" and K > 2 and int(present.sum()) > 2
+        self.__dict__.pop("search_", None)
+        if task == "binary":
+            model = clone(self.classifier).fit(X, Y[:, 1])
+        elif competing and present.all():
+            model = clone(self.classifier).fit(X, np.argmax(Y, axis=1))
+        elif competing and hasattr(self.classifier, "cv_summary"):
+            # a search chooses its lam among the classes of the texts (they compete); the
+            # model of that lam is fitted on every class, those without texts included
+            self.search_ = clone(self.classifier).fit(X, np.argmax(Y, axis=1))
+            known = DualGaussSeidelClassifier().get_params()
+            model = DualGaussSeidelClassifier(**{
+                k: v for k, v in self.search_.get_params().items() if k in known and k != "lam"},
+                lam=float(self.search_.lam_[0])).fit(X, Y)
+        else:
+            model = clone(self.classifier).fit(X, Y[:, 0] if K == 1 else Y)
+        self.classifier_ = model
+        self.coef_, self.intercept_ = linear_weights(model)
+        # a model file keeps the weights: they must give the classifier's own scores (a
+        # threshold or bias kept outside coef_ and intercept_ would be lost)
+        own = np.asarray(model.decision_function(X), dtype=np.float64).reshape(X.shape[0], -1)
+        if own.shape[1] != K or not np.allclose(np.asarray(X @ self.coef_.T) + self.intercept_,
+                                                own, rtol=1e-7, atol=1e-9):
+            raise ValueError(f"classifier {type(model).__name__}'s scores are not "
+                             f"coef_ @ x + intercept_ for the {K} problems of the texts")
+        self.lam_ = np.broadcast_to(np.asarray(getattr(model, "lam_", getattr(
+            model, "lam", np.nan)), dtype=np.float64), (K,)).copy()
+        for attr in ("duality_gap_", "n_iter_"):  # where the classifier reports them
+            if hasattr(model, attr):
+                setattr(self, attr, getattr(model, attr))
+            else:
+                self.__dict__.pop(attr, None)
+        given = np.broadcast_to(np.asarray(0.0 if self.thresholds is None else self.thresholds,
+                                           dtype=np.float64), (K,))
+        self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
+
     # -- prediction -----------------------------------------------------------
+    def features_of(self, X):
+        """The rows of raw texts that the weights score: ``vectorizer_``'s matrix, its
+        ``selected_`` columns (a CSR matrix of shape (n_texts, n_weights))."""
+        check_is_fitted(self, "coef_")
+        return self._selected(self.vectorizer_.transform(_texts(X, type(self).__name__)))
+
+    def scores_of(self, X):
+        """Scores of rows of :meth:`features_of`: (n_rows, n_problems)."""
+        model = getattr(self, "classifier_", None)
+        if model is None:
+            return np.asarray(X @ self.coef_.T) + self.intercept_
+        scores = np.asarray(model.decision_function(X), dtype=np.float64)
+        return scores[:, None] if scores.ndim == 1 else scores
+
     def decision_function(self, X):
         """Scores of raw texts: (n_texts,) for two classes (of ``classes_[1]``), else
         (n_texts, n_classes). Thresholds are not subtracted."""
         check_is_fitted(self, "coef_")
-        Xm = self.vectorizer_.transform(_texts(X, type(self).__name__))
-        scores = np.asarray(Xm @ self.coef_.T) + self.intercept_
+        scores = self.scores_of(self.features_of(X))
         return scores[:, 0] if self.task_ == "binary" else scores
 
     def predict(self, X):
@@ -443,25 +569,38 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 asked.append((label, 0, 1 if j == 1 else -1) if self.task_ == "binary"
                              else (label, j, 1))
             requests.append(asked)
-        return explain(self.vectorizer_, self.coef_, self.intercept_, texts, requests,
+        coef = self.coef_
+        if self.selected_ is not None:  # the weights of every column, 0 where none is kept
+            coef = np.zeros((coef.shape[0], len(self.vectorizer_.vocabulary_)))
+            coef[:, self.selected_] = self.coef_
+        return explain(self.vectorizer_, coef, self.intercept_, texts, requests,
                        n_terms, self.vectorizer_.get_feature_names_out())
 
     # -- model files ----------------------------------------------------------
-    def to_model(self):
-        """The fitted classifier as a :class:`textwin.persistence.TextModel`."""
+    def to_model(self, metadata=None):
+        """The fitted classifier as a :class:`textwin.persistence.TextModel`, with
+        ``metadata`` (a dict: what the model was tested on, ...) added to its own
+        (with a ``classifier``, the classifier's: its class, parameters, duality gaps)."""
         check_is_fitted(self, "coef_")
         names = [str(c) for c in (self.classes_[1:] if self.task_ == "binary" else self.classes_)]
         single = self.task_ != "multilabel"
-        params = {k: v for k, v in self.get_params().items() if k not in ("lam", "thresholds")}
+        model = getattr(self, "classifier_", None)
+        if model is not None:
+            own = estimator_metadata(model)
+        else:
+            params = {k: v for k, v in self.get_params().items()
+                      if k not in ("lam", "thresholds", "classifier")
+                      and not (k == "features" and v is None)}
+            own = {"estimator": "textwin.TextClassifier", "params": params,
+                   "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),
+                   "n_iter": self.n_iter_.tolist()}
         return TextModel(
             self.coef_, self.intercept_, names,
-            vocabulary=self.vectorizer_.vocabulary_,
+            vocabulary=self.vectorizer_.vocabulary_, selected=self.selected_,
             preprocessing=self.vectorizer_.preprocessing_params(),
             idf=getattr(self.vectorizer_, "idf_", None), thresholds=self.thresholds_,
             task=self.task_, classes=list(self.classes_) if single else None,
-            metadata={"estimator": "textwin.TextClassifier", "params": params,
-                      "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),
-                      "n_iter": self.n_iter_.tolist()},
+            metadata={**own, **(metadata or {})},
             calibration=getattr(self, "calibration_", None))
 
     def save(self, path):
@@ -487,10 +626,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         clf = cls(**params)
         vectorizer = model.vectorizer()
         coef, intercept = model.coef, model.intercept
-        if model.selected is not None:  # feature selection: weights over the whole vocabulary
-            coef = np.zeros((coef.shape[0], len(vectorizer.vocabulary_)))
-            coef[:, model.selected] = model.coef
         clf.vectorizer_, clf.coef_, clf.intercept_ = vectorizer, coef, intercept
+        clf.selected_ = None if model.selected is None else model.selected.copy()
         clf.language_ = vectorizer.language
         clf.chars_, clf.script_ = vectorizer.char_ngrams, None
         clf.thresholds_ = model.thresholds.copy()
@@ -499,7 +636,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         clf.task_ = model.task
         clf.classes_ = np.asarray(model.classes if model.task != "multilabel"
                                   else model.target_names)
-        clf.n_features_in_ = coef.shape[1]
+        clf.n_features_in_ = len(vectorizer.vocabulary_)
         clf.lam_ = np.asarray(model.metadata.get("lam", [np.nan] * coef.shape[0]))
         for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
             setattr(clf, attr, np.asarray(model.metadata.get(key, [np.nan] * coef.shape[0])))
