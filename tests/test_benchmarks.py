@@ -279,7 +279,7 @@ def test_train_memory_measures_both_sides_and_every_step(tmp_path, monkeypatch):
         assert peaks == sorted(peaks) and peaks[0] > 10  # a peak so far never falls
     # every call the textwin child wraps is still the command's: each step was reached
     assert [s["step"] for s in result["steps"]["textwin"]] == [
-        "imports", "texts read", "fit_transform (train)", "transform (test)", "fit",
+        "imports", "texts read", "fit_transform (train)", "fit", "transform (test)",
         "model written"]
     assert result["ratio"] == pytest.approx(
         result["median_peak_rss_mib"]["textwin"] / result["median_peak_rss_mib"]["sklearn"])

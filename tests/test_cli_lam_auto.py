@@ -256,13 +256,13 @@ def test_scoring_chooses_what_the_cross_validation_maximises(capsys, tmp_path):
 
 
 def test_lam_auto_warnings_name_the_categories_and_the_options(capsys, tmp_path, monkeypatch):
-    import textwin.experiments as experiments
-    from textwin.model_selection import LamGridWarning, PathConvergenceWarning
+    from textwin.model_selection import (DualGaussSeidelClassifierCV, LamGridWarning,
+                                         PathConvergenceWarning)
 
-    fit_method = experiments.fit_method
+    fit = DualGaussSeidelClassifierCV.fit
 
-    def warning_fit(*args, **kwargs):
-        est = fit_method(*args, **kwargs)
+    def warning_fit(self, *args, **kwargs):
+        est = fit(self, *args, **kwargs)
         warnings.warn(LamGridWarning("X: the lam of {problems} is the smallest of the grid "
                                      "(1e-05). Search further with {search_lower}.", [0, 2]))
         warnings.warn(PathConvergenceWarning("X: 3 path points missed {tol} ({problem} at "
@@ -270,7 +270,7 @@ def test_lam_auto_warnings_name_the_categories_and_the_options(capsys, tmp_path,
                                              "are the hardest{avoid_smallest}.", [1]))
         return est
 
-    monkeypatch.setattr(experiments, "fit_method", warning_fit)
+    monkeypatch.setattr(DualGaussSeidelClassifierCV, "fit", warning_fit)
     corpus = _write_jsonl(tmp_path, "multilabel")
     code, _, err = run(capsys, "train", *corpus, "--lam", "auto")
     assert code == 0, err

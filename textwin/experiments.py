@@ -449,12 +449,9 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
     paper's figure); multi-class targets by accuracy.
     """
     present = np.asarray(Y_train.sum(axis=0)).ravel() > 0
-    competing = single_label and Y_train.shape[1] > 2 and int(present.sum()) > 2
-    cv_params = {k: v for k, v in (cv_params or {}).items() if v is not None}
-    est = _configured(method, X_train.shape[0], overrides, n_jobs, verbose, order,
-                      by_breakeven=not competing and "scoring" not in cv_params)
-    if hasattr(est, "cv_summary"):
-        est.set_params(**cv_params)
+    competing = _competing(Y_train, single_label)
+    est = method_estimator(method, Y_train, overrides, n_jobs=n_jobs, verbose=verbose,
+                           order=order, single_label=single_label, cv_params=cv_params)
     y = np.asarray(Y_train.argmax(axis=1)).ravel() if competing else None
     if competing and present.all():
         return est.fit(X_train, y)
@@ -464,9 +461,27 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
                                                         "lam": float(cv.lam_[0])},
                             n_jobs, verbose, order, by_breakeven=False)
         final.fit(X_train, Y_train)
-        final.cv_summary = functools.partial(_shared_cv_summary, cv.cv_summary())
+        final.cv_summary = functools.partial(shared_cv_summary, cv.cv_summary())
         return final
     return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+
+
+def _competing(Y_train, single_label):
+    """Whether the classes of ``Y_train`` compete in one fit (more than two, with documents)."""
+    present = np.asarray(Y_train.sum(axis=0)).ravel() > 0
+    return single_label and Y_train.shape[1] > 2 and int(present.sum()) > 2
+
+
+def method_estimator(method, Y_train, overrides=None, *, n_jobs=None, verbose=0, order=None,
+                     single_label=False, cv_params=None):
+    """The estimator that :func:`fit_method` fits on ``Y_train``'s columns, unfitted."""
+    competing = _competing(Y_train, single_label)
+    cv_params = {k: v for k, v in (cv_params or {}).items() if v is not None}
+    est = _configured(method, Y_train.shape[0], overrides, n_jobs, verbose, order,
+                      by_breakeven=not competing and "scoring" not in cv_params)
+    if hasattr(est, "cv_summary"):
+        est.set_params(**cv_params)
+    return est
 
 
 def build_method(method, n_train, overrides=None, *, n_jobs=None, order=None):
@@ -496,7 +511,7 @@ def _configured(method, n_train, overrides, n_jobs, verbose, order, by_breakeven
     return est
 
 
-def _shared_cv_summary(summary, names=None):
+def shared_cv_summary(summary, names=None):
     """A cross-validation's summary whose shared lam is named for every class
     (``names``), those without training documents included."""
     if names is None:

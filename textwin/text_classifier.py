@@ -218,6 +218,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
     selected_ : ndarray of int or None
         The columns of ``vectorizer_``'s matrix that ``coef_`` weighs (``features``);
         None: every column.
+    n_empty_texts_ : int
+        The training texts with none of those columns' terms (they score the intercept).
     classifier_ : estimator
         ``classifier`` fitted (only with one).
     search_ : estimator
@@ -367,6 +369,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         it is left scaled by the last problem's ratios."""
         self.selected_ = self._selection(X, Y)
         X = self._selected(X)
+        self.n_empty_texts_ = int(np.count_nonzero(X.getnnz(axis=1) == 0))
         self.__dict__.pop("classifier_", None)
         if self.classifier is not None:
             return self._fit_classifier(X, Y, task)

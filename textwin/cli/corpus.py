@@ -99,10 +99,19 @@ def _refuse_text_options(args, corpus):
                        "(svmlight), which are used as given")
 
 
-def _prepare_user_corpus(args, corpus, language, stem, chars, script):
-    """Vectorize (text corpora, in ``language``, stemmed or not, with the character
-    n-grams ``chars``, in place of the words for a ``script`` without spaces) and select
-    features; return matrices and model parts.
+def text_settings(args, language, stem, chars, script):
+    """How a text corpus's texts become rows, as :func:`textwin.text.make_vectorizer` and
+    :class:`textwin.TextClassifier` take it: in ``language``, stemmed or not, with the
+    character n-grams ``chars``, in place of the words for a ``script`` without spaces
+    (unless --ngrams)."""
+    return {"weighting": args.weighting or "tfidf", "stem": stem,
+            "ngrams": 0 if script and not args.ngrams else args.ngrams or 1,
+            "language": language, "min_df": 1, "chars": chars}
+
+
+def _prepare_user_corpus(args, corpus, text):
+    """Vectorize (text corpora, as ``text``: :func:`text_settings`) and select features;
+    return matrices and model parts.
 
     ``support`` is None when every feature is kept (``--features all``, the
     default on a user's corpus).
@@ -113,10 +122,7 @@ def _prepare_user_corpus(args, corpus, language, stem, chars, script):
     if corpus.is_text:
         from ..text import make_vectorizer
 
-        # a script without spaces: its character n-grams in place of words, unless --ngrams
-        ngrams = 0 if script and not args.ngrams else args.ngrams or 1
-        vectorizer = make_vectorizer(args.weighting or "tfidf", stem, ngrams, language,
-                                     min_df=1, chars=chars)
+        vectorizer = make_vectorizer(**text)
         try:
             X_train = vectorizer.fit_transform(corpus.train)
         except ValueError as exc:
@@ -258,6 +264,7 @@ class TrainingData:
     as_corpus: bool = False     # a user's corpus, or Reuters-21578's texts read as one
     language: str = None        # a text corpus's language, resolved once (None: no texts)
     stem: bool = True           # stems (or words, --no-stem)
+    text: dict = None           # how its texts become rows (text_settings; None: no texts)
     constant: dict = field(default_factory=dict)  # {category: why} of the constant models
 
     @property
@@ -276,7 +283,9 @@ class TrainingData:
 
     @property
     def n_features(self):
-        return len(self.vocabulary) if self.X_train is None else self.X_train.shape[1]
+        if self.X_train is not None:
+            return self.X_train.shape[1]
+        return len(self.vocabulary if self.support is None else self.support)
 
 
 def training_data(args, categories_arg, vectorize=True):
@@ -386,16 +395,16 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None, vectoriz
         raise CLIError(f"{corpus.source}: {exc} (--task multilabel)") from None
     categories, Y_train, Y_test = _positive_last(getattr(args, "positive_label", None), task,
                                                  categories, Y_train, Y_test, corpus.source)
-    language, stem, chars, script = None, True, None, None
+    language, stem, text = None, True, None
     if corpus.is_text:
         chars, script = text_chars(args, corpus.train)
         language, stem = text_language(args, corpus.train, said=bool(script) and not args.ngrams)
+        text = text_settings(args, language, stem, chars, script)
     else:
         _refuse_text_options(args, corpus)
     X_train = X_test = vectorizer = support = None
     if vectorize or not corpus.is_text:
-        X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus, language, stem,
-                                                                    chars, script)
+        X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus, text)
     constant = check_trainable(categories, Y_train, corpus.source, everything)
     return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
@@ -406,7 +415,7 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None, vectoriz
         idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
         report=corpus.report, texts_train=corpus.train if corpus.is_text else None,
         texts_test=corpus.test if corpus.is_text else None, as_corpus=True,
-        language=language, stem=stem, constant=constant)
+        language=language, stem=stem, text=text, constant=constant)
 
 
 def _positive_last(positive, task, categories, Y_train, Y_test, source):

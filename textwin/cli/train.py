@@ -27,7 +27,7 @@ from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_
 from .corpus import training_data
 from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
                      plot_failed, positive_label, task_text, try_plot)
-from .training import (class_thresholds, example_order, fit_task, given_settings,
+from .training import (class_thresholds, example_order, fit_task, fit_texts, given_settings,
                        method_settings, summarize, two_class_thresholds)
 
 
@@ -103,7 +103,7 @@ def _overrides(args, method):
 def cmd_train(args):
     method, given = _checked_method(args)
     order = example_order(args)
-    d = training_data(args, args.category, vectorize=not args.auto)
+    d = training_data(args, args.category, vectorize=False)  # texts: the estimator's
     check_tuning(args, d.task)
     fit = (_fit_auto if args.auto else _fit_method)(args, method, d, given)
     d, cv = fit.data, fit.cv
@@ -126,7 +126,8 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(args, method, fit.estimator, d, fit.settings, order)
+    calibration = train_calibration(args, method, _fitted(fit.estimator), d, fit.settings,
+                                    order)
     if args.proba:
         result["log_loss"] = test_log_loss(calibration, d, fit.scores)
     if args.output is not None:
@@ -155,11 +156,16 @@ def _fit_method(args, method, d, given):
     settings = method_settings(args, method, d, given)
     if settings.get("lam") == "auto":
         warn_small_classes(d, "--lam auto")
-    _log_training(method, d)
     order = example_order(args)
-    fit = fit_task(method, d, settings, order, args)
-    est = fit.estimator
-    cv = est.cv_summary(list(d.problem_names)) if hasattr(est, "cv_summary") else None
+    if d.text is not None:  # texts: a TextClassifier of the options
+        fit = fit_texts(method, d, settings, order, args)
+        d = fit.data
+        _log_training(method, d, fit.estimator.n_empty_texts_)
+    else:
+        _log_training(method, d)
+        fit = fit_task(method, d, settings, order, args)
+    est = _fitted(fit.estimator)
+    cv = _cv_summary(fit.estimator, list(d.problem_names))
     with warnings_naming(d.problem_names):
         thresholds = problem_thresholds(args, method, est, d, settings, order)
     if thresholds is not None and d.task == "binary":
@@ -183,6 +189,23 @@ def _fit_auto(args, method, d, given):
     return fit
 
 
+def _cv_summary(estimator, names):
+    """What --lam auto chose (None without it): a TextClassifier's search, whose lam every
+    class shares, or the estimator's own."""
+    from ..experiments import shared_cv_summary
+
+    search = getattr(estimator, "search_", None)
+    if search is not None:
+        return shared_cv_summary(search.cv_summary(), names)
+    est = _fitted(estimator)
+    return est.cv_summary(names) if hasattr(est, "cv_summary") else None
+
+
+def _fitted(estimator):
+    """The linear model fitted on the matrix: a TextClassifier's classifier, or itself."""
+    return getattr(estimator, "classifier_", estimator)
+
+
 def _checked_method(args):
     """The method and the settings given for it, and the files to write checked: all
     before any training."""
@@ -201,14 +224,18 @@ def _checked_method(args):
     return method, given
 
 
-def _log_training(method, d):
+def _log_training(method, d, empty_train=None):
+    """What is trained, and the documents without any feature (``empty_train``: the
+    training documents', counted by the fit; else from the matrix)."""
     logger.info("training %s on %d documents, %d features, %d categor%s (%s)", method.key,
-                d.X_train.shape[0], d.X_train.shape[1], len(d.categories),
+                d.n_train, d.n_features, len(d.categories),
                 "y" if len(d.categories) == 1 else "ies", d.task)
-    empty = [int((X.getnnz(axis=1) == 0).sum()) for X in (d.X_train, d.X_test)]
+    if empty_train is None:
+        empty_train = int((d.X_train.getnnz(axis=1) == 0).sum())
+    empty = [empty_train, int((d.X_test.getnnz(axis=1) == 0).sum())]
     if any(empty):  # valid documents, but a user wants to know they carry no feature
         logger.info("%d training and %d test documents have none of the %d features; "
-                    "they score the bias", *empty, d.X_train.shape[1])
+                    "they score the bias", *empty, d.n_features)
 
 
 def _category_rows(fit, per):
@@ -255,26 +282,48 @@ def test_log_loss(calibration, d, scores):
 
 
 def _save_model(path, fit, method, result, summary, calibration=None):
-    """Write the model file, after checking that its weights give the estimator's scores."""
+    """Write the model file: the TextClassifier's model (the fitted one of a matrix, after
+    checking that its weights give the estimator's scores), with what it was tested on."""
     import numpy as np
 
-    from ..persistence import TextModel, estimator_metadata, linear_weights, save_model
+    from ..persistence import save_model
 
     d, est, thresholds = fit.data, fit.estimator, fit.thresholds
+    thresholds = (class_thresholds(d) if thresholds is None  # binary: the second class's
+                  else thresholds[-1:] if d.task == "binary" else thresholds)
+    metadata = {"method": method.key, "settings": result["settings"], "corpus": d.source,
+                "task": d.task, **positive_label(d), "test": result["categories"],
+                "summary": summary}
+    if hasattr(est, "classifier_"):  # a TextClassifier, its thresholds tuned on its folds
+        est.thresholds_ = np.zeros(est.intercept_.size) if thresholds is None else (
+            np.asarray(thresholds, dtype=np.float64))
+        if calibration is not None:
+            est.calibration_ = calibration
+        model = est.to_model(metadata)
+    else:
+        model = _matrix_model(fit, thresholds, metadata, calibration)
+    try:
+        save_model(path, model)
+    except OSError as exc:
+        raise CLIError(f"cannot write the model to {path}: {exc}") from None
+    logger.info("model written to %s", path)
+
+
+def _matrix_model(fit, thresholds, metadata, calibration):
+    """The model file of an estimator fitted on a matrix (or --auto's TextClassifier),
+    after checking that its weights give the estimator's own scores."""
+    import numpy as np
+
+    from ..persistence import TextModel, estimator_metadata, linear_weights
+
+    d, est = fit.data, fit.estimator
     single = d.task != "multilabel"
     model = TextModel(
         *linear_weights(est), d.categories[1:] if d.task == "binary" else d.categories,
         vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-        idf=d.idf, thresholds=(class_thresholds(d) if thresholds is None  # binary: the
-                               else thresholds[-1:] if d.task == "binary"  # second class's
-                               else thresholds),
-        task=d.task,
+        idf=d.idf, thresholds=thresholds, task=d.task,
         classes=list(d.categories) if single else None,
-        metadata={**estimator_metadata(est), "method": method.key,
-                  "settings": result["settings"], "corpus": d.source, "task": d.task,
-                  **positive_label(d),
-                  "test": result["categories"], "summary": summary},
-        calibration=calibration)
+        metadata={**estimator_metadata(est), **metadata}, calibration=calibration)
     # The weights written must reproduce the estimator's own scores (a threshold
     # or bias kept outside coef_/intercept_ would be lost otherwise); --auto's
     # TextClassifier scores by them, on texts that are not vectorized again here.
@@ -283,11 +332,7 @@ def _save_model(path, fit, method, result, summary, calibration=None):
     if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
         raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
                        "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
-    try:
-        save_model(path, model)
-    except OSError as exc:
-        raise CLIError(f"cannot write the model to {path}: {exc}") from None
-    logger.info("model written to %s", path)
+    return model
 
 
 def _print_result(args, method, fit, result, summary):

@@ -105,7 +105,7 @@ def method_settings(args, method, d, given):
     settings = dict(given)
     if (d.as_corpus and method.key in LAM_ONE_OVER_N
             and "lam" not in settings):
-        settings["lam"] = default_lam(d.X_train.shape[0])
+        settings["lam"] = default_lam(d.n_train)
     return settings
 
 
@@ -130,7 +130,7 @@ def cv_settings(args, d, settings):
         return None
     from ..model_selection import DualGaussSeidelClassifierCV
 
-    folds, n = DualGaussSeidelClassifierCV().cv, d.X_train.shape[0]
+    folds, n = DualGaussSeidelClassifierCV().cv, d.n_train
     if n < folds:  # in this command line's words: it has no cv option to lower
         raise CLIError(f"--lam auto: the {n} training documents are fewer than the {folds} "
                        f"folds of its cross-validation; add documents, or give --lam a value")
@@ -139,7 +139,7 @@ def cv_settings(args, d, settings):
         default_scoring(d.task) if user or tune else None)
     return {"scoring": scoring,
             "thresholds": tune if tune and in_lam_folds(args, d.task) else None,
-            "lam_anchor": default_lam(d.X_train.shape[0]) if d.as_corpus else None}
+            "lam_anchor": default_lam(d.n_train) if d.as_corpus else None}
 
 
 def fit_task(method, d, settings, order, args):
@@ -161,6 +161,52 @@ def fit_task(method, d, settings, order, args):
     if d.task == "binary":
         scores = two_class_scores(scores)
     return Fit(d, est, seconds, scores, settings)
+
+
+def fit_texts(method, d, settings, order, args):
+    """Fit ``method`` on a text corpus's texts as the :class:`textwin.TextClassifier` of the
+    options (``d.text``'s vectorizer, --features K, the registry's ``method`` as its
+    classifier) and score the test texts: a :class:`Fit` whose estimator is that
+    TextClassifier and whose data has its matrices (the columns it keeps) and model parts."""
+    from dataclasses import replace
+
+    from .._ovr import ConstantModelWarning
+    from ..experiments import method_estimator
+    from ..model_selection._split import SmallClassWarning  # light: no scikit-learn search
+    from ..text_classifier import TextClassifier
+
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    cv_params = cv_settings(args, d, settings)
+    t0 = time.perf_counter()
+    # the warnings name the method, not the estimator's class, and the categories
+    with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=SmallClassWarning)  # said once, before
+        # check_trainable named these categories already; the estimators can only give
+        # column numbers
+        warnings.filterwarnings("ignore", category=ConstantModelWarning)
+        try:
+            classifier = method_estimator(method, Y, settings, n_jobs=args.n_jobs,
+                                          verbose=estimator_verbosity(args), order=order,
+                                          single_label=d.task == "multiclass",
+                                          cv_params=cv_params)
+            clf = TextClassifier(**d.text, features=None if args.features == "all"
+                                 else args.features, classifier=classifier,
+                                 task="multilabel" if d.task == "multilabel" else "multiclass")
+            clf.fit(d.texts_train, d.Y_train, classes=d.categories)
+        except ValueError as exc:  # the estimators' own words, which name the parameter
+            raise CLIError(first_line(exc)) from None
+    seconds = time.perf_counter() - t0
+    vec = clf.vectorizer_
+    # the training matrix again only for what cross-validates on it
+    folds = getattr(args, "tune_thresholds", None) or getattr(args, "proba", False)
+    d = replace(d, X_train=clf.features_of(d.texts_train) if folds else None,
+                X_test=clf.features_of(d.texts_test), vocabulary=vec.vocabulary_,
+                support=clf.selected_,
+                preprocessing=vec.preprocessing_params(), idf=getattr(vec, "idf_", None))
+    scores = clf.scores_of(d.X_test)
+    if d.task == "binary":
+        scores = two_class_scores(scores)
+    return Fit(d, clf, seconds, scores, settings)
 
 
 def two_class_scores(scores):
