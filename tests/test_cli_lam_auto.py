@@ -394,3 +394,37 @@ def test_the_search_and_solver_warnings_name_the_method_not_a_class(capsys, tmp_
     assert any("svm, --lam auto: " in line and "path points stopped" in line for line in lines)
     assert any("svm did not converge on" in line for line in lines), err
     assert not any("Classifier" in line or "DualSVM" in line for line in lines), err
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_a_model_of_lam_auto_records_the_lam_chosen_and_inspect_reads_it(capsys, tmp_path,
+                                                                         task):
+    # inspect stopped on such a model with a traceback: the file said only lam "auto"
+    corpus = _write_jsonl(tmp_path, task)
+    model = tmp_path / "m.npz"
+    code, out, err = run(capsys, "train", *corpus, "--lam", "auto", "-o", model, "--json")
+    assert code == 0, err
+    (lam,) = set(json.loads(out)["lam_by_cv"]["lam"].values())
+    code, out, err = run(capsys, "inspect", model, "--json")
+    assert code == 0 and "Traceback" not in err, err
+    assert set(json.loads(out)["lam"]) == {lam}
+    code, out, err = run(capsys, "inspect", model)
+    assert code == 0, err
+    assert f"{lam:.3g}" in next(ln for ln in out.splitlines() if ln.startswith("lam"))
+
+
+def test_lam_auto_proba_on_classes_one_of_which_has_no_training_document(capsys, tmp_path):
+    # the model refitted at the shared choice has no lam_: --proba's folds read "auto"
+    path = tmp_path / "corpus.jsonl"
+    with open(path, "w") as fh:
+        for split, n, seed in (("train", 60, 0), ("test", 30, 1)):
+            for i, (words, labels) in enumerate(_documents("multiclass", n, seed)):
+                if split == "test" and i % 5 == 0:
+                    labels = ["purple"]  # a class of test documents only
+                fh.write(json.dumps({"text": " ".join(words), "labels": labels,
+                                     "split": split}) + "\n")
+    code, out, err = run(capsys, "train", "--corpus", path, "--lam", "auto", "--proba",
+                         "--json")
+    assert code == 0 and "Traceback" not in err, err
+    result = json.loads(out)
+    assert result["log_loss"] > 0 and set(result["lam_by_cv"]["lam"]) == {"blue", "green", "purple", "red"}

@@ -541,10 +541,10 @@ def _qualified_name(obj):
 
 def estimator_metadata(model):
     """What a model file records about a fitted estimator: its class, its
-    parameters (those JSON can hold) and, when it has them, the duality gaps and
-    epochs of its binary problems."""
+    parameters (those JSON can hold) and, when it has them, the lam chosen for each
+    binary problem (a search's ``lam_``), their duality gaps and epochs."""
     meta = {"estimator": _qualified_name(model), "params": _estimator_params(model)}
-    for attr, key in (("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
+    for attr, key in (("lam_", "lam"), ("duality_gap_", "duality_gap"), ("n_iter_", "n_iter")):
         if hasattr(model, attr):
             meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
     if hasattr(model, "duality_gap_"):

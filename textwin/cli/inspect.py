@@ -147,7 +147,8 @@ def _lam(meta, params, n_problems):
     if isinstance(lam, list) and len(lam) == n_problems:
         return lam
     lam = params.get("lam", (meta.get("settings") or {}).get("lam"))
-    return None if lam is None else [lam] * n_problems
+    # a number; "auto" in a file that did not record the choice is none
+    return [lam] * n_problems if isinstance(lam, (int, float)) else None
 
 
 def _one_or_each(values, names, fmt):

@@ -201,6 +201,8 @@ def train_calibration(args, method, est, d, settings, order):
         folds = text_folds("--proba", k, Y, d.task, d.categories, 0)
     fold_n = np.mean([train.size for train, _ in folds])
     lam = float(np.ravel(est.lam_)[0]) if hasattr(est, "lam_") else settings.get("lam")
+    if lam == "auto":  # the model refitted at the search's choice (a class without documents)
+        lam = float(est.lam)
     fold_settings = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
     fold_est = build_method(method, fold_n, fold_settings, n_jobs=args.n_jobs, order=order)
     target = Y[:, [1]] if d.task == "binary" else Y
