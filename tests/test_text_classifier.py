@@ -1024,3 +1024,16 @@ def test_text_classifier_keeps_its_fits_weights_without_a_second_copy(monkeypatc
     scaled = TextClassifier(nb_scaling=True).fit(texts, y)  # one fit per class, scaled back
     assert len(fitted) == 3 and all(scaled.coef_ is not w for w in fitted)
     assert scaled.coef_.shape == clf.coef_.shape
+
+
+def test_scores_of_wide_weights_are_the_products_bit_for_bit():
+    """Weights too wide for one block (2^18 features: two classes a block) are multiplied
+    a block of classes at a time, each score the same bits as ``X @ coef.T``."""
+    import scipy.sparse as sp
+
+    from textwin.text_classifier import _times_transposed
+
+    rng = np.random.default_rng(0)
+    X = sp.random(40, 2**18, density=2e-4, format="csr", random_state=0)
+    coef = rng.standard_normal((5, 2**18))
+    np.testing.assert_array_equal(_times_transposed(X, coef), np.asarray(X @ coef.T))

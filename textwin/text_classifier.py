@@ -479,7 +479,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """Scores of rows of :meth:`features_of`: (n_rows, n_problems)."""
         model = getattr(self, "classifier_", None)
         if model is None:
-            return np.asarray(X @ self.coef_.T) + self.intercept_
+            return _times_transposed(X, self.coef_) + self.intercept_
         scores = np.asarray(model.decision_function(X), dtype=np.float64)
         return scores[:, None] if scores.ndim == 1 else scores
 
@@ -650,3 +650,15 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.string = True
         tags.input_tags.two_d_array = False
         return tags
+
+
+def _times_transposed(X, coef):
+    """``X @ coef.T`` (CSR X, dense coef), about 4 MB of ``coef``'s rows at a time: scipy
+    copies ``coef.T`` whole into C order first (Reuters 90's titles with character
+    n-grams: 90 x 101,529 weights, 70 MB). Each score sums its row's terms in the same
+    order: the same bits."""
+    out = np.empty((X.shape[0], coef.shape[0]))
+    block = max(1, 2**19 // max(coef.shape[1], 1))
+    for k in range(0, coef.shape[0], block):
+        out[:, k:k + block] = X @ coef[k:k + block].T
+    return out
