@@ -224,6 +224,9 @@ def test_a_model_file_gives_the_same_scores_and_predictions(tmp_path, kind):
     np.testing.assert_array_equal(back.predict(texts), clf.predict(texts))
     assert back.get_params() == {**clf.get_params(), "lam": None, "thresholds": None}
     np.testing.assert_array_equal(back.thresholds_, clf.thresholds_)
+    # the duality gaps with the rule they were measured against, as every model file has
+    meta = load_model(path).metadata
+    assert meta["duality_gap"] == clf.duality_gap_.tolist() and "<= tol" in meta["stopping_rule"]
     # the file is an ordinary model file: textwin predict reads it
     np.testing.assert_array_equal(load_model(path).predict(texts), clf.predict(texts))
 

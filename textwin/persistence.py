@@ -68,6 +68,11 @@ _ARRAYS = ("coef", "intercept", "terms_utf8", "term_offsets", "vocabulary", "sel
            "thresholds")
 #: The most metadata a model file may hold (category names, settings, scores).
 _MAX_METADATA_BYTES = 1 << 24
+#: The rule behind a model file's ``duality_gap``, so that a reader of the file needs no docs.
+STOPPING_RULE = (
+    "relative duality gap (P(w) - D(alpha)) / max(P(w), 1e-300) <= tol, or "
+    "max_epochs; Algorithm 2 (intercept_solver 'converged') also needs "
+    "|sum alpha_i y_i| / (lam n) <= intercept_tol")
 
 
 class ModelFormatError(ValueError):
@@ -548,11 +553,7 @@ def estimator_metadata(model):
         if hasattr(model, attr):
             meta[key] = _jsonable(np.asarray(getattr(model, attr)).tolist())
     if hasattr(model, "duality_gap_"):
-        # the rule behind duality_gap, so that a reader of the file needs no docs
-        meta["stopping_rule"] = (
-            "relative duality gap (P(w) - D(alpha)) / max(P(w), 1e-300) <= tol, or "
-            "max_epochs; Algorithm 2 (intercept_solver 'converged') also needs "
-            "|sum alpha_i y_i| / (lam n) <= intercept_tol")
+        meta["stopping_rule"] = STOPPING_RULE
     if hasattr(model, "estimator_"):  # a wrapper (TunedThresholdsClassifierCV): what it wraps
         meta["wrapped"] = estimator_metadata(model.estimator_)
     return meta

@@ -29,8 +29,8 @@ from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.model_selection._split import SmallClassWarning, text_folds
-from textwin.persistence import (TextModel, estimator_metadata, linear_weights, load_model,
-                                 save_model)
+from textwin.persistence import (STOPPING_RULE, TextModel, estimator_metadata, linear_weights,
+                                 load_model, save_model)
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives, problem_weights)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
@@ -111,7 +111,7 @@ def resolve_language(language, texts):
     return (detect_language(texts) or "english") if language == "auto" else language
 
 
-def _column_classes(classes, found, y):
+def column_classes(classes, found, y):
     """``classes``, the names of the columns of an indicator ``y``, as an array."""
     named = np.empty(len(classes), dtype=object)
     named[:] = list(classes)
@@ -289,7 +289,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self : TextClassifier
         """
         texts, (Y, found, task) = training_data(X, y, self.task, type(self).__name__)
-        classes = found if classes is None else _column_classes(classes, found, y)
+        classes = found if classes is None else column_classes(classes, found, y)
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
@@ -596,7 +596,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                       and not (k == "features" and v is None)}
             own = {"estimator": "textwin.TextClassifier", "params": params,
                    "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),
-                   "n_iter": self.n_iter_.tolist()}
+                   "n_iter": self.n_iter_.tolist(), "stopping_rule": STOPPING_RULE}
         return TextModel(
             self.coef_, self.intercept_, names,
             vocabulary=self.vectorizer_.vocabulary_, selected=self.selected_,

@@ -31,8 +31,9 @@ from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import save_model
 from textwin.tasks import problem_positives
 from textwin.text import UNSPACED_CHARS, Words, detect_unspaced_script, fold_matrices
-from textwin.text_classifier import (DEFAULT_LAM_N, TextClassifier, intercept_params,
-                                     make_vectorizer, resolve_language, training_data)
+from textwin.text_classifier import (DEFAULT_LAM_N, TextClassifier, column_classes,
+                                     intercept_params, make_vectorizer, resolve_language,
+                                     training_data)
 
 __all__ = ["TextClassifierCV", "SmallClassWarning"]
 
@@ -321,19 +322,24 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return text_folds(type(self).__name__, self.cv, Y, task, classes, self.random_state)
 
     # -- fit ----------------------------------------------------------------------
-    def fit(self, X, y):
+    def fit(self, X, y, classes=None):
         """Search the settings by cross-validation, then refit the best on all the texts.
 
         Parameters
         ----------
         X : iterable of str
         y : array-like of shape (n_texts,), list of label lists, or an indicator matrix
+        classes : sequence, default=None
+            The classes (categories) of the columns of an indicator matrix ``y``, in
+            order (default: 0, 1, ...), as :meth:`TextClassifier.fit` takes them.
 
         Returns
         -------
         self : TextClassifierCV
         """
-        texts, (Y, classes, task) = training_data(X, y, self.task, type(self).__name__)
+        texts, (Y, found, task) = training_data(X, y, self.task, type(self).__name__)
+        named = classes  # the refit's TextClassifier names its columns alike
+        classes = found if classes is None else column_classes(classes, found, y)
         if not isinstance(self.early_stopping, (bool, np.bool_)):
             raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
                              "is not True or False")
@@ -381,7 +387,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
-        self.best_estimator_ = self._refit(texts, y, Y, words)
+        self.best_estimator_ = self._refit(texts, y, Y, words, named)
         return self
 
     # -- the settings tried beside the best combination so far -------------------------
@@ -547,7 +553,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = {**params, "lam_n": lam_n}
         self._best_thresholds = thresholds
 
-    def _refit(self, texts, y, Y, words):
+    def _refit(self, texts, y, Y, words, classes):
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
@@ -559,7 +565,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             thresholds=self._best_thresholds, task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
-        clf.fit(texts, y, words=words)
+        clf.fit(texts, y, words=words, classes=classes)
         # Platt's sigmoids on the chosen setting's out-of-fold scores, which cost nothing more
         clf.calibration_ = calibrate(self._best_oof, problem_positives(Y, self.task_),
                                      folds=self.n_splits_)
@@ -586,11 +592,16 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
 
     def save(self, path):
         """Write ``best_estimator_`` to a model file, with what the search chose."""
-        check_is_fitted(self, "best_estimator_")
-        model = self.best_estimator_.to_model()
-        model.metadata["search"] = self.search_summary()
-        save_model(path, model)
+        save_model(path, self.to_model())
         return self
+
+    def to_model(self, metadata=None):
+        """``best_estimator_`` as a :class:`textwin.persistence.TextModel`
+        (:meth:`TextClassifier.to_model`, with ``metadata``), and what the search chose
+        (``search``: :meth:`search_summary`)."""
+        check_is_fitted(self, "best_estimator_")
+        return self.best_estimator_.to_model({**(metadata or {}),
+                                              "search": self.search_summary()})
 
     def search_summary(self):
         """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
