@@ -92,7 +92,7 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
     texts, labels = _texts(multilabel_corpus, "train")
     names = sorted(WORDS)
     Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
-    search = TextClassifierCV(cv=5, task="multilabel").fit(texts, Y)
+    search = TextClassifierCV(cv=5, task="multilabel").fit(texts, Y, classes=names)
     assert search.best_score_ == pytest.approx(auto["cv_score"])
     assert auto["chosen"]["lam"] == pytest.approx(search.best_params_["lam"])
     assert auto["chosen"]["C"] == pytest.approx(1 / (search.best_params_["lam"] * len(texts)))
@@ -106,6 +106,24 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
     predicted = model.predict(test_texts)
     precision = 100 * (predicted & T).sum(axis=0) / predicted.sum(axis=0)
     assert [r["precision"] for r in result["categories"]] == pytest.approx(precision, abs=1e-3)
+    # the file is the search's own model (TextClassifierCV.save: its best estimator's, with
+    # what it chose), plus what the command measured; not one assembled beside it
+    search.save(tmp_path / "search.npz")
+    library = load_model(tmp_path / "search.npz")
+    assert model.target_names == library.target_names == names
+    for array in ("coef", "intercept", "thresholds"):
+        np.testing.assert_array_equal(getattr(model, array), getattr(library, array))
+    assert model.calibration.to_json() == library.calibration.to_json()
+    assert {k: model.metadata.get(k) for k in library.metadata} == library.metadata
+    assert model.metadata["summary"] == {k: v for k, v in result.items()
+                                         if k in model.metadata["summary"]}
+    # inspect names the settings and the search's choice
+    code, out, err = run(capsys, "inspect", model_path)
+    assert code == 0, err
+    rows = dict(ln.split(None, 1) for ln in out.splitlines()[:12] if ln.strip())
+    assert rows["estimator"] == "textwin.TextClassifier (method svm)"
+    assert f"lam {library.metadata['search']['chosen']['lam']:.3g}" in rows["search"]
+    assert f"micro-f1 {100 * auto['cv_score']:.1f} over 5 folds" in rows["search"]
 
 
 def test_auto_plot_stars_the_chosen_setting_at_the_chosen_lam():

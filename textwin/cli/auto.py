@@ -100,7 +100,8 @@ def fit_auto(args, d, progress):
     whose data has the chosen features (its texts are not vectorized again), whose
     scores have one column per category (a binary problem's ``s`` as ``[-s, s]``), with
     the multi-label thresholds (None for one class per document) and what the search
-    chose (:func:`auto_summary`); ``estimator`` is the search's refitted best."""
+    chose (:func:`auto_summary`); ``estimator`` is the search's refitted best, ``search``
+    the search (its model file is the search's)."""
     from dataclasses import replace
 
     import numpy as np
@@ -114,7 +115,7 @@ def fit_auto(args, d, progress):
         with warnings_naming(d.problem_names), warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*paths had points that stopped")
             warnings.filterwarnings("ignore", category=SmallClassWarning)  # said above
-            search.fit(d.texts_train, d.Y_train)
+            search.fit(d.texts_train, d.Y_train, classes=d.categories)
     except ValueError as exc:
         raise CLIError(f"--auto: {first_line(exc)}") from None
     seconds = time.perf_counter() - start
@@ -129,7 +130,8 @@ def fit_auto(args, d, progress):
         scores, thresholds = two_class_scores(scores), two_class_thresholds(best.thresholds_[-1])
     settings = {"lam": search.best_params_["lam"]} if not isinstance(
         search.best_params_["lam"], list) else {}
-    return Fit(d, best, seconds, scores, settings, thresholds, auto_summary(search, d))
+    return Fit(d, best, seconds, scores, settings, thresholds, auto_summary(search, d),
+               search)
 
 
 def setting_text(params):

@@ -282,8 +282,9 @@ def test_log_loss(calibration, d, scores):
 
 
 def _save_model(path, fit, method, result, summary, calibration=None):
-    """Write the model file: the TextClassifier's model (the fitted one of a matrix, after
-    checking that its weights give the estimator's scores), with what it was tested on."""
+    """Write the model file: the estimator's model (--auto: the search's, with what it
+    chose; a method fitted on a matrix: :func:`_matrix_model`), with what it was tested
+    on."""
     import numpy as np
 
     from ..persistence import save_model
@@ -294,12 +295,12 @@ def _save_model(path, fit, method, result, summary, calibration=None):
     metadata = {"method": method.key, "settings": result["settings"], "corpus": d.source,
                 "task": d.task, **positive_label(d), "test": result["categories"],
                 "summary": summary}
-    if hasattr(est, "classifier_"):  # a TextClassifier, its thresholds tuned on its folds
+    if hasattr(est, "vectorizer_"):  # a TextClassifier, its thresholds tuned on its folds
         est.thresholds_ = np.zeros(est.intercept_.size) if thresholds is None else (
             np.asarray(thresholds, dtype=np.float64))
         if calibration is not None:
             est.calibration_ = calibration
-        model = est.to_model(metadata)
+        model = (est if fit.search is None else fit.search).to_model(metadata)
     else:
         model = _matrix_model(fit, thresholds, metadata, calibration)
     try:
@@ -310,8 +311,9 @@ def _save_model(path, fit, method, result, summary, calibration=None):
 
 
 def _matrix_model(fit, thresholds, metadata, calibration):
-    """The model file of an estimator fitted on a matrix (or --auto's TextClassifier),
-    after checking that its weights give the estimator's own scores."""
+    """The model file of an estimator fitted on a matrix (feature values, or the paper's
+    cached features: no TextClassifier holds them), after checking that its weights give
+    the estimator's own scores."""
     import numpy as np
 
     from ..persistence import TextModel, estimator_metadata, linear_weights
@@ -325,10 +327,9 @@ def _matrix_model(fit, thresholds, metadata, calibration):
         classes=list(d.categories) if single else None,
         metadata={**estimator_metadata(est), **metadata}, calibration=calibration)
     # The weights written must reproduce the estimator's own scores (a threshold
-    # or bias kept outside coef_/intercept_ would be lost otherwise); --auto's
-    # TextClassifier scores by them, on texts that are not vectorized again here.
+    # or bias kept outside coef_/intercept_ would be lost otherwise).
     own = fit.scores[:, 1:] if d.task == "binary" else fit.scores
-    check = own if d.X_test is None else np.asarray(d.X_test @ model.coef.T) + model.intercept
+    check = np.asarray(d.X_test @ model.coef.T) + model.intercept
     if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
         raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
                        "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)

@@ -96,6 +96,7 @@ class Fit:
     settings: dict        # the method's settings as given (with lam = 1/n, or as chosen)
     thresholds: object = None  # a threshold per category (None: 0, or the argmax)
     cv: dict = None       # what --lam auto or --auto chose, and their curves
+    search: object = None  # --auto: the TextClassifierCV, whose best_estimator_ is estimator
 
 
 def method_settings(args, method, d, given):
