@@ -181,6 +181,21 @@ def test_a_classifier_is_fitted_on_the_texts_matrix_in_place_of_the_solver(tmp_p
         TextClassifier(classifier=Winnow(), lam=0.1).fit(texts, target)
 
 
+
+def test_a_classifier_whose_scores_are_not_its_weights_is_refused():
+    """A model file keeps coef_ and intercept_ only: a classifier that scores with anything
+    else (here a shift kept outside them) would be saved wrong, so the fit refuses it."""
+    from textwin.linear import ModifiedLeastSquares
+
+    class Shifted(ModifiedLeastSquares):
+        def decision_function(self, X):
+            return super().decision_function(X) + 0.5
+
+    texts, y = corpus(classes=("grain", "money"))
+    TextClassifier(classifier=ModifiedLeastSquares(lam=0.01)).fit(texts, y)
+    with pytest.raises(ValueError, match="scores are not coef_ @ x"):
+        TextClassifier(classifier=Shifted(lam=0.01)).fit(texts, y)
+
 def test_an_indicators_columns_take_the_classes_given_and_keep_a_class_without_texts():
     texts, y = corpus()
     names = ["wheat", *sorted(TOPICS)]  # the first class has no text
