@@ -1049,9 +1049,9 @@ def test_scores_of_wide_weights_are_the_products_bit_for_bit():
     a block of classes at a time, each score the same bits as ``X @ coef.T``."""
     import scipy.sparse as sp
 
-    from textwin.text_classifier import _times_transposed
+    from textwin.persistence import times_transposed
 
     rng = np.random.default_rng(0)
     X = sp.random(40, 2**18, density=2e-4, format="csr", random_state=0)
     coef = rng.standard_normal((5, 2**18))
-    np.testing.assert_array_equal(_times_transposed(X, coef), np.asarray(X @ coef.T))
+    np.testing.assert_array_equal(times_transposed(X, coef), np.asarray(X @ coef.T))

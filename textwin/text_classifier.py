@@ -30,7 +30,8 @@ from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.model_selection._split import SmallClassWarning, text_folds
 from textwin.persistence import (STOPPING_RULE, TextModel, estimator_metadata, linear_weights,
-                                 load_model, save_model)
+                                 load_model, save_model, times_transposed,
+                                 weights_give_scores)
 from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
                            problem_positives, problem_weights)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
@@ -455,11 +456,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         # few rows: all of them cost a train x problems array several times over (Reuters
         # 90 titles' default process: 14 MiB of its peak)
         rows = X[:_CHECKED_ROWS]
-        own = np.asarray(model.decision_function(rows), dtype=np.float64).reshape(
-            rows.shape[0], -1)
-        if own.shape[1] != K or not np.allclose(
-                _times_transposed(rows, self.coef_) + self.intercept_, own, rtol=1e-7,
-                atol=1e-9):
+        if not weights_give_scores(self.coef_, self.intercept_, rows,
+                                   model.decision_function(rows)) or self.coef_.shape[0] != K:
             raise ValueError(f"classifier {type(model).__name__}'s scores are not "
                              f"coef_ @ x + intercept_ for the {K} problems of the texts")
         self.lam_ = np.broadcast_to(np.asarray(getattr(model, "lam_", getattr(
@@ -484,7 +482,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """Scores of rows of :meth:`features_of`: (n_rows, n_problems)."""
         model = getattr(self, "classifier_", None)
         if model is None:
-            return _times_transposed(X, self.coef_) + self.intercept_
+            return times_transposed(X, self.coef_) + self.intercept_
         scores = np.asarray(model.decision_function(X), dtype=np.float64)
         return scores[:, None] if scores.ndim == 1 else scores
 
@@ -659,15 +657,3 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
 
 #: The training rows on which a classifier's scores are checked to be its weights'.
 _CHECKED_ROWS = 512
-
-
-def _times_transposed(X, coef):
-    """``X @ coef.T`` (CSR X, dense coef), about 4 MB of ``coef``'s rows at a time: scipy
-    copies ``coef.T`` whole into C order first (Reuters 90's titles with character
-    n-grams: 90 x 101,529 weights, 70 MB). Each score sums its row's terms in the same
-    order: the same bits."""
-    out = np.empty((X.shape[0], coef.shape[0]))
-    block = max(1, 2**19 // max(coef.shape[1], 1))
-    for k in range(0, coef.shape[0], block):
-        out[:, k:k + block] = X @ coef[k:k + block].T
-    return out

@@ -314,9 +314,7 @@ def _matrix_model(fit, thresholds, metadata, calibration):
     """The model file of an estimator fitted on a matrix (feature values, or the paper's
     cached features: no TextClassifier holds them), after checking that its weights give
     the estimator's own scores."""
-    import numpy as np
-
-    from ..persistence import TextModel, estimator_metadata, linear_weights
+    from ..persistence import TextModel, estimator_metadata, linear_weights, weights_give_scores
 
     d, est = fit.data, fit.estimator
     single = d.task != "multilabel"
@@ -329,8 +327,7 @@ def _matrix_model(fit, thresholds, metadata, calibration):
     # The weights written must reproduce the estimator's own scores (a threshold
     # or bias kept outside coef_/intercept_ would be lost otherwise).
     own = fit.scores[:, 1:] if d.task == "binary" else fit.scores
-    check = np.asarray(d.X_test @ model.coef.T) + model.intercept
-    if not np.allclose(check, own, rtol=1e-7, atol=1e-9):
+    if not weights_give_scores(model.coef, model.intercept, d.X_test, own):
         raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
                        "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
     return model
