@@ -10,6 +10,7 @@ figures must equal those of the same command run locally.
 One cluster serves the whole module (it starts in a few seconds); the corpora
 are small, so that the module stays within a minute or two on CI.
 """
+import ctypes
 import json
 import os
 import random
@@ -68,10 +69,28 @@ def _without_times(obj):
     return obj
 
 
+try:
+    _LIBC = ctypes.CDLL(None, use_errno=True)
+    _PR_SET_PDEATHSIG = 1
+    _LIBC.prctl
+except (OSError, AttributeError):  # not Linux
+    _LIBC = None
+
+
+def _die_with_parent():
+    """In the child, before exec: SIGTERM when the process that started it dies.
+
+    A pytest-xdist worker stopped without its fixtures' teardown (``-x``, a crash)
+    left its cluster running, reparented to init, for good."""
+    if _LIBC is not None:
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+
+
 def _start(argv, log, **kwargs):
-    """A process in a session of its own (so that its children die with it)."""
+    """A process in a session of its own (so that its children die with it), which
+    also dies with the test process, however that ends."""
     return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True, **kwargs)
+                            start_new_session=True, preexec_fn=_die_with_parent, **kwargs)
 
 
 def _stop(proc, grace=20):
@@ -129,6 +148,36 @@ def dask_cluster(tmp_path_factory):
     finally:
         for proc in reversed(procs):
             _stop(proc)
+
+
+def _alive(pid):
+    """Running (a zombie, whose parent is gone and nobody reaps it, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(_LIBC is None or not os.path.isdir("/proc"), reason="Linux only")
+def test_a_cluster_process_dies_with_the_test_process_killed_without_teardown(tmp_path):
+    script = (f"import sys, time; sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+              "from test_cluster_processes import _start\n"
+              f"with open({str(tmp_path / 'child.log')!r}, 'w') as log:\n"
+              "    child = _start([sys.executable, '-c', 'import time; time.sleep(300)'], log)\n"
+              "print(child.pid, flush=True)\n"
+              "time.sleep(300)\n")
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE,
+                              text=True, env=_env())
+    child = int(parent.stdout.readline())
+    parent.kill()  # as an xdist worker ends: no teardown
+    parent.wait()
+    deadline = time.monotonic() + 15
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    if _alive(child):
+        os.kill(child, signal.SIGKILL)
+        pytest.fail("the cluster's process outlived the test process that started it")
 
 
 def write_corpus(path, n=60, seed=0):
