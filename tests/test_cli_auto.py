@@ -355,3 +355,28 @@ def test_train_auto_vectorizes_no_text_beyond_the_search(capsys, tmp_path, binar
     assert json.loads(out)["n_test"] == 60
     # (the search's own fit_transform, where its words cannot serve a setting, is its work)
     assert [c for c in calls if c[0] == "transform"] == [("transform", 60)]
+
+
+def test_search_texts_samples_the_search_says_so_and_refits_on_every_document(
+        capsys, binary_corpus):
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto",
+                         "--search-texts", "60", "--json", "-q")
+    assert code == 0, err
+    auto = json.loads(out)["auto"]
+    assert auto["n_searched"] == 60 and auto["n_train"] == 120
+    assert auto["chosen"]["C"] == pytest.approx(1 / (auto["chosen"]["lam"] * 120))
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto",
+                         "--search-texts", "60")
+    assert code == 0 and ("searched on a sample of 60 of the 120 training documents "
+                          "(--search-texts), fitted on all") in out + err
+    code, out, err = run(capsys, "train", "--corpus", binary_corpus, "--auto",
+                         "--search-texts", "all", "--json", "-q")
+    assert code == 0 and json.loads(out)["auto"]["n_searched"] == 120
+    for bad in ("5", "many"):
+        with pytest.raises(SystemExit) as exit_:
+            main(["train", "--corpus", str(binary_corpus), "--auto", "--search-texts", bad])
+        assert exit_.value.code == EXIT_USAGE
+        assert "expected a number of texts >= 10" in capsys.readouterr().err
+    code, _, err = run(capsys, "train", "--corpus", binary_corpus, "--search-texts", "60")
+    assert code == EXIT_USAGE
+    one_line_error(err, "--search-texts samples the documents of --auto's search: add --auto")

@@ -7,8 +7,8 @@ import pytest
 from sklearn.model_selection import KFold, StratifiedKFold
 
 from textwin.model_selection._split import (SMALL_CLASS_FALLBACK, SmallClassWarning, fold_of,
-                                            search_folds, shuffled_folds, small_classes,
-                                            stratified_folds, text_folds)
+                                            search_folds, search_sample, shuffled_folds,
+                                            small_classes, stratified_folds, text_folds)
 
 
 def _same(folds, expected):
@@ -66,3 +66,18 @@ def test_shuffled_and_stratified_folds_and_fold_of():
     assert _same(stratified_folds(5, y), list(StratifiedKFold(5).split(np.zeros((30, 1)), y)))
     where = fold_of(folds, 31)
     assert where[-1] == -1 and all((where[test] == f).all() for f, (_, test) in enumerate(folds))
+
+
+def test_a_search_sample_keeps_each_class_share_and_every_class():
+    labels = np.repeat([0, 1, 2], [900, 99, 1])
+    Y = np.eye(3)[labels]
+    sample = search_sample(100, Y, "multiclass", 0)
+    assert np.all(np.diff(sample) > 0)  # sorted, no repeats
+    assert np.bincount(labels[sample]).tolist() == [90, 10, 1]  # the shares, rounded; the one
+    again = search_sample(100, Y, "multiclass", 0)
+    other = search_sample(100, Y, "multiclass", 1)
+    assert again.tolist() == sample.tolist() and other.tolist() != sample.tolist()
+    assert search_sample(1000, Y, "multiclass", 0) is None  # no more than the texts: all
+    assert search_sample(None, Y, "multiclass", 0) is None
+    multi = search_sample(100, (np.arange(1000)[:, None] % [2, 3] == 0), "multilabel", 0)
+    assert multi.size == 100 and np.unique(multi).size == 100

@@ -11,6 +11,7 @@ from sklearn.base import clone
 
 from textwin import (DegenerateSolutionWarning, DualGaussSeidelClassifier, TextClassifier,
                      TextClassifierCV)
+from textwin.model_selection._split import search_sample
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.text_classifier import intercept_params
 from textwin.persistence import load_model
@@ -342,6 +343,32 @@ def test_cv_refits_the_choice_on_all_the_texts():
     np.testing.assert_array_equal(vec.idf_, ref_vec.idf_)
     np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
     np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
+
+
+def test_cv_searches_a_sample_and_refits_the_choice_on_every_text():
+    texts, y = corpus(n_per_class=40, noise=0.6)
+    grid = [10.0, 1.0, 0.1]
+    Y = np.eye(3)[np.searchsorted(np.unique(y), y)]
+    sample = search_sample(60, Y, "multiclass", 0)
+    search = TextClassifierCV(lam_grid=grid, cv=3, chars=None, max_search_texts=60).fit(texts, y)
+    alone = TextClassifierCV(lam_grid=grid, cv=3, chars=None, max_search_texts=None).fit(
+        [texts[i] for i in sample], y[sample])
+    assert search.n_search_texts_ == alone.n_search_texts_ == sample.size == 60
+    # the search is the sample's, to the last score
+    for key in ("params", "lam_n", "mean_test_score", "std_test_score", "rank_test_score"):
+        assert search.cv_results_[key] == alone.cv_results_[key]
+    # the refit is on every text, at the same C = 1 / (lam n)
+    p = dict(search.best_params_)
+    p.pop("rule")
+    assert p["lam"] * len(texts) == pytest.approx(alone.best_params_["lam"] * sample.size)
+    ref = TextClassifier(**p).fit(texts, y)
+    assert search.best_estimator_.vectorizer_.vocabulary_ == ref.vectorizer_.vocabulary_
+    np.testing.assert_allclose(search.decision_function(texts), ref.decision_function(texts))
+    everything = TextClassifierCV(lam_grid=grid, cv=3, chars=None).fit(texts, y)
+    assert everything.n_search_texts_ == len(texts)  # the default's 50,000 reach them all
+    with pytest.raises(ValueError, match="max_search_texts=5 must be a whole number of "
+                                         "texts, at least twice the folds"):
+        TextClassifierCV(cv=3, max_search_texts=5).fit(texts, y)
 
 
 def test_cv_on_two_classes_searches_the_nb_scaling():

@@ -9,7 +9,8 @@ the best of those (training texts of at most 2 million characters), and lambda o
 values of
 ``C = 1/(lam n)`` from 0.1 to 100, with a bias; and the decision: the score 0, or
 thresholds tuned for F1 (multi-label categories), or a cut tuned for the scoring
-(two classes), tuned in other folds than those they are scored on.
+(two classes), tuned in other folds than those they are scored on. The search runs on at
+most ``--search-texts`` training documents (a stratified sample), the final fit on all.
 """
 from __future__ import annotations
 
@@ -92,7 +93,13 @@ def auto_search(args, d, progress):
         tol=args.tol if args.tol is not None else 1e-3,
         max_epochs=args.epochs if args.epochs is not None else 1000,
         random_state=0 if args.seed is None else args.seed, n_jobs=args.n_jobs,
-        time_budget=getattr(args, "time_budget", None), verbose=int(progress))
+        time_budget=getattr(args, "time_budget", None), verbose=int(progress),
+        **_sample_option(getattr(args, "search_texts", None)))
+
+
+def _sample_option(texts):
+    """--search-texts as TextClassifierCV's max_search_texts (not given: its default)."""
+    return {} if texts is None else {"max_search_texts": None if texts == "all" else texts}
 
 
 def fit_auto(args, d, progress):
@@ -165,7 +172,8 @@ def auto_summary(search, d):
     lam = summary["chosen"]["lam"]
     chosen = {**summary["chosen"], "C": 1.0 / (lam * len(d.texts_train))}
     summary = {**summary, "chosen": chosen, "lam": dict.fromkeys(d.categories, lam),
-               "n_train": len(d.texts_train), "chars_searched": search.chars_searched_}
+               "n_train": len(d.texts_train), "n_searched": search.n_search_texts_,
+               "chars_searched": search.chars_searched_}
     if getattr(search, "time_budget_", None) is not None:  # what --time-budget left out
         summary["time_budget"] = search.time_budget_
     if d.task == "multilabel":
@@ -197,5 +205,8 @@ def auto_line(summary):
     return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
             f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
             f"{setting_text(c)}, {lam}"
+            + (f"; searched on a sample of {summary['n_searched']:,} of the "
+               f"{summary['n_train']:,} training documents (--search-texts), fitted on all"
+               if summary.get("n_searched", summary["n_train"]) < summary["n_train"] else "")
             + (f"; character n-grams {why_not} (--chars 2-5 adds them)"
                if isinstance(why_not, str) else ""))

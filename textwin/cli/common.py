@@ -604,6 +604,20 @@ def _seconds_option(text):
     return value
 
 
+def _texts_option(text):
+    """--search-texts: a whole number of texts >= 10, or 'all'."""
+    if text == "all":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 10:
+        raise argparse.ArgumentTypeError(f"expected a number of texts >= 10 (twice the folds) "
+                                         f"or 'all', got {text!r}")
+    return value
+
+
 def _settings_options(p):
     g = p.add_argument_group(
         "method settings (default: each method's own, the paper's; the methods are listed below)")
@@ -625,6 +639,11 @@ def _settings_options(p):
                    help="with --auto: stop the search after this many seconds and keep the "
                         "best choice so far (words alone are tried before bigrams; one line "
                         "says what was not tried); the final fit comes after")
+    g.add_argument("--search-texts", type=_texts_option, metavar="N|all", default=None,
+                   help="with --auto: search on a random sample of at most N training "
+                        "documents (stratified by class), then fit the choice on all of "
+                        "them, so that only that last fit grows with a larger corpus; 'all' "
+                        "searches on every document (default: 50000)")
     g.add_argument("--class-weight", choices=["balanced"], default=None,
                    help="weight each class's documents so that every binary problem's two "
                         "sides weigh the same, as scikit-learn's class_weight='balanced' "

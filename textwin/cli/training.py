@@ -39,6 +39,8 @@ def given_settings(args):
                        "or --auto")
     if getattr(args, "time_budget", None) is not None and not getattr(args, "auto", False):
         raise CLIError("--time-budget bounds the search of --auto: add --auto")
+    if getattr(args, "search_texts", None) is not None and not getattr(args, "auto", False):
+        raise CLIError("--search-texts samples the documents of --auto's search: add --auto")
     if getattr(args, "scoring", None) is not None and not searched:
         raise CLIError("--scoring is what the cross-validation maximises: add --lam auto "
                        "or --auto")

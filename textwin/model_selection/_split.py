@@ -16,7 +16,7 @@ import numpy as np
 
 __all__ = ["SmallClassWarning", "SMALL_CLASS_NOISE", "SMALL_CLASS_FALLBACK", "small_classes",
            "fold_shortfall", "fold_of", "search_folds", "text_folds", "shuffled_folds",
-           "split_folds", "stratified_folds"]
+           "split_folds", "stratified_folds", "search_sample"]
 
 
 class SmallClassWarning(UserWarning):
@@ -157,3 +157,26 @@ def stratified_folds(n_folds, y):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return list(StratifiedKFold(n_folds).split(np.zeros((len(y), 1)), y))
+
+
+def search_sample(n_max, Y, task, random_state):
+    """The sorted indices of at most ``n_max`` of the texts of indicator ``Y``, drawn at
+    random with ``random_state``, for a search that runs on a sample (None: all of them,
+    ``n_max`` being None or at least their number).
+
+    For one class per text the sample is stratified: each class keeps its share, rounded,
+    and at least one text, so that a rare class stays in the search's folds."""
+    from sklearn.utils import check_random_state
+
+    n = Y.shape[0]
+    if n_max is None or n <= n_max:
+        return None
+    order = check_random_state(random_state).permutation(n)
+    if task == "multilabel":
+        return np.sort(order[:n_max])
+    labels = np.asarray(np.argmax(Y, axis=1)).ravel()[order]
+    keep = []
+    for c in np.unique(labels):
+        members = order[labels == c]  # in the shuffled order
+        keep.append(members[:max(1, int(round(members.size * n_max / n)))])
+    return np.sort(np.concatenate(keep))

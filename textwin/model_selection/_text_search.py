@@ -26,7 +26,8 @@ from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
                                              rule_for, shared_choice)
 from textwin.model_selection._results import cv_results, result_rows, search_summary
-from textwin.model_selection._split import SmallClassWarning, fold_of, text_folds
+from textwin.model_selection._split import (SmallClassWarning, fold_of, search_sample,
+                                             text_folds)
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import save_model
 from textwin.tasks import problem_positives
@@ -144,6 +145,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         bigrams; the choice is the best of what fitted in it, and one warning line
         says what was not tried (:mod:`textwin.model_selection._budget`). None: no
         bound.
+    max_search_texts : int or None, default=50_000
+        The search runs on at most this many of the training texts, drawn at random
+        with ``random_state`` (stratified for one class per text, every class kept),
+        and the refit on all of them, at the chosen ``lam`` times ``n_sample / n``
+        (the same ``C``): on a larger corpus the search costs what it costs on this
+        many texts, and only the refit grows with the corpus. None: every text.
+        Ignored when ``cv`` gives the folds' indices.
     stem : bool or list of bool, default=(True, False)
     ngrams : int or list of int, default=(1, 2)
         Words alone (1), or with their bigrams (2). With 1 among the candidates,
@@ -242,6 +250,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     scoring_ : str
     n_splits_ : int
         The number of folds.
+    n_search_texts_ : int
+        The training texts the search ran on (all of them, or ``max_search_texts``).
     time_budget_ : dict or None
         With a ``time_budget``: ``seconds``, ``spent``, the settings ``not_tried``
         and those ``cut_short`` (stopped above their smallest ``lam``).
@@ -259,7 +269,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                  lam_grid=None,
                  scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
                  task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
-                 random_state=0, n_jobs=None, verbose=0):
+                 max_search_texts=50_000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
 
     def _fold_tol(self):
@@ -318,6 +328,18 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         features = list(itertools.product(_candidates(self.stem, "stem"), ngrams, chars))
         return features, variants
 
+    def _search_sample(self, Y, task):
+        """The indices of the texts the search runs on, or None for all of them."""
+        limit = self.max_search_texts
+        if limit is not None and (isinstance(limit, bool) or not isinstance(limit, Integral)
+                                  or limit < 2 * (self.cv if isinstance(self.cv, Integral)
+                                                  else 1)):
+            raise ValueError(f"{type(self).__name__}: max_search_texts={limit!r} must be a "
+                             "whole number of texts, at least twice the folds (or None: all)")
+        if not isinstance(self.cv, Integral):  # the folds index every text
+            return None
+        return search_sample(limit, Y, task, self.random_state)
+
     def _folds(self, Y, task, classes=None):
         return text_folds(type(self).__name__, self.cv, Y, task, classes, self.random_state)
 
@@ -347,6 +369,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         for weight in _weight_candidates(self.class_weight):
             check_class_weight(weight, np.asarray(classes))
         self._classes = classes  # a class_weight dict weights the folds' problems by them
+        sample = self._search_sample(Y, task)
+        every_text = texts
+        if sample is not None:  # the search on a sample; the refit on every text
+            texts, Y = [texts[i] for i in sample], Y[sample]
+        self.n_search_texts_ = len(texts)
         budget = TimeBudget(self.time_budget, type(self).__name__)  # the words count too
         scoring = check_choice(task, self.scoring, "zero", type(self).__name__)
         rules = self._rules(task, scoring)
@@ -387,7 +414,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
-        self.best_estimator_ = self._refit(texts, y, Y, words, named)
+        if sample is not None:  # the sample's words and scores serve no more
+            del words
+            words = None
+        self.best_estimator_ = self._refit(every_text, y, Y, words, named)
         return self
 
     # -- the settings tried beside the best combination so far -------------------------
@@ -553,7 +583,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = {**params, "lam_n": lam_n}
         self._best_thresholds = thresholds
 
-    def _refit(self, texts, y, Y, words, classes):
+    def _refit(self, texts, y, Y_searched, words, classes):
+        """The best setting fitted on ``texts`` (every training text), calibrated on the
+        out-of-fold scores of the texts searched (``Y_searched``: their labels)."""
         n = len(texts)
         p = dict(self.best_params_)
         lam_n = p.pop("lam_n")
@@ -567,7 +599,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             **p)
         clf.fit(texts, y, words=words, classes=classes)
         # Platt's sigmoids on the chosen setting's out-of-fold scores, which cost nothing more
-        clf.calibration_ = calibrate(self._best_oof, problem_positives(Y, self.task_),
+        clf.calibration_ = calibrate(self._best_oof, problem_positives(Y_searched, self.task_),
                                      folds=self.n_splits_)
         del self._best_oof
         return clf
