@@ -1,6 +1,8 @@
 """What `textwin train` and `textwin eval` fit and test on: Reuters-21578 (the paper's
 features, or its texts read as a corpus), R8 and R52, or a user's ``--corpus``, read,
-split, its categories chosen and checked, its texts vectorized (:class:`TrainingData`).
+split, its categories chosen and checked (:class:`TrainingData`): a text corpus's texts
+with how they become rows (the TextClassifier that fits on them vectorizes them), or
+feature values as matrices.
 """
 from __future__ import annotations
 
@@ -100,8 +102,7 @@ def _refuse_text_options(args, corpus):
 
 
 def text_settings(args, language, stem, chars, script):
-    """How a text corpus's texts become rows, as :func:`textwin.text.make_vectorizer` and
-    :class:`textwin.TextClassifier` take it: in ``language``, stemmed or not, with the
+    """How a text corpus's texts become rows, as :class:`textwin.TextClassifier` takes it: in ``language``, stemmed or not, with the
     character n-grams ``chars``, in place of the words for a ``script`` without spaces
     (unless --ngrams)."""
     return {"weighting": args.weighting or "tfidf", "stem": stem,
@@ -109,34 +110,21 @@ def text_settings(args, language, stem, chars, script):
             "language": language, "min_df": 1, "chars": chars}
 
 
-def _prepare_user_corpus(args, corpus, text):
-    """Vectorize (text corpora, as ``text``: :func:`text_settings`) and select features;
-    return matrices and model parts.
-
-    ``support`` is None when every feature is kept (``--features all``, the
-    default on a user's corpus).
-    """
+def _selected_features(args, corpus):
+    """The feature values of a corpus that holds them (svmlight), their --features K
+    columns of highest information gain selected: ``(X_train, X_test, support)``, ``support``
+    None when every feature is kept (``--features all``, the default on a user's corpus).
+    (A text corpus's texts are the TextClassifier's to vectorize and select.)"""
     import numpy as np
 
-    vectorizer = None
-    if corpus.is_text:
-        from ..text import make_vectorizer
-
-        vectorizer = make_vectorizer(**text)
-        try:
-            X_train = vectorizer.fit_transform(corpus.train)
-        except ValueError as exc:
-            raise CLIError(f"{corpus.source}: {exc}") from None
-        X_test = vectorizer.transform(corpus.test)
-    else:
-        X_train, X_test = corpus.train, corpus.test
+    X_train, X_test = corpus.train, corpus.test
     if args.features in (None, "all") or args.features >= X_train.shape[1]:
-        return X_train.tocsr(), X_test.tocsr(), vectorizer, None
+        return X_train.tocsr(), X_test.tocsr(), None
     from ..feature_selection import InformationGain  # here: it imports scipy.stats, 10 MB
 
     selector = InformationGain(k=args.features).fit(X_train, corpus.Y_train)
     support = selector.get_support(indices=True)
-    return (X_train[:, support].tocsr(), X_test[:, support].tocsr(), vectorizer,
+    return (X_train[:, support].tocsr(), X_test[:, support].tocsr(),
             np.asarray(support, dtype=np.int64))
 
 
@@ -259,7 +247,7 @@ class TrainingData:
     source: str           # the corpus, as messages name it
     task: str             # "multilabel", "multiclass" or "binary"
     report: object        # the corpus report (None on Reuters-21578)
-    texts_train: object = None  # the raw texts of a text corpus (for --auto)
+    texts_train: object = None  # the raw texts of a text corpus (the estimator's)
     texts_test: object = None
     as_corpus: bool = False     # a user's corpus, or Reuters-21578's texts read as one
     language: str = None        # a text corpus's language, resolved once (None: no texts)
@@ -288,15 +276,17 @@ class TrainingData:
         return len(self.vocabulary if self.support is None else self.support)
 
 
-def training_data(args, categories_arg, vectorize=True):
-    """Matrices, categories, task and model parts (Reuters or ``--corpus``); without
-    ``vectorize``, a text corpus's texts alone (--auto vectorizes them itself)."""
+def training_data(args, categories_arg):
+    """Categories, task and the training and test documents (Reuters or ``--corpus``): the
+    paper's cached features or a corpus's feature values as matrices (with model parts),
+    a text corpus's texts as they are, with how they become rows (``text``: the
+    TextClassifier that fits on them vectorizes them)."""
     if args.corpus is None:
-        return _reuters_training_data(args, categories_arg, vectorize)
-    return _corpus_training_data(args, categories_arg, vectorize=vectorize)
+        return _reuters_training_data(args, categories_arg)
+    return _corpus_training_data(args, categories_arg)
 
 
-def _reuters_training_data(args, categories_arg, vectorize=True):
+def _reuters_training_data(args, categories_arg):
     from ..experiments import UnknownCategoryError
 
     if categories_arg is None and args.command == "train":
@@ -305,7 +295,7 @@ def _reuters_training_data(args, categories_arg, vectorize=True):
     _refuse_corpus_options(args)
     if _reuters_as_corpus(args):
         return _corpus_training_data(args, categories_arg, corpus=_reuters_corpus(args),
-                                     task="multilabel", vectorize=vectorize)
+                                     task="multilabel")
     try:
         data = protocol_data(categories_arg, args)
     except UnknownCategoryError as exc:
@@ -370,9 +360,8 @@ def _refuse_corpus_options(args):
                        f"{'is' if len(given) == 1 else 'are'} for --corpus: {reasons}")
 
 
-def _corpus_training_data(args, categories_arg, corpus=None, task=None, vectorize=True):
-    """A user's corpus (``corpus``: one read already, and its ``task``), vectorized
-    unless not to ``vectorize``."""
+def _corpus_training_data(args, categories_arg, corpus=None, task=None):
+    """A user's corpus (``corpus``: one read already, and its ``task``)."""
     from ..experiments import UnknownCategoryError, resolve_categories
     from ..tasks import detect_task
 
@@ -402,17 +391,14 @@ def _corpus_training_data(args, categories_arg, corpus=None, task=None, vectoriz
         text = text_settings(args, language, stem, chars, script)
     else:
         _refuse_text_options(args, corpus)
-    X_train = X_test = vectorizer = support = None
-    if vectorize or not corpus.is_text:
-        X_train, X_test, vectorizer, support = _prepare_user_corpus(args, corpus, text)
+    X_train = X_test = support = None
+    if not corpus.is_text:
+        X_train, X_test, support = _selected_features(args, corpus)
     constant = check_trainable(categories, Y_train, corpus.source, everything)
     return TrainingData(
         categories=categories, X_train=X_train, X_test=X_test, Y_train=Y_train,
-        Y_test=Y_test,
-        vocabulary=None if vectorizer is None else vectorizer.vocabulary_,
-        support=support,
-        preprocessing={} if vectorizer is None else vectorizer.preprocessing_params(),
-        idf=getattr(vectorizer, "idf_", None), source=corpus.source, task=task,
+        Y_test=Y_test, vocabulary=None, support=support, preprocessing={}, idf=None,
+        source=corpus.source, task=task,
         report=corpus.report, texts_train=corpus.train if corpus.is_text else None,
         texts_test=corpus.test if corpus.is_text else None, as_corpus=True,
         language=language, stem=stem, text=text, constant=constant)

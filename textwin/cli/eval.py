@@ -24,8 +24,8 @@ from .auto import auto_curves, auto_line, check_auto, fit_auto, warn_small_class
 from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
 from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
                      plot_failed, positive_label, task_text, try_plot)
-from .training import (LAM_ONE_OVER_N, example_order, fit_task, given_settings,
-                       method_settings, summarize)
+from .training import (LAM_ONE_OVER_N, cv_summary, example_order, fit_task, fit_texts,
+                       given_settings, method_settings, shared_words, summarize)
 
 #: The methods `textwin eval --corpus` compares by default: one of each family.
 #: (``winnow``, the paper's positive Winnow, scores near chance on tf-idf over a whole
@@ -185,16 +185,17 @@ def _eval_corpus(args):
     if given.get("lam") == "auto":  # not every method can choose lam: before any training
         methods = _able_to_choose_lam(args, methods)
     check_plot(args)
-    d = training_data(args, args.categories)
+    d = training_data(args, args.categories)  # texts: each method's TextClassifier's
     if args.auto:  # before any training
         check_auto(args, d)
-    logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
-                d.source, d.n_train, d.n_test, d.n_features, len(d.categories), d.task)
     if given.get("lam") == "auto" and methods:
         warn_small_classes(d, "--lam auto")
-    rows = _method_rows(args, methods, given, d)
+    rows, fitted = _method_rows(args, methods, given, d)
     if args.auto:
-        rows.append(_auto_row(args, d))
+        row, auto_data = _auto_row(args, d)
+        rows.append(row)
+        fitted = fitted or auto_data
+    d = fitted or d  # with the features of the methods' matrices
     chosen = {r["method"]: r["lam_by_cv"] for r in rows if "lam_by_cv" in r}
     if args.auto:
         chosen["auto"] = auto_curves(rows[-1]["auto"])
@@ -232,10 +233,13 @@ def _able_to_choose_lam(args, methods):
 
 
 def _method_rows(args, methods, given, d):
-    """Each method fitted and tested on ``d``: its summary, settings and time."""
+    """Each method fitted and tested on ``d``: its summary, settings and time; and ``d``
+    with the features of the methods' (a text corpus's: the TextClassifier of the options
+    that each method is the classifier of, fitted on the words found once)."""
     from .._ovr import ConstantModelWarning
 
     order = example_order(args)
+    words = shared_words(d)
     rows = []
     with _progress_bar(args, len(methods)) as bar:
         for method in methods:
@@ -245,29 +249,39 @@ def _method_rows(args, methods, given, d):
                 args, method, d, {k: v for k, v in given.items() if k in method.settings})
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", category=ConstantModelWarning)
-                fit = fit_task(method, d, settings, order, args)
+                fit = (fit_task(method, d, settings, order, args) if d.text is None
+                       else fit_texts(method, d, settings, order, args, words))
+            if not rows:
+                _log_data(fit.data)
             summary, _ = summarize(d, fit.scores)
             rows.append({"method": method.key, "paper_name": method.paper_name,
                          "settings": {**method.settings, **settings}, **summary,
                          "seconds": round(fit.seconds, 3)})
-            if hasattr(fit.estimator, "cv_summary"):  # --lam auto
-                rows[-1]["lam_by_cv"] = fit.estimator.cv_summary(list(d.problem_names))
+            cv = cv_summary(fit.estimator, list(d.problem_names))
+            if cv is not None:  # --lam auto
+                rows[-1]["lam_by_cv"] = cv
             logger.info("%s: %s in %.1f s", method.key, ", ".join(
                 f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), fit.seconds)
             if bar is not None:
                 bar.update()
-    return rows
+    return rows, (fit.data if rows else None)
+
+
+def _log_data(d):
+    logger.info("%s: %d training, %d test documents, %d features, %d categories (%s)",
+                d.source, d.n_train, d.n_test, d.n_features, len(d.categories), d.task)
 
 
 def _auto_row(args, d):
-    """The row of --auto: the SVM with its features and lambda chosen by cross-validation."""
+    """The row of --auto: the SVM with its features and lambda chosen by cross-validation;
+    and ``d`` with the features it chose."""
     fit = fit_auto(args, d, progress_enabled(args))
     summary, _ = summarize(fit.data, fit.scores, fit.thresholds)
     logger.info("auto: %s in %.1f s", ", ".join(
         f"{SUMMARY_NAMES[k]} {fmt(v, 0)}" for k, v in summary.items()), fit.seconds)
     return {"method": "auto", "paper_name": "SVM, features and lambda by cross-validation",
             "settings": fit.cv["chosen"], **summary, "seconds": round(fit.seconds, 3),
-            "auto": fit.cv}
+            "auto": fit.cv}, fit.data
 
 
 @contextlib.contextmanager

@@ -27,8 +27,9 @@ from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_
 from .corpus import training_data
 from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
                      plot_failed, positive_label, task_text, try_plot)
-from .training import (class_thresholds, example_order, fit_task, fit_texts, given_settings,
-                       method_settings, summarize, two_class_thresholds)
+from .training import (class_thresholds, cv_summary, example_order, fit_task, fit_texts,
+                       fitted, given_settings, method_settings, summarize,
+                       two_class_thresholds)
 
 
 def _options(keys):
@@ -103,7 +104,7 @@ def _overrides(args, method):
 def cmd_train(args):
     method, given = _checked_method(args)
     order = example_order(args)
-    d = training_data(args, args.category, vectorize=False)  # texts: the estimator's
+    d = training_data(args, args.category)  # texts: the estimator's
     check_tuning(args, d.task)
     fit = (_fit_auto if args.auto else _fit_method)(args, method, d, given)
     d, cv = fit.data, fit.cv
@@ -126,7 +127,7 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(args, method, _fitted(fit.estimator), d, fit.settings,
+    calibration = train_calibration(args, method, fitted(fit.estimator), d, fit.settings,
                                     order)
     if args.proba:
         result["log_loss"] = test_log_loss(calibration, d, fit.scores)
@@ -164,8 +165,8 @@ def _fit_method(args, method, d, given):
     else:
         _log_training(method, d)
         fit = fit_task(method, d, settings, order, args)
-    est = _fitted(fit.estimator)
-    cv = _cv_summary(fit.estimator, list(d.problem_names))
+    est = fitted(fit.estimator)
+    cv = cv_summary(fit.estimator, list(d.problem_names))
     with warnings_naming(d.problem_names):
         thresholds = problem_thresholds(args, method, est, d, settings, order)
     if thresholds is not None and d.task == "binary":
@@ -187,23 +188,6 @@ def _fit_auto(args, method, d, given):
         with warnings_naming(d.problem_names):
             fit = replace(fit, thresholds=auto_class_thresholds(args, fit.estimator, fit.data))
     return fit
-
-
-def _cv_summary(estimator, names):
-    """What --lam auto chose (None without it): a TextClassifier's search, whose lam every
-    class shares, or the estimator's own."""
-    from ..experiments import shared_cv_summary
-
-    search = getattr(estimator, "search_", None)
-    if search is not None:
-        return shared_cv_summary(search.cv_summary(), names)
-    est = _fitted(estimator)
-    return est.cv_summary(names) if hasattr(est, "cv_summary") else None
-
-
-def _fitted(estimator):
-    """The linear model fitted on the matrix: a TextClassifier's classifier, or itself."""
-    return getattr(estimator, "classifier_", estimator)
 
 
 def _checked_method(args):

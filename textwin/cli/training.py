@@ -166,11 +166,12 @@ def fit_task(method, d, settings, order, args):
     return Fit(d, est, seconds, scores, settings)
 
 
-def fit_texts(method, d, settings, order, args):
+def fit_texts(method, d, settings, order, args, words=None):
     """Fit ``method`` on a text corpus's texts as the :class:`textwin.TextClassifier` of the
     options (``d.text``'s vectorizer, --features K, the registry's ``method`` as its
     classifier) and score the test texts: a :class:`Fit` whose estimator is that
-    TextClassifier and whose data has its matrices (the columns it keeps) and model parts."""
+    TextClassifier and whose data has its matrices (the columns it keeps) and model parts.
+    ``words``: :func:`shared_words`, for fitting several methods on the same texts."""
     from dataclasses import replace
 
     from .._ovr import ConstantModelWarning
@@ -195,7 +196,7 @@ def fit_texts(method, d, settings, order, args):
             clf = TextClassifier(**d.text, features=None if args.features == "all"
                                  else args.features, classifier=classifier,
                                  task="multilabel" if d.task == "multilabel" else "multiclass")
-            clf.fit(d.texts_train, d.Y_train, classes=d.categories)
+            clf.fit(d.texts_train, d.Y_train, words=words, classes=d.categories)
         except ValueError as exc:  # the estimators' own words, which name the parameter
             raise CLIError(first_line(exc)) from None
     seconds = time.perf_counter() - t0
@@ -210,6 +211,34 @@ def fit_texts(method, d, settings, order, args):
     if d.task == "binary":
         scores = two_class_scores(scores)
     return Fit(d, clf, seconds, scores, settings)
+
+
+def cv_summary(estimator, names):
+    """What --lam auto chose (None without it): a TextClassifier's search, whose lam every
+    class shares, or the estimator's own."""
+    from ..experiments import shared_cv_summary
+
+    search = getattr(estimator, "search_", None)
+    if search is not None:
+        return shared_cv_summary(search.cv_summary(), names)
+    est = fitted(estimator)
+    return est.cv_summary(names) if hasattr(est, "cv_summary") else None
+
+
+def fitted(estimator):
+    """The linear model fitted on the matrix: a TextClassifier's classifier, or itself."""
+    return getattr(estimator, "classifier_", estimator)
+
+
+def shared_words(d):
+    """The words of a text corpus's training texts, found once for the methods that
+    `textwin eval` fits on them (:class:`textwin.text.Words`; None where they serve no
+    vectorizer of ``d.text``: character n-grams, or feature values)."""
+    if d.text is None or d.text["chars"] is not None or not d.text["ngrams"]:
+        return None
+    from ..text import Words
+
+    return Words(d.texts_train, d.text["ngrams"])
 
 
 def two_class_scores(scores):
