@@ -13,10 +13,11 @@ PACKAGE = Path(__file__).resolve().parent.parent / "textwin"
 # Each layer may use its own and the layers below it, never those above:
 #   command line -> applications -> estimators -> data and text -> kernels.
 # A name stands for the module or the package of that name (and everything in it); the
-# longest name that holds a module places it. The folds (textwin.model_selection._split)
-# sit with the data, below the estimators: they import nothing of textwin, and the
-# estimators' probability calibration draws its folds there as the searches do (as
-# scikit-learn's calibration imports its model_selection's splitters).
+# longest name that holds a module places it. The folds (textwin._folds, whose names
+# textwin.model_selection._split hands on) sit with the data, below the estimators: they
+# import nothing of textwin, and the estimators' probability calibration draws its folds
+# there as the searches do (as scikit-learn's calibration imports its model_selection's
+# splitters).
 LAYERS = {
     "command line": ("textwin.cli", "textwin._console", "textwin.reproduce"),
     "applications": ("textwin.experiments", "textwin._sklearn_baselines", "textwin.reproduction"),
@@ -28,7 +29,7 @@ LAYERS = {
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
                       "textwin.calibration", "textwin.explanations",
                       "textwin._io", "textwin._languages", "textwin._version",
-                      "textwin._messages", "textwin.model_selection._split"),
+                      "textwin._messages", "textwin._folds"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
@@ -196,8 +197,8 @@ def _code_names(path):
 
 def test_the_folds_are_built_in_one_module():
     builders = sorted(m for m, path in MODS.items() if _code_names(path) & FOLD_BUILDERS)
-    assert builders == ["textwin.model_selection._split"], (
-        "folds are built in textwin/model_selection/_split.py; call it")
+    assert builders == ["textwin._folds"], (
+        "folds are built in textwin/_folds.py (textwin.model_selection._split); call it")
 
 
 def test_the_decision_rule_is_asked_not_rewritten():
@@ -261,9 +262,12 @@ def test_a_foreign_private_call_is_caught(tmp_path):
 
 def test_the_folds_sit_below_the_estimators_that_calibrate_on_them():
     # linear.py and text_classifier.py calibrate on folds: their fold builder is below them
-    assert layer_of("textwin.model_selection._split") == "data and text"
+    assert layer_of("textwin._folds") == "data and text"
     assert layer_of("textwin.model_selection._search") == "estimators"
-    assert {t for t, _ in IMPORTS["textwin.model_selection._split"]} <= {"textwin"}
+    assert {t for t, _ in IMPORTS["textwin._folds"]} <= {"textwin"}
+    # and they import the folds' home, not the package of the searches above them
+    for module in ("textwin.linear", "textwin.text_classifier"):
+        assert not any(t.startswith("textwin.model_selection") for t, _ in IMPORTS[module])
 
 
 def _package_of(module):

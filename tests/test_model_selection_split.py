@@ -81,3 +81,13 @@ def test_a_search_sample_keeps_each_class_share_and_every_class():
     assert search_sample(None, Y, "multiclass", 0) is None
     multi = search_sample(100, (np.arange(1000)[:, None] % [2, 3] == 0), "multilabel", 0)
     assert multi.size == 100 and np.unique(multi).size == 100
+
+
+def test_the_package_of_the_searches_hands_on_every_name_of_the_folds():
+    # the folds are built below the estimators (textwin/_folds.py); the searches' package
+    # names them all, so a name added there is not missing here
+    import textwin._folds as home
+    import textwin.model_selection._split as face
+
+    assert sorted(face.__all__) == sorted(home.__all__)
+    assert all(getattr(face, name) is getattr(home, name) for name in home.__all__)

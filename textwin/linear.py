@@ -651,7 +651,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         from sklearn.base import clone
         from sklearn.utils import check_random_state
 
-        from textwin.model_selection._split import shuffled_folds
+        from textwin._folds import shuffled_folds
 
         n, mode = X.shape[0], self._label_mode
         if mode == "multilabel":

@@ -28,7 +28,7 @@ from textwin._losses_and_regularizers import loss_named
 from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
-from textwin.model_selection._split import SmallClassWarning, text_folds
+from textwin._folds import SmallClassWarning, text_folds
 from textwin.persistence import (STOPPING_RULE, TextModel, estimator_metadata, linear_weights,
                                  load_model, save_model, times_transposed,
                                  weights_give_scores)

@@ -4,8 +4,8 @@ the choice of lam and of the decision rule, and the searches (docs/mathematics.m
 The package's modules, as scikit-learn's ``model_selection`` splits its own:
 
 ``_split``
-    The folds (the one place that builds them) and the words for a class smaller
-    than the folds.
+    The folds and the words for a class smaller than the folds, as
+    :mod:`textwin._folds` builds them (the one place that does, below the estimators).
 ``_paths``
     The warm-started regularization path (:func:`regularization_path`,
     :func:`held_out_path_scores`, :func:`lam_max`, :func:`lam_grid`).
