@@ -397,14 +397,13 @@ def load_protocol_data(categories="top10", data_home=None, *, n_features=1000,
     is false, as in :func:`textwin.datasets.fetch_reuters21578`.
     """
     from .datasets import load_reuters_vectorized
-    from .feature_selection import InformationGain
+    from .feature_selection import top_columns
 
     data = load_reuters_vectorized(data_home=data_home, weighting="binary",
                                    download_if_missing=download_if_missing)
     names = resolve_categories(categories, list(data.target_names))
     t0 = time.perf_counter()
-    selector = InformationGain(k=n_features).fit(data.X_train, np.asarray(data.Y_train))
-    support = selector.get_support(indices=True)
+    support = top_columns(data.X_train, np.asarray(data.Y_train), n_features)
     seconds = time.perf_counter() - t0
     cols = [list(data.target_names).index(c) for c in names]
     return ProtocolData(
@@ -412,7 +411,7 @@ def load_protocol_data(categories="top10", data_home=None, *, n_features=1000,
         Y_train=_dense(data.Y_train)[:, cols], Y_test=_dense(data.Y_test)[:, cols],
         categories=names, feature_names=np.asarray(data.feature_names)[support],
         selection_seconds=seconds, vocabulary=np.asarray(data.feature_names, dtype=str),
-        support=np.asarray(support, dtype=np.int64))
+        support=support)
 
 
 def _dense(Y):

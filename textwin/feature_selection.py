@@ -23,8 +23,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["InformationGain", "information_gain", "nb_ratios", "document_counts",
-           "scale_columns"]
+__all__ = ["InformationGain", "information_gain", "top_columns", "nb_ratios",
+           "document_counts", "scale_columns"]
 
 _SCOPES = ("global", "per_category")
 _AGGREGATES = ("max", "mean", "weighted")
@@ -349,6 +349,15 @@ class InformationGain(SelectorMixin, BaseEstimator):
 # --------------------------------------------------------------------------- naive Bayes scaling
 # Wang & Manning (2012): each feature scaled by its log-count ratio between a binary
 # problem's positives and the other documents (NBSVM without interpolation).
+
+def top_columns(X, Y, k):
+    """The ``k`` columns of ``X`` of highest information gain on the labels ``Y``
+    (:class:`InformationGain`), as increasing int64 indices: ``--features K``'s columns,
+    of a corpus's matrix or of a :class:`~textwin.TextClassifier`'s."""
+    selector = InformationGain(k=k)
+    selector.fit(X, Y)
+    return np.asarray(selector.get_support(indices=True), dtype=np.int64)
+
 
 def nb_ratios(X, positive, alpha=1.0, counts=None):
     """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the

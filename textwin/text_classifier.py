@@ -356,10 +356,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """The columns of ``X`` that ``features`` keeps (None: every one)."""
         if self.features in (None, "all") or self.features >= X.shape[1]:
             return None
-        from textwin.feature_selection import InformationGain  # it imports scipy.stats
+        from textwin.feature_selection import top_columns  # it imports scipy.stats
 
-        return np.asarray(InformationGain(k=self.features).fit(X, Y).get_support(indices=True),
-                          dtype=np.int64)
+        return top_columns(X, Y, self.features)
 
     def _selected(self, X):
         """``X``'s ``selected_`` columns."""
