@@ -127,7 +127,7 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
 
 
 def test_auto_plot_stars_the_chosen_setting_at_the_chosen_lam():
-    from textwin.cli.auto import auto_curves
+    from textwin.cli.report import auto_curves
 
     base = dict(stem=True, ngrams=2, loss="hinge", nb_scaling=False, fit_intercept=True,
                 rule="zero")

@@ -141,29 +141,6 @@ def fit_auto(args, d, progress):
                search)
 
 
-def setting_text(params):
-    """A combination of settings in words: 'stems and bigrams, naive Bayes scaling, bias'."""
-    chars = params.get("chars")
-    parts = [("stems" if params["stem"] else "words")
-             + (" and bigrams" if params["ngrams"] == 2 else "")
-             + (f" and character {chars[0]}-{chars[1]}-grams" if chars else "")]
-    if params["nb_scaling"]:
-        parts.append("naive Bayes scaling")
-    if params["fit_intercept"]:
-        parts.append("bias")
-    if params.get("class_weight"):
-        parts.append(f"{params['class_weight']} class weights")
-    if params["loss"] != "hinge":
-        parts.append(f"{params['loss']} loss")
-    if params.get("rule", "zero") != "zero":
-        parts.append(_RULE_TEXT[params["rule"]])
-    return ", ".join(parts)
-
-
-_RULE_TEXT = {"f1": "thresholds tuned for F1", "accuracy": "a cut tuned for accuracy",
-              "macro-f1": "a cut tuned for macro-F1"}
-
-
 def auto_summary(search, d):
     """What --auto chose, JSON-ready: ``chosen`` (the settings, lambda and C = 1/(lam n)),
     ``lam`` per category (all the same), ``thresholds`` (multi-label), the CV score (a
@@ -182,31 +159,3 @@ def auto_summary(search, d):
     elif d.task == "binary":  # the positive class's cut of the one score
         summary["thresholds"] = {d.categories[-1]: float(search.best_estimator_.thresholds_[-1])}
     return summary
-
-
-def auto_curves(summary):
-    """``summary``'s curves as ``--lam auto``'s plot takes them: the score of every
-    combination against lambda (None where its paths stopped), the chosen combination's
-    lambda starred."""
-    n = summary["n_train"]
-    lams = [x / n for x in summary["lam_n"]]
-    curves = {setting_text(c["params"]): c["scores"] for c in summary["curves"]}
-    chosen = summary["chosen"]
-    lam = min(lams, key=lambda x: abs(x - chosen["lam"]))
-    return {"scoring": summary["scoring"], "lams": lams, "curves": curves,
-            "lam": {setting_text(chosen): lam}}
-
-
-def auto_line(summary):
-    """One line: what --auto chose and its cross-validated score."""
-    c = summary["chosen"]
-    lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
-    why_not = summary.get("chars_searched")
-    return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
-            f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
-            f"{setting_text(c)}, {lam}"
-            + (f"; searched on a sample of {summary['n_searched']:,} of the "
-               f"{summary['n_train']:,} training documents (--search-texts), fitted on all"
-               if summary.get("n_searched", summary["n_train"]) < summary["n_train"] else "")
-            + (f"; character n-grams {why_not} (--chars 2-5 adds them)"
-               if isinstance(why_not, str) else ""))

@@ -20,10 +20,10 @@ from .common import (
     training_options,
     warnings_naming,
 )
-from .auto import auto_curves, auto_line, check_auto, fit_auto, warn_small_classes
+from .auto import check_auto, fit_auto, warn_small_classes
 from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
-from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
-                     plot_failed, positive_label, task_text, try_plot)
+from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
+                     order_text, plot_failed, positive_label, task_text, try_plot)
 from .training import (LAM_ONE_OVER_N, cv_summary, example_order, fit_task, fit_texts,
                        given_settings, method_settings, shared_words, summarize)
 

@@ -1,6 +1,6 @@
 """What `textwin train` and `textwin eval` print of a fit beside their tables: the task
-and the example order in words, the summary's names, the constant models, ``--lam
-auto``'s line and its plot.
+and the example order in words, the summary's names, the constant models, the lines of
+``--lam auto``, ``--auto`` and ``--tune-thresholds`` and the plot of the first two.
 """
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import io
 from pathlib import Path
 
 from .._io import atomic_write, figure_metadata, is_textwin_figure
-from .common import CLIError, check_destination, fail, first_names, logger
+from .common import SHOWN_ROWS, CLIError, check_destination, fail, first_names, logger
 
 
 def order_text(order):
@@ -76,6 +76,67 @@ def cv_line(cv, method=None):
     return (f"{who}lambda by {cv['folds']}-fold cross-validation on the training set over "
             f"{len(cv['lams'])} values from {cv['lams'][0]:.3g} to {cv['lams'][-1]:.3g} "
             f"({cv['scoring']} {100 * cv['cv_score']:.2f}): {chosen}")
+
+
+def tuning_line(tuning, task, rows):
+    """One line: the thresholds tuned, and for what."""
+    what = ("class thresholds (subtracted from the scores before the argmax)"
+            if task == "multiclass" else "thresholds")
+    return (f"precision, recall and F1 at {what} tuned for {tuning['metric']} by "
+            f"{tuning['folds']}-fold cross-validation on the training set: "
+            + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
+                          shown=SHOWN_ROWS))
+
+
+def setting_text(params):
+    """A combination of settings in words: 'stems and bigrams, naive Bayes scaling, bias'."""
+    chars = params.get("chars")
+    parts = [("stems" if params["stem"] else "words")
+             + (" and bigrams" if params["ngrams"] == 2 else "")
+             + (f" and character {chars[0]}-{chars[1]}-grams" if chars else "")]
+    if params["nb_scaling"]:
+        parts.append("naive Bayes scaling")
+    if params["fit_intercept"]:
+        parts.append("bias")
+    if params.get("class_weight"):
+        parts.append(f"{params['class_weight']} class weights")
+    if params["loss"] != "hinge":
+        parts.append(f"{params['loss']} loss")
+    if params.get("rule", "zero") != "zero":
+        parts.append(_RULE_TEXT[params["rule"]])
+    return ", ".join(parts)
+
+
+_RULE_TEXT = {"f1": "thresholds tuned for F1", "accuracy": "a cut tuned for accuracy",
+              "macro-f1": "a cut tuned for macro-F1"}
+
+
+def auto_curves(summary):
+    """``summary``'s curves as ``--lam auto``'s plot takes them: the score of every
+    combination against lambda (None where its paths stopped), the chosen combination's
+    lambda starred."""
+    n = summary["n_train"]
+    lams = [x / n for x in summary["lam_n"]]
+    curves = {setting_text(c["params"]): c["scores"] for c in summary["curves"]}
+    chosen = summary["chosen"]
+    lam = min(lams, key=lambda x: abs(x - chosen["lam"]))
+    return {"scoring": summary["scoring"], "lams": lams, "curves": curves,
+            "lam": {setting_text(chosen): lam}}
+
+
+def auto_line(summary):
+    """One line: what --auto chose and its cross-validated score."""
+    c = summary["chosen"]
+    lam = f"lambda {c['lam']:.3g} (C = {c['C']:.3g})"
+    why_not = summary.get("chars_searched")
+    return (f"--auto chose by {summary['folds']}-fold cross-validation on the training set "
+            f"({summary['scoring']} {100 * summary['cv_score']:.2f}): "
+            f"{setting_text(c)}, {lam}"
+            + (f"; searched on a sample of {summary['n_searched']:,} of the "
+               f"{summary['n_train']:,} training documents (--search-texts), fitted on all"
+               if summary.get("n_searched", summary["n_train"]) < summary["n_train"] else "")
+            + (f"; character n-grams {why_not} (--chars 2-5 adds them)"
+               if isinstance(why_not, str) else ""))
 
 
 def check_plot(args):

@@ -20,13 +20,13 @@ from .common import (
     training_options,
     warnings_naming,
 )
-from .auto import (AUTO_FOLDS, auto_curves, auto_line, check_auto, fit_auto,
-                   warn_small_classes)
-from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds, tuning_line,
-                     tuning_summary, train_calibration)
+from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
+from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds,
+                     train_calibration, tuning_summary)
 from .corpus import training_data
-from .report import (SUMMARY_NAMES, check_plot, constant_note, cv_line, order_text,
-                     plot_failed, positive_label, task_text, try_plot)
+from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
+                     order_text, plot_failed, positive_label, task_text, try_plot,
+                     tuning_line)
 from .training import (class_thresholds, cv_summary, example_order, fit_task, fit_texts,
                        fitted, given_settings, method_settings, summarize,
                        two_class_thresholds)

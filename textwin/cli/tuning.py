@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import warnings
 
-from .common import SHOWN_ROWS, CLIError, first_line, first_names
+from .common import CLIError, first_line, first_names
 
 #: The folds of `train --tune-thresholds` (without --lam auto's own).
 TUNING_FOLDS = 3
@@ -158,16 +158,6 @@ def tuning_summary(args, task, cv):
     own = cv is not None and in_lam_folds(args, task)
     return {"objective": objective, "metric": metric,
             "folds": int(cv["folds"]) if own else TUNING_FOLDS}
-
-
-def tuning_line(tuning, task, rows):
-    """One line: the thresholds tuned, and for what."""
-    what = ("class thresholds (subtracted from the scores before the argmax)"
-            if task == "multiclass" else "thresholds")
-    return (f"precision, recall and F1 at {what} tuned for {tuning['metric']} by "
-            f"{tuning['folds']}-fold cross-validation on the training set: "
-            + first_names([f"{r['category']} {r['threshold']:.3g}" for r in rows],
-                          shown=SHOWN_ROWS))
 
 
 #: The folds of `train --proba`'s out-of-fold scores (scikit-learn's CalibratedClassifierCV's).
