@@ -81,3 +81,43 @@ def test_scores_written_where_given_are_those_kept_by_the_engine():
     kept, direct = run(False), run(True)
     assert not np.isnan(kept).any()
     np.testing.assert_array_equal(direct, kept)
+
+
+def test_path_points_skip_the_fits_degeneracy_pass_and_equal_a_diagnosed_solve(monkeypatch):
+    """A path's points are read for their weights and scores only: they make no pass over
+    the rows for the fit's degeneracy warnings (score_spread, ~8 % of a search), and their
+    solutions are those of a solve that makes it."""
+    import textwin._binary as binary
+    from textwin.model_selection._paths import solve_path
+
+    X, Y = _data(K=1, seed=3)
+    for reg in ("square", "entropy"):
+        problems = Problems(DualGaussSeidelClassifier(regularizer=reg, random_state=1), X,
+                            Y[:, 0], None)
+        views = problems.own_views()
+        y, weight = problems.rows(0)
+        lams = np.array([1e-1, 1e-2])
+        diagnosed = []  # each point of the path, solved alone with the diagnostics
+        alpha = np.zeros(problems.n)
+        for lam in lams:
+            alpha = alpha * 0.0
+            out = binary.solve_binary_problem(views[0], y, weight, alpha,
+                                              problems.at(lam, problems.n), 7,
+                                              X_square=views[1])
+            assert "spread" in out  # a fit's solve reads them
+            diagnosed.append(out)
+
+        def refused(*args, **kwargs):
+            raise AssertionError("a path's point made the diagnostics' pass")
+
+        with monkeypatch.context() as m:
+            m.setattr(binary, "score_spread", refused)
+            m.setattr(binary, "degeneracy", refused)
+            points = []
+            for lam in lams:  # each point cold, as the diagnosed solves above
+                solve_path(problems, views, problems.X, y, weight, np.array([lam]), 7,
+                           lambda l, out, a, b: points.append(out),
+                           (np.zeros(problems.n), 0.0))
+        for out, ref in zip(points, diagnosed):
+            assert "spread" not in out and out["n_epochs"] == ref["n_epochs"]
+            np.testing.assert_array_equal(out["w"], ref["w"])

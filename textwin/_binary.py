@@ -62,7 +62,8 @@ def constant_bias(y, weight):
     return 1.0 if np.all(present > 0) else -1.0
 
 
-def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_square=None):
+def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_square=None,
+                         diagnose=True):
     """Fit one binary problem; ``alpha`` (n,) holds the start and receives the solution.
 
     Parameters
@@ -82,6 +83,10 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
         Seed of the visiting order (consecutive seeds for Algorithm 2's rounds).
     sigma0 : float
         Algorithm 2's starting multiplier (the previous bias on a warm start).
+    diagnose : bool, default=True
+        Add what a fit's warnings of a degenerate model read (``spread``, and for the
+        entropies ``move`` and ``met``): a pass over X, which a path's points, read
+        only for their scores, go without.
 
     Returns
     -------
@@ -92,8 +97,8 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
         ``converged``, ``constant`` (no example of nonzero weight on one
         side: ``w = 0`` and the bias is the label present), ``mass`` (the
         prior's total: the normalized entropies' ``A``; NaN for the square
-        regularizer), ``spread`` (:func:`textwin._scale.score_spread`), and for the
-        entropies ``move`` and ``met`` (:func:`textwin._scale.degeneracy`).
+        regularizer), and with ``diagnose`` ``spread`` (:func:`textwin._scale.score_spread`)
+        and for the entropies ``move`` and ``met`` (:func:`textwin._scale.degeneracy`).
     """
     pos, nonzero = y > 0, weight != 0
     if not (np.any(nonzero & pos) and np.any(nonzero & ~pos)):
@@ -120,6 +125,8 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
                    converged=gap <= settings.tol)
     out["constant"] = False
     out["mass"] = mass
+    if not diagnose:
+        return out
     bias = 0.0 if settings.intercept == "constant_feature" else out["bias"]
     if regularizer_named(settings.regularizer).entropy:
         out["spread"], out["move"], out["met"] = degeneracy(
