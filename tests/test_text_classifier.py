@@ -563,6 +563,35 @@ def test_cv_stops_a_combinations_paths_past_their_best_and_chooses_as_the_whole_
     assert search.best_score_ == whole.best_score_
 
 
+def test_cv_stops_the_naive_bayes_paths_of_many_classes_early_as_the_whole_grid():
+    """Naive Bayes paths of more than four classes stop early too (each piece scales its
+    classes' matrices again, cheaper than R52's smallest lams): the points solved are the
+    whole grid's and the choice is the same."""
+    rng = np.random.default_rng(4)
+    K, texts, y = 6, [], []
+    for c in range(K):
+        for _ in range(30):
+            words = list(rng.choice(COMMON, 6)) + [
+                f"t{c if rng.random() > 0.6 else rng.integers(K)}x{rng.integers(5)}"
+                for _ in range(6)]
+            rng.shuffle(words)
+            texts.append(" ".join(words))
+            y.append(f"c{c}")
+    kw = dict(stem=False, ngrams=1, chars=None, nb_scaling=[False, True],
+              lam_grid=np.logspace(2, -4, 7), cv=3, tol=1e-4)
+    whole = TextClassifierCV(early_stopping=False, **kw).fit(texts, y)
+    search = TextClassifierCV(**kw).fit(texts, y)
+    nb = np.array([p["nb_scaling"] for p in search.cv_results_["params"]])
+    mean = np.array(search.cv_results_["mean_test_score"])
+    full = np.array(whole.cv_results_["mean_test_score"])
+    assert np.isfinite(full).all()
+    assert not np.isfinite(mean[nb]).all()  # the scaled paths stopped before the grid's end
+    reached = np.isfinite(mean)
+    np.testing.assert_array_equal(mean[reached], full[reached])
+    assert search.best_params_ == whole.best_params_
+    assert search.best_score_ == whole.best_score_
+
+
 def test_cv_solves_the_folds_to_fold_tol_and_the_refit_to_tol(monkeypatch):
     import textwin.model_selection._paths as paths
 
@@ -729,26 +758,6 @@ def test_a_curve_that_creeps_up_within_a_standard_error_has_turned_under_the_one
     assert descend(7, piece, True, one_se=True) == 3 and solved == [(0, 3)]
     solved.clear()
     assert descend(7, piece, True) == 7  # the plain best moves to each last lam
-
-
-def test_cv_solves_the_naive_bayes_paths_of_many_classes_whole(monkeypatch):
-    extra = {"ships": "vessel port cargo tanker shipping freight",
-             "metal": "copper zinc nickel smelter tonnes ore"}
-    monkeypatch.setattr(sys.modules[__name__], "TOPICS", {**TOPICS, **extra})
-    texts, y = corpus(n_per_class=12, classes=tuple(sorted({**TOPICS, **extra})), noise=0.5)
-    calls = []
-    original = FoldPaths.extend
-
-    def counted(self, lams, *args, **kwargs):
-        calls.append((self.folds[0].nb_positive is not None, lams.size))
-        return original(self, lams, *args, **kwargs)
-
-    monkeypatch.setattr(FoldPaths, "extend", counted)
-    TextClassifierCV(stem=False, ngrams=1, lam_grid=np.logspace(2, -4, 7), cv=3,
-                     tol=1e-4).fit(texts, y)
-    # five classes: the naive Bayes paths in one piece; the others in pieces
-    assert [size for nb, size in calls if nb] == [7]
-    assert [size for nb, size in calls if not nb][0] == 3
 
 
 def test_cv_on_two_classes_one_of_a_single_text_goes_on():
