@@ -9,9 +9,9 @@ import pytest
 
 from textwin.cli.common import CLIError
 from textwin.cli.corpus import TrainingData
-from textwin.cli.training import (class_thresholds, default_lam, example_order, given_settings,
-                                  method_settings, summarize, two_class_scores,
-                                  two_class_thresholds)
+from textwin.cli.training import (FitOptions, class_thresholds, cv_settings, default_lam,
+                                  example_order, fit_options, given_settings, method_settings,
+                                  summarize, two_class_scores, two_class_thresholds)
 from textwin.experiments import METHODS
 
 
@@ -61,11 +61,11 @@ def test_given_settings_keep_what_was_given_and_only_that():
 def test_lam_is_one_over_n_on_a_users_corpus_for_the_methods_of_a_square_norm():
     d = _data(np.eye(4)[[0, 1, 2, 3] * 5][:, :2], np.eye(2)[[0, 1]], "multilabel")
     svm, perceptron = METHODS["svm"], METHODS["perceptron"]
-    assert method_settings(None, svm, d, {}) == {"lam": 1 / 20}
-    assert method_settings(None, svm, d, {"lam": 0.5}) == {"lam": 0.5}  # as given
-    assert method_settings(None, perceptron, d, {}) == {}  # no lam to set
+    assert method_settings(svm, d, {}) == {"lam": 1 / 20}
+    assert method_settings(svm, d, {"lam": 0.5}) == {"lam": 0.5}  # as given
+    assert method_settings(perceptron, d, {}) == {}  # no lam to set
     paper = _data(d.Y_train, d.Y_test, "multilabel", as_corpus=False)
-    assert method_settings(None, svm, paper, {}) == {}  # the paper's own on Reuters
+    assert method_settings(svm, paper, {}) == {}  # the paper's own on Reuters
 
 
 def test_example_order_is_shuffled_on_a_corpus_and_the_methods_own_on_reuters():
@@ -75,6 +75,34 @@ def test_example_order_is_shuffled_on_a_corpus_and_the_methods_own_on_reuters():
     assert example_order(_args(corpus=None)) == {}
     assert example_order(_args(corpus=None, shuffle=True, seed=3)) == {
         "shuffle": True, "random_state": 3}
+
+
+def test_the_fits_options_are_read_once_from_the_parsed_options():
+    # train's options (eval has no --tune-thresholds nor --proba: they default)
+    opts = fit_options(_args(n_jobs=2, verbose=0, quiet=True, features=500,
+                             tune_thresholds="f1", proba=True, seed=3))
+    assert opts == FitOptions(order={"shuffle": True, "random_state": 3}, n_jobs=2,
+                              verbose=0, features=500, corpus=True, scoring=None,
+                              tune="f1", proba=True, auto=False)
+    reuters = fit_options(_args(n_jobs=None, verbose=0, quiet=True, features=None,
+                                corpus=None))
+    assert (reuters.order, reuters.corpus, reuters.tune, reuters.proba) == ({}, False, None,
+                                                                            False)
+
+
+def test_lam_auto_scores_a_corpus_by_its_tasks_default_and_reuters_by_the_breakeven():
+    d = _data(np.eye(2)[[0, 1] * 10], np.eye(2)[[0, 1]], "multiclass")
+    corpus = fit_options(_args(n_jobs=None, verbose=0, quiet=True, features=None))
+    assert cv_settings(corpus, d, {"lam": 0.1}) is None  # lam given: no search
+    assert cv_settings(corpus, d, {"lam": "auto"})["scoring"] == "accuracy"
+    multilabel = _data(np.eye(2)[[0, 1] * 10], np.eye(2)[[0, 1]], "multilabel",
+                       as_corpus=False)
+    reuters = fit_options(_args(n_jobs=None, verbose=0, quiet=True, features=None,
+                                corpus=None))
+    assert cv_settings(reuters, multilabel, {"lam": "auto"})["scoring"] is None
+    tuned = fit_options(_args(n_jobs=None, verbose=0, quiet=True, features=None,
+                              corpus=None, tune_thresholds="f1"))
+    assert cv_settings(tuned, multilabel, {"lam": "auto"})["thresholds"] == "f1"
 
 
 def test_a_two_class_corpus_scores_and_cuts_both_classes():

@@ -24,7 +24,7 @@ from .auto import check_auto, fit_auto, warn_small_classes
 from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot)
-from .training import (LAM_ONE_OVER_N, cv_summary, example_order, fit_task, fit_texts,
+from .training import (LAM_ONE_OVER_N, cv_summary, fit_options, fit_task, fit_texts,
                        given_settings, method_settings, shared_words, summarize)
 
 #: The methods `textwin eval --corpus` compares by default: one of each family.
@@ -190,7 +190,8 @@ def _eval_corpus(args):
         check_auto(args, d)
     if given.get("lam") == "auto" and methods:
         warn_small_classes(d, "--lam auto")
-    rows, fitted = _method_rows(args, methods, given, d)
+    opts = fit_options(args)  # what every fit takes of the options
+    rows, fitted = _method_rows(opts, methods, given, d, progress_enabled(args))
     if args.auto:
         row, auto_data = _auto_row(args, d)
         rows.append(row)
@@ -203,7 +204,7 @@ def _eval_corpus(args):
     result = {"corpus": d.source, "task": d.task, **positive_label(d),
               "n_train": int(d.n_train), "n_test": int(d.n_test),
               "n_features": int(d.n_features),
-              "categories": list(d.categories), "order": order_text(example_order(args)),
+              "categories": list(d.categories), "order": order_text(opts.order),
               "methods": rows, "corpus_report": d.report}
     if d.constant:  # categories without a break-even point, and why
         result["constant_models"] = d.constant
@@ -232,25 +233,24 @@ def _able_to_choose_lam(args, methods):
     return able
 
 
-def _method_rows(args, methods, given, d):
+def _method_rows(opts, methods, given, d, progress):
     """Each method fitted and tested on ``d``: its summary, settings and time; and ``d``
     with the features of the methods' (a text corpus's: the TextClassifier of the options
     that each method is the classifier of, fitted on the words found once)."""
     from .._ovr import ConstantModelWarning
 
-    order = example_order(args)
     words = shared_words(d)
     rows = []
-    with _progress_bar(args, len(methods)) as bar:
+    with _progress_bar(progress, len(methods)) as bar:
         for method in methods:
             if bar is not None:
                 bar.set_postfix_str(method.key)
             settings = method_settings(
-                args, method, d, {k: v for k, v in given.items() if k in method.settings})
+                method, d, {k: v for k, v in given.items() if k in method.settings})
             with warnings.catch_warnings():
                 warnings.filterwarnings("ignore", category=ConstantModelWarning)
-                fit = (fit_task(method, d, settings, order, args) if d.text is None
-                       else fit_texts(method, d, settings, order, args, words))
+                fit = (fit_task(method, d, settings, opts) if d.text is None
+                       else fit_texts(method, d, settings, opts, words))
             if not rows:
                 _log_data(fit.data)
             summary, _ = summarize(d, fit.scores)
@@ -285,9 +285,10 @@ def _auto_row(args, d):
 
 
 @contextlib.contextmanager
-def _progress_bar(args, total):
-    """A bar over the methods on a terminal (None otherwise), closed on the way out."""
-    if not progress_enabled(args):
+def _progress_bar(progress, total):
+    """A bar over the methods on a terminal (``progress``; None otherwise), closed on the
+    way out."""
+    if not progress:
         yield None
         return
     from tqdm.auto import tqdm

@@ -27,7 +27,7 @@ from .corpus import training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot,
                      tuning_line)
-from .training import (class_thresholds, cv_summary, example_order, fit_task, fit_texts,
+from .training import (class_thresholds, cv_summary, fit_options, fit_task, fit_texts,
                        fitted, given_settings, method_settings, summarize,
                        two_class_thresholds)
 
@@ -103,16 +103,16 @@ def _overrides(args, method):
 
 def cmd_train(args):
     method, given = _checked_method(args)
-    order = example_order(args)
+    opts = fit_options(args)  # what every fit takes of the options
     d = training_data(args, args.category)  # texts: the estimator's
-    check_tuning(args, d.task)
-    fit = (_fit_auto if args.auto else _fit_method)(args, method, d, given)
+    check_tuning(opts.tune, d.task)
+    fit = _fit_auto(args, method, d) if opts.auto else _fit_method(opts, method, d, given)
     d, cv = fit.data, fit.cv
     summary, per = summarize(d, fit.scores, fit.thresholds)
     result = {
         "method": method.key, "paper_name": method.paper_name, "corpus": d.source,
         "task": d.task, **positive_label(d), "settings": {**method.settings, **fit.settings},
-        "order": order_text(order),
+        "order": order_text(opts.order),
         "n_train": int(d.n_train), "n_test": int(d.n_test),
         "n_features": int(d.n_features), **summary, "seconds": round(fit.seconds, 3),
         "categories": _category_rows(fit, per),
@@ -120,61 +120,59 @@ def cmd_train(args):
     if d.constant:  # categories without a break-even point, and why
         result["constant_models"] = d.constant
     if cv is not None:
-        result["auto" if args.auto else "lam_by_cv"] = cv
-    if args.tune_thresholds:
-        result["tuning"] = tuning_summary(args, d.task, cv)
+        result["auto" if opts.auto else "lam_by_cv"] = cv
+    if opts.tune:
+        result["tuning"] = tuning_summary(opts.tune, d.task, cv)
     if d.preprocessing and d.as_corpus:  # how the texts became rows: language, stems, n-grams
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(args, method, fitted(fit.estimator), d, fit.settings,
-                                    order)
-    if args.proba:
+    calibration = train_calibration(opts, method, fitted(fit.estimator), d, fit.settings)
+    if opts.proba:
         result["log_loss"] = test_log_loss(calibration, d, fit.scores)
     if args.output is not None:
         _save_model(args.output, fit, method, result, summary, calibration)
         result["model"] = str(args.output)
     plot_error = None
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
-        plot_error = try_plot({"": auto_curves(cv) if args.auto else cv}, args.plot)
+        plot_error = try_plot({"": auto_curves(cv) if opts.auto else cv}, args.plot)
         if plot_error is None:
             result["plot"] = str(args.plot)
     if args.json:
         print_json(result)
     else:
-        _print_result(args, method, fit, result, summary)
+        _print_result(opts, method, fit, result, summary)
     if plot_error is not None:
         return plot_failed(plot_error, "the results and the model" if args.output is not None
                            else "the results")
     return EXIT_OK
 
 
-def _fit_method(args, method, d, given):
+def _fit_method(opts, method, d, given):
     """``method`` at the settings given (``--lam auto``: chosen by cross-validation), and
     thresholds tuned if asked: a :class:`~textwin.cli.training.Fit`."""
     from dataclasses import replace
 
-    settings = method_settings(args, method, d, given)
+    settings = method_settings(method, d, given)
     if settings.get("lam") == "auto":
         warn_small_classes(d, "--lam auto")
-    order = example_order(args)
     if d.text is not None:  # texts: a TextClassifier of the options
-        fit = fit_texts(method, d, settings, order, args)
+        fit = fit_texts(method, d, settings, opts)
         d = fit.data
         _log_training(method, d, fit.estimator.n_empty_texts_)
     else:
         _log_training(method, d)
-        fit = fit_task(method, d, settings, order, args)
+        fit = fit_task(method, d, settings, opts)
     est = fitted(fit.estimator)
     cv = cv_summary(fit.estimator, list(d.problem_names))
     with warnings_naming(d.problem_names):
-        thresholds = problem_thresholds(args, method, est, d, settings, order)
+        thresholds = problem_thresholds(opts, method, est, d, settings)
     if thresholds is not None and d.task == "binary":
         thresholds = two_class_thresholds(thresholds[0])
     return replace(fit, thresholds=thresholds, cv=cv)
 
 
-def _fit_auto(args, method, d, given):
+def _fit_auto(args, method, d):
     """--auto: the features, the bias and lam chosen together by cross-validation (the
     fit's data has the chosen features); a :class:`~textwin.cli.training.Fit`."""
     from dataclasses import replace
@@ -186,7 +184,8 @@ def _fit_auto(args, method, d, given):
     fit = fit_auto(args, d, progress_enabled(args))
     if args.tune_thresholds:  # multi-class (check_auto refused the others): class offsets
         with warnings_naming(d.problem_names):
-            fit = replace(fit, thresholds=auto_class_thresholds(args, fit.estimator, fit.data))
+            fit = replace(fit, thresholds=auto_class_thresholds(args.tune_thresholds,
+                                                                fit.estimator, fit.data))
     return fit
 
 
@@ -317,7 +316,7 @@ def _matrix_model(fit, thresholds, metadata, calibration):
     return model
 
 
-def _print_result(args, method, fit, result, summary):
+def _print_result(opts, method, fit, result, summary):
     """The table: a heading line, a row per category, the summary, then what was chosen
     and written."""
     d, overrides, seconds = fit.data, fit.settings, fit.seconds
@@ -328,7 +327,7 @@ def _print_result(args, method, fit, result, summary):
     out(f"{method.paper_name}{f' (here {changed})' if changed else ''}  [{d.source}: "
         f"{result['n_train']} train / {result['n_test']} test documents, "
         f"{result['n_features']} features]")
-    if args.corpus is not None:
+    if opts.corpus:
         out(f"task: {task_text(d)}; {result['order']}")
     width = max(16, max(len(c) for c in d.categories) + 2)
     out(f"{'class' if d.task != 'multilabel' else 'category':<{width}}{'BEP':>7}"

@@ -101,7 +101,32 @@ class Fit:
     search: object = None  # --auto: the TextClassifierCV, whose best_estimator_ is estimator
 
 
-def method_settings(args, method, d, given):
+@dataclass(frozen=True)
+class FitOptions:
+    """The options of every fit of a `train` or `eval` command, read once from the parsed
+    options (:func:`fit_options`): the fits take these, not the options."""
+
+    order: dict             # the example order (:func:`example_order`)
+    n_jobs: object = None   # --n-jobs
+    verbose: int = 0        # the estimators' verbosity (-v, and the progress bars)
+    features: object = None  # --features K ("all" or None: every feature)
+    corpus: bool = False    # a --corpus (its --lam auto scores the task's default)
+    scoring: object = None  # --scoring
+    tune: object = None     # --tune-thresholds
+    proba: bool = False     # --proba
+    auto: bool = False      # --auto
+
+
+def fit_options(args):
+    """The :class:`FitOptions` of the parsed options ``args``."""
+    return FitOptions(order=example_order(args), n_jobs=args.n_jobs,
+                      verbose=estimator_verbosity(args), features=args.features,
+                      corpus=args.corpus is not None, scoring=getattr(args, "scoring", None),
+                      tune=getattr(args, "tune_thresholds", None),
+                      proba=getattr(args, "proba", False), auto=getattr(args, "auto", False))
+
+
+def method_settings(method, d, given):
     """The settings given, plus lam = :func:`default_lam` on a user's corpus for
     the methods of :data:`LAM_ONE_OVER_N` (Reuters-21578's protocol keeps the paper's; its
     texts read as a corpus, with --weighting tfidf or --features all, take 1/n)."""
@@ -122,7 +147,7 @@ def example_order(args):
     return {"shuffle": True, "random_state": seed} if shuffle else {"shuffle": False}
 
 
-def cv_settings(args, d, settings):
+def cv_settings(opts, d, settings):
     """--lam auto's cross-validation: the scoring (on a user's corpus, or with
     --tune-thresholds, the task's default; else each category's break-even point,
     the paper's figure), the thresholds the model will apply, and a grid through
@@ -137,15 +162,14 @@ def cv_settings(args, d, settings):
     if n < folds:  # in this command line's words: it has no cv option to lower
         raise CLIError(f"--lam auto: the {n} training documents are fewer than the {folds} "
                        f"folds of its cross-validation; add documents, or give --lam a value")
-    user, tune = args.corpus is not None, getattr(args, "tune_thresholds", None)
-    scoring = getattr(args, "scoring", None) or (
-        default_scoring(d.task) if user or tune else None)
+    tune = opts.tune
+    scoring = opts.scoring or (default_scoring(d.task) if opts.corpus or tune else None)
     return {"scoring": scoring,
-            "thresholds": tune if tune and in_lam_folds(args, d.task) else None,
+            "thresholds": tune if tune and in_lam_folds(tune, d.task) else None,
             "lam_anchor": default_lam(d.n_train) if d.as_corpus else None}
 
 
-def fit_task(method, d, settings, order, args):
+def fit_task(method, d, settings, opts):
     """Fit ``method`` for ``d.task`` and score the test set: a :class:`Fit`, whose
     scores have one column per category (a binary problem's ``s`` becomes ``[-s, s]``)."""
     from ..experiments import score_matrix
@@ -156,17 +180,17 @@ def fit_task(method, d, settings, order, args):
     # the warnings name the method, not the estimator's class, and the categories
     with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=SmallClassWarning)  # said once, before
-        est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=args.n_jobs,
-                                      verbose=estimator_verbosity(args), order=order,
+        est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=opts.n_jobs,
+                                      verbose=opts.verbose, order=opts.order,
                                       single_label=d.task == "multiclass",
-                                      cv_params=cv_settings(args, d, settings))
+                                      cv_params=cv_settings(opts, d, settings))
     scores = score_matrix(est, d.X_test)
     if d.task == "binary":
         scores = two_class_scores(scores)
     return Fit(d, est, seconds, scores, settings)
 
 
-def fit_texts(method, d, settings, order, args, words=None):
+def fit_texts(method, d, settings, opts, words=None):
     """Fit ``method`` on a text corpus's texts as the :class:`textwin.TextClassifier` of the
     options (``d.text``'s vectorizer, --features K, the registry's ``method`` as its
     classifier) and score the test texts: a :class:`Fit` whose estimator is that
@@ -180,7 +204,7 @@ def fit_texts(method, d, settings, order, args, words=None):
     from ..text_classifier import TextClassifier
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-    cv_params = cv_settings(args, d, settings)
+    cv_params = cv_settings(opts, d, settings)
     t0 = time.perf_counter()
     # the warnings name the method, not the estimator's class, and the categories
     with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
@@ -189,12 +213,12 @@ def fit_texts(method, d, settings, order, args, words=None):
         # column numbers
         warnings.filterwarnings("ignore", category=ConstantModelWarning)
         try:
-            classifier = method_estimator(method, Y, settings, n_jobs=args.n_jobs,
-                                          verbose=estimator_verbosity(args), order=order,
+            classifier = method_estimator(method, Y, settings, n_jobs=opts.n_jobs,
+                                          verbose=opts.verbose, order=opts.order,
                                           single_label=d.task == "multiclass",
                                           cv_params=cv_params)
-            clf = TextClassifier(**d.text, features=None if args.features == "all"
-                                 else args.features, classifier=classifier,
+            clf = TextClassifier(**d.text, features=None if opts.features == "all"
+                                 else opts.features, classifier=classifier,
                                  task="multilabel" if d.task == "multilabel" else "multiclass")
             clf.fit(d.texts_train, d.Y_train, words=words, classes=d.categories)
         except ValueError as exc:  # the estimators' own words, which name the parameter
@@ -202,7 +226,7 @@ def fit_texts(method, d, settings, order, args, words=None):
     seconds = time.perf_counter() - t0
     vec = clf.vectorizer_
     # the training matrix again only for what cross-validates on it
-    folds = getattr(args, "tune_thresholds", None) or getattr(args, "proba", False)
+    folds = opts.tune or opts.proba
     d = replace(d, X_train=clf.features_of(d.texts_train) if folds else None,
                 X_test=clf.features_of(d.texts_test), vocabulary=vec.vocabulary_,
                 support=clf.selected_,

@@ -28,9 +28,9 @@ OBJECTIVES = {"multilabel": ("f1", "breakeven"), "binary": ("f1", "breakeven", "
 _WHAT = {"multilabel": "multi-label", "binary": "two-class", "multiclass": "multi-class"}
 
 
-def check_tuning(args, task):
-    """Refuse, in one line before any training, an objective the task has no use for."""
-    objective = getattr(args, "tune_thresholds", None)
+def check_tuning(objective, task):
+    """Refuse, in one line before any training, an ``objective`` of --tune-thresholds that
+    the task has no use for."""
     if objective is None or objective in OBJECTIVES[task]:
         return
     takes = [_WHAT[t] for t, objectives in OBJECTIVES.items() if objective in objectives]
@@ -38,16 +38,17 @@ def check_tuning(args, task):
                    f"this corpus is {_WHAT[task]}: give {' or '.join(OBJECTIVES[task])}")
 
 
-def in_lam_folds(args, task):
-    """Whether --lam auto's cross-validation tunes the thresholds in its own folds."""
-    return task != "multiclass" and args.tune_thresholds in ("f1", "breakeven")
+def in_lam_folds(objective, task):
+    """Whether --lam auto's cross-validation tunes the thresholds for ``objective`` (that
+    of --tune-thresholds) in its own folds."""
+    return task != "multiclass" and objective in ("f1", "breakeven")
 
 
-def problem_thresholds(args, method, est, d, settings, order):
+def problem_thresholds(opts, method, est, d, settings):
     """--tune-thresholds: a threshold per binary problem (a two-class corpus has one, a
     multi-class corpus one per class), from --lam auto's own folds or from a
     cross-validation of their own; None without."""
-    if not args.tune_thresholds:
+    if not opts.tune:
         return None
     tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
     if tuned is not None:
@@ -56,24 +57,22 @@ def problem_thresholds(args, method, est, d, settings, order):
         from ..experiments import build_method
 
         est = build_method(method, d.X_train.shape[0],
-                           {**settings, "lam": float(est.lam_[0])}, n_jobs=args.n_jobs,
-                           order=order)
+                           {**settings, "lam": float(est.lam_[0])}, n_jobs=opts.n_jobs,
+                           order=opts.order)
     try:
         if d.task == "multiclass":
-            return _tune_classes(est, d.X_train, d.Y_train, args.tune_thresholds,
-                                 d.categories)
+            return _tune_classes(est, d.X_train, d.Y_train, opts.tune, d.categories)
         Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-        return _tune_columns(est, d.X_train, Y, args.tune_thresholds, d.problem_names)
+        return _tune_columns(est, d.X_train, Y, opts.tune, d.problem_names)
     except ValueError as exc:  # e.g. a category with too few documents for the folds
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
 
-def auto_class_thresholds(args, best, d):
+def auto_class_thresholds(objective, best, d):
     """--auto --tune-thresholds on a multi-class corpus: class offsets from out-of-fold
     scores of the chosen model's settings, its vectorizer fitted on each fold's texts."""
     try:
-        return _tune_classes(best, d.texts_train, d.Y_train, args.tune_thresholds,
-                             d.categories)
+        return _tune_classes(best, d.texts_train, d.Y_train, objective, d.categories)
     except ValueError as exc:
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
 
@@ -149,13 +148,12 @@ _METRIC = {("multiclass", "f1"): "macro-F1", ("binary", "f1"): "the positive cla
            ("multilabel", "f1"): "each category's F1"}
 
 
-def tuning_summary(args, task, cv):
+def tuning_summary(objective, task, cv):
     """What --tune-thresholds tuned, JSON-ready: the objective, what it maximised, the
     folds (--lam auto's own, or :data:`TUNING_FOLDS` of their own)."""
-    objective = args.tune_thresholds
     metric = _METRIC.get((task, objective), "the break-even point" if objective == "breakeven"
                          else "accuracy")
-    own = cv is not None and in_lam_folds(args, task)
+    own = cv is not None and in_lam_folds(objective, task)
     return {"objective": objective, "metric": metric,
             "folds": int(cv["folds"]) if own else TUNING_FOLDS}
 
@@ -164,7 +162,7 @@ def tuning_summary(args, task, cv):
 CALIBRATION_FOLDS = 5
 
 
-def train_calibration(args, method, est, d, settings, order):
+def train_calibration(opts, method, est, d, settings):
     """--proba: Platt's sigmoids (:func:`textwin.calibration.calibrate`) fitted on
     out-of-fold scores of the training set, each fold's model at the final model's ``C``
     (its ``lam`` times ``n`` over the fold's training documents; --lam auto's choice);
@@ -176,7 +174,7 @@ def train_calibration(args, method, est, d, settings, order):
     from ..experiments import build_method
     from ..model_selection._split import text_folds
 
-    if not args.proba or hasattr(est, "best_params_") or getattr(args, "auto", False):
+    if not opts.proba or hasattr(est, "best_params_") or opts.auto:
         return getattr(est, "calibration_", None)
     Y = np.asarray(d.Y_train)
     n = Y.shape[0]
@@ -194,7 +192,8 @@ def train_calibration(args, method, est, d, settings, order):
     if lam == "auto":  # the model refitted at the search's choice (a class without documents)
         lam = float(est.lam)
     fold_settings = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
-    fold_est = build_method(method, fold_n, fold_settings, n_jobs=args.n_jobs, order=order)
+    fold_est = build_method(method, fold_n, fold_settings, n_jobs=opts.n_jobs,
+                            order=opts.order)
     target = Y[:, [1]] if d.task == "binary" else Y
     try:
         oof = _out_of_fold(fold_est, d.X_train, target, folds)
