@@ -147,6 +147,46 @@ def test_constant_feature_is_a_regularized_bias():
     assert_allclose(est.intercept_, plain.coef_[:, -1], atol=1e-8)
 
 
+@pytest.mark.parametrize("loss", ["hinge", "squared_hinge", "logistic"])
+def test_constant_feature_bias_is_solved_as_the_copy_with_the_column(loss):
+    # Under the square regularizer the constant feature is the kernel's bias coordinate
+    # (sigma = 0, rho = 1), with no copy of X: epoch by epoch the same iterates as the
+    # fit on [X, 1] (the same visiting order), so the same dual variables, duality gaps,
+    # weights and bias, to rounding; a bias regularized otherwise (rho != 1) or left out
+    # of a step's curvature moves them all
+    X, y = _problem(4, n=150)
+    X = X.multiply((np.arange(X.shape[0]) != 7)[:, None]).tocsr()  # an empty row: the bias
+    X.eliminate_zeros()
+    X1 = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+    common = dict(loss=loss, lam=3e-3, tol=0.0, max_epochs=6, random_state=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)  # tol 0: six epochs each
+        bias = DualGaussSeidelClassifier(fit_intercept=True, intercept_solver="constant_feature",
+                                         **common).fit(X, y)
+        column = DualGaussSeidelClassifier(**common).fit(X1, y)
+    assert bias.intercept_solver_ == "constant_feature"
+    assert_allclose(bias.dual_coef_, column.dual_coef_, rtol=1e-10, atol=1e-13)
+    assert_allclose(bias.gap_history_[0], column.gap_history_[0], rtol=1e-9)
+    assert_allclose(bias.coef_, column.coef_[:, :-1], rtol=1e-10, atol=1e-13)
+    assert_allclose(bias.intercept_, column.coef_[:, -1], rtol=1e-10)
+    # prepared without the column: the kernel reads X itself
+    prepared = DualGaussSeidelClassifier(fit_intercept=True,
+                                         intercept_solver="constant_feature").prepare_fit(X, y)
+    assert prepared.X is prepared.X_user and prepared.X.shape == X.shape
+
+
+def test_lam_max_counts_the_regularized_bias_as_a_constant_feature():
+    # the default grid's top and each path's start read the trivial solution's margins,
+    # which the bias coordinate moves as the constant feature does
+    from textwin.model_selection import lam_max
+
+    X, y = _problem(6, n=200)
+    X1 = sp.hstack([X, np.ones((X.shape[0], 1))], format="csr")
+    with_bias = lam_max(X, y, fit_intercept=True, intercept_solver="constant_feature")
+    assert_allclose(with_bias, lam_max(X1, y), rtol=1e-12)
+    assert not np.isclose(with_bias, lam_max(X, y), rtol=1e-3)
+
+
 def test_algorithm2_multiclass_each_problem_has_its_residual():
     rng = np.random.RandomState(5)
     X = sp.random(200, 20, density=0.4, random_state=rng, format="csr")

@@ -25,7 +25,9 @@ class SolverSettings:
     """What every binary problem of one fit shares (validated by the estimator).
 
     ``intercept`` is "none", "constant_feature" (a column of ones already in
-    the matrix), "converged" or "paper" (Algorithm 2, docs/mathematics.md §8).
+    the matrix), "regularized" (the kernel's bias coordinate at ``sigma = 0``,
+    ``rho = 1``: see :func:`solver_intercept`), "converged" or "paper"
+    (Algorithm 2, docs/mathematics.md §8).
     ``gradient_step`` is in the kernel's scaling (already times ``lam n``).
     """
 
@@ -54,6 +56,21 @@ class SolverSettings:
                     mass=self.mass, shuffle=self.shuffle, shuffle_block=self.shuffle_block,
                     step=self.step, step_fraction=self.step_fraction,
                     gradient_step=self.gradient_step, exp_cap=self.exp_cap)
+
+
+def solver_intercept(mode, regularizer):
+    """How the solver fits the bias of ``intercept_solver_`` ``mode`` under ``regularizer``.
+
+    A constant feature of value 1 regularized as the weights are is, under the square
+    regularizer, exactly the kernel's bias coordinate at ``sigma = 0``, ``rho = 1``
+    (docs/mathematics.md §8: its terms ``lam v_b^2 / 2`` in the dual and
+    ``lam b^2 / 2`` in the primal are the constant feature's, and its step sees
+    ``||x_i||^2 + 1``): "regularized", solved without a copy of the matrix with the
+    column appended. The entropies regularize the constant feature by their own ``g``:
+    it stays a column of the matrix ("constant_feature")."""
+    if mode == "constant_feature" and not regularizer_named(regularizer).entropy:
+        return "regularized"
+    return mode
 
 
 def constant_bias(y, weight):
@@ -91,7 +108,7 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
     Returns
     -------
     solution : dict
-        ``w`` (d,), ``bias`` (Algorithm 2's, else 0; None for a constant
+        ``w`` (d,), ``bias`` (Algorithm 2's or the regularized one's, else 0; None for a constant
         model), ``n_epochs``, ``gaps`` (each exact check), ``gap``,
         ``residual`` (Algorithm 2's, NaN without it), ``rounds``,
         ``converged``, ``constant`` (no example of nonzero weight on one
@@ -117,10 +134,12 @@ def solve_binary_problem(X, y, weight, alpha, settings, seed, sigma0=0.0, X_squa
     if settings.intercept in ("converged", "paper"):
         out = algorithm2(dual_gauss_seidel, args, kwargs, settings, seed, sigma0)
     else:
+        if settings.intercept == "regularized":  # a constant feature's weight (solver_intercept)
+            kwargs.update(bias_sigma=0.0, bias_rho=1.0)
         res = dual_gauss_seidel(*args, tol=settings.tol, max_epochs=settings.max_epochs,
                                 seed=int(seed), **kwargs)
         gap = float(res["gap"])
-        out = dict(w=res["w"], bias=0.0, n_epochs=int(res["n_epochs"]),
+        out = dict(w=res["w"], bias=float(res["bias"]), n_epochs=int(res["n_epochs"]),
                    gaps=np.asarray(res["gaps"]), gap=gap, residual=np.nan, rounds=0,
                    converged=gap <= settings.tol)
     out["constant"] = False

@@ -202,9 +202,11 @@ def last_level_cache_bytes():
 BLOCK_MIN_ROWS = 120_000
 
 
-def shuffle_block(X):
+def shuffle_block(X, constant=False):
     """Rows per block of the solver's visiting order: 4 for a matrix beyond the
     last-level cache with at least 120,000 rows, else 1 (a plain permutation).
+    ``constant``: X's size counts a constant feature's entries (a bias the kernel fits
+    as one), as the matrix with the column appended would.
 
     Blocks of consecutive rows let the hardware prefetcher stream the CSR
     arrays but cost epochs; docs/performance.md ("Block order: when it pays")
@@ -212,6 +214,8 @@ def shuffle_block(X):
     cases) and larger blocks or smaller matrices losing up to 5.5x.
     """
     nbytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    if constant:
+        nbytes += X.shape[0] * (X.data.itemsize + X.indices.itemsize)
     if X.shape[0] >= BLOCK_MIN_ROWS and nbytes > last_level_cache_bytes():
         return 4
     return 1

@@ -39,7 +39,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._binary import (ProblemArguments, SolverSettings, solve_binary_problem,
-                             solve_problem_task)
+                             solve_problem_task, solver_intercept)
 from textwin._distributed import active_cluster, map_on_cluster
 from textwin.calibration import Calibration, calibrate
 from textwin._kernels._dual_gs import check_csr
@@ -133,7 +133,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         Reuters experiment's budget, 4 rounds of at most 50 epochs (which can
         stop far from the optimum). ``"constant_feature"``: append a constant
         feature 1 and regularize it like the others (the *Regularized Winnow*
-        paper's choice for its balanced Winnows). ``"auto"`` is
+        paper's choice for its balanced Winnows; under the square regularizer
+        the solver's own bias coordinate, the same problem without a copy of X). ``"auto"`` is
         ``"constant_feature"`` for the balanced entropies, as that paper did,
         and ``"converged"`` otherwise: under ``"entropy"`` and
         ``"normalized_entropy"`` every weight is >= 0, the constant feature's
@@ -540,11 +541,15 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                     f"intercept_solver='converged' for a bias of either sign, or theta "
                     f"for a fixed threshold.", UserWarning, stacklevel=4)
         self.intercept_solver_ = mode
-        return append_constant(X) if mode == "constant_feature" else X
+        # under the square regularizer the kernel's bias coordinate is the constant feature
+        # (solver_intercept): no copy of X with the column appended
+        in_matrix = solver_intercept(mode, p["regularizer"]) == "constant_feature"
+        return append_constant(X) if in_matrix else X
 
     def _solver_settings(self, X, p):
         """The :class:`SolverSettings` shared by every binary problem of this fit."""
         mu, mass = self._prior_and_mass(p, X.shape[1])
+        intercept = solver_intercept(self.intercept_solver_, p["regularizer"])
         gamma = p["gamma"]
         if gamma is None:
             gamma = loss_named(p["loss"]).default_gamma
@@ -555,9 +560,10 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         return SolverSettings(
             loss=p["loss"], regularizer=p["regularizer"], lam=float(p["lam"]), mu=mu,
             mass=mass, theta=float(p["theta"]), gamma=float(gamma), tol=float(p["tol"]),
-            max_epochs=int(p["max_epochs"]), intercept=self.intercept_solver_,
+            max_epochs=int(p["max_epochs"]), intercept=intercept,
             rho0=float(p["rho0"]), intercept_tol=float(p["intercept_tol"]),
-            shuffle=bool(p["shuffle"]), shuffle_block=shuffle_block(X), step=p["step"],
+            shuffle=bool(p["shuffle"]),
+            shuffle_block=shuffle_block(X, constant=intercept == "regularized"), step=p["step"],
             step_fraction=float(p["step_fraction"]), gradient_step=gradient_step,
             exp_cap=float(p["exp_cap"]))
 

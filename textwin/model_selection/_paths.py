@@ -151,6 +151,8 @@ def _problem_lam_max(X, y, weight, settings):
     alpha0 = _trivial_alpha(X, y, weight, settings)
     g0 = X.T @ (alpha0 * y)
     du = X @ _curvature_times(g0, settings)
+    if settings.intercept == "regularized":  # the bias coordinate: a constant feature's
+        du += float(np.sum(alpha0 * y))
     t = np.abs(settings.gamma + y * settings.theta)
     tau = float(t.max()) if t.max() > 0 else 1.0  # the logistic loss's target is 0
     n = X.shape[0]
