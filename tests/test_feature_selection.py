@@ -363,6 +363,39 @@ def test_global_memory_does_not_grow_with_features_times_classes():
     assert (scores > 0).sum() > 1000
 
 
+def test_nb_ratios_and_scaling_need_no_array_as_long_as_the_entries():
+    # Wang & Manning's ratios count the positive rows' columns a block of rows at a time,
+    # and the scaling multiplies a block at a time: a search's fold with character
+    # n-grams has millions of entries, and an index or mask array as long as them was
+    # its peak. The same ratios as the formula on the whole matrix, the same scaled values
+    from textwin.feature_selection import nb_ratios, scale_columns
+
+    rng = np.random.default_rng(3)
+    n, d, nnz = 3000, 5000, 2_000_000
+    X = sp.csr_matrix((rng.random(nnz) + 0.1, (rng.integers(0, n, nnz),
+                                               rng.integers(0, d, nnz))), shape=(n, d))
+    X.sum_duplicates()
+    positive = rng.random(n) < 0.3
+    positive[:5] = True  # a block's first rows, whatever the draw
+    tracemalloc.start()
+    try:
+        r = nb_ratios(X, positive)
+        ratios_peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        scale_columns(X, r, out=X.copy())
+        scale_peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    p = 1.0 + np.bincount(X[positive].indices, minlength=d)
+    q = 1.0 + np.bincount(X[~positive].indices, minlength=d)
+    assert_array_equal(r, np.log(p / p.sum()) - np.log(q / q.sum()))
+    assert ratios_peak < X.nnz, f"{ratios_peak / 1e6:.1f} MB: an array as long as the entries"
+    # the copy given as out is X.nnz * 12 bytes; the scaling itself a few blocks
+    assert scale_peak - X.nnz * 12 < X.nnz, f"{scale_peak / 1e6:.1f} MB"
+    assert_allclose(scale_columns(X, r).toarray(), X.toarray() * r, rtol=0, atol=0)
+
+
 # ------------------------------------------------- the user guide's Pipeline API
 def test_text_pipeline_with_model_selection_clone_and_pickle():
     """TextVectorizer -> InformationGain -> DualSVM with a multi-label Y, as the user

@@ -23,6 +23,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from textwin.text import BLOCK, column_document_counts
+
 __all__ = ["InformationGain", "information_gain", "top_columns", "nb_ratios",
            "document_counts", "scale_columns"]
 
@@ -364,16 +366,15 @@ def nb_ratios(X, positive, alpha=1.0, counts=None):
     binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
     others: scaling column ``j`` by ``r_j`` is NBSVM's feature map. ``counts``: X's
     :func:`document_counts`, when already counted."""
-    in_positive = np.repeat(np.asarray(positive, dtype=bool), np.diff(X.indptr))
     every = document_counts(X) if counts is None else counts
-    p = np.bincount(X.indices[in_positive], minlength=X.shape[1])
+    p = column_document_counts(X, np.asarray(positive, dtype=bool))
     p, q = alpha + p, alpha + (every - p)
     return np.log(p / p.sum()) - np.log(q / q.sum())
 
 
 def document_counts(X):
     """The rows of CSR ``X`` that hold each column."""
-    return np.bincount(X.indices, minlength=X.shape[1])
+    return column_document_counts(X)
 
 
 def scale_columns(X, r, out=None):
@@ -381,10 +382,9 @@ def scale_columns(X, r, out=None):
     ``out=X``: X itself scaled in place. A block at a time: no ``r[X.indices]`` as long
     as the values."""
     data = np.empty_like(X.data) if out is None else out.data
-    block = 2**20
-    for start in range(0, X.nnz, block):
-        np.multiply(X.data[start:start + block], r[X.indices[start:start + block]],
-                    out=data[start:start + block])
+    for start in range(0, X.nnz, BLOCK):
+        np.multiply(X.data[start:start + BLOCK], r[X.indices[start:start + BLOCK]],
+                    out=data[start:start + BLOCK])
     if out is not None:
         return out
     return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)

@@ -699,6 +699,36 @@ def _side_by_side(X, C):
     return out
 
 
+# entries a block of the blockwise passes over a CSR matrix reads at once: their
+# temporaries stay about a megabyte (an index or mask array as long as the entries of a
+# fold with character n-grams was a search's peak; blocks of 2**20 made 8 MB ones)
+BLOCK = 2**17
+
+
+def column_document_counts(X, rows=None):
+    """The rows of CSR ``X`` (those where the mask ``rows`` is true; all: None) that hold
+    each column, int64, a block of rows at a time: no mask or index array as long as
+    the entries (bincount counts an int64 copy of what it is given). A block holds
+    about as many entries as the columns at least, each block's count costing as much
+    as them."""
+    out = np.zeros(X.shape[1], dtype=np.int64)
+    indptr, n, block = X.indptr, X.shape[0], max(BLOCK, X.shape[1])
+    start = 0
+    while start < n:
+        # the rows from start holding about a block of entries (one row at least)
+        end = min(max(int(np.searchsorted(indptr, indptr[start] + block, side="right")) - 1,
+                      start + 1), n)
+        indices = X.indices[indptr[start]:indptr[end]]
+        if rows is not None:
+            if not rows[start:end].any():
+                start = end
+                continue
+            indices = indices[np.repeat(rows[start:end], np.diff(indptr[start:end + 1]))]
+        out += np.bincount(indices, minlength=X.shape[1])
+        start = end
+    return out
+
+
 def _renumber_columns(X, new_column, n_cols):
     """``X`` with column ``j`` moved to ``new_column[j]`` (dropped where < 0), rows sorted."""
     cols = new_column.astype(X.indices.dtype)[X.indices]  # no wider than the indices
@@ -1088,7 +1118,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def _learn(self, X):
         """Add a chunk's count matrix (columns of ``_column_of_term``) to the counts."""
-        df = np.bincount(X.indices, minlength=X.shape[1]).astype(np.int64)
+        df = column_document_counts(X)
         df[:self._df.size] += self._df
         self._df = df
         self.n_documents_ += X.shape[0]
@@ -1495,11 +1525,9 @@ class FoldMatrices:
 
     def _train_df(self, train):
         """The document frequencies of the count matrix's columns in the rows ``train``."""
-        C = self.counts
-        in_train = np.zeros(C.shape[0], dtype=bool)
+        in_train = np.zeros(self.counts.shape[0], dtype=bool)
         in_train[train] = True
-        return np.bincount(C.indices[np.repeat(in_train, np.diff(C.indptr))],
-                           minlength=C.shape[1])
+        return column_document_counts(self.counts, in_train)
 
     def __len__(self):
         return len(self.folds)
@@ -1609,9 +1637,8 @@ def apply_weighting(X, weighting, idf=None):
     elif weighting == "tfidf":
         np.log(X.data, out=X.data)
         X.data += 1.0
-        block = 2**20  # idf[X.indices] a block at a time: no temporary as long as X.data
-        for start in range(0, X.nnz, block):
-            X.data[start:start + block] *= idf[X.indices[start:start + block]]
+        for start in range(0, X.nnz, BLOCK):  # no idf[X.indices] as long as X.data
+            X.data[start:start + BLOCK] *= idf[X.indices[start:start + BLOCK]]
         _l2_normalize_rows(X)
     elif weighting != "count":
         raise ValueError(f"weighting={weighting!r} is not one of {', '.join(_WEIGHTINGS)}")
