@@ -345,6 +345,44 @@ def test_cv_refits_the_choice_on_all_the_texts():
     np.testing.assert_array_equal(search.predict(texts), ref.predict(texts))
 
 
+def test_cv_holds_one_settings_scores_at_a_time_and_none_at_the_refit(monkeypatch):
+    # A setting's out-of-fold scores (texts x problems x lams: 39 MB on Reuters 90 titles)
+    # are gone before the next setting's are made, and every setting's scores at its
+    # choices (but the best's, which the refit calibrates on) before the refit
+    import weakref
+
+    from textwin.model_selection import _text_search
+
+    made, kept, alive_at = [], [], {}
+    paths, at_the_choices, refit = (_text_search.TextClassifierCV._paths,
+                                    _text_search._at_the_choices,
+                                    _text_search.TextClassifierCV._refit)
+
+    def recorded_paths(self, *args, **kwargs):
+        alive_at.setdefault("paths", []).append(sum(r() is not None for r in made))
+        S, W = paths(self, *args, **kwargs)
+        made.append(weakref.ref(S))
+        return S, W
+
+    def recorded_choices(S, whole, one_se):
+        out = at_the_choices(S, whole, one_se)
+        kept.extend(weakref.ref(a.base) for a in out.values())
+        return out
+
+    def recorded_refit(self, *args, **kwargs):
+        alive_at["refit"] = {id(r()) for r in kept if r() is not None}
+        return refit(self, *args, **kwargs)
+
+    monkeypatch.setattr(_text_search.TextClassifierCV, "_paths", recorded_paths)
+    monkeypatch.setattr(_text_search, "_at_the_choices", recorded_choices)
+    monkeypatch.setattr(_text_search.TextClassifierCV, "_refit", recorded_refit)
+    texts, y = corpus(noise=0.6)
+    TextClassifierCV(lam_grid=[10.0, 1.0, 0.1], cv=3, chars=None).fit(texts, y)
+    assert len(made) > 2 and len(kept) > 2
+    assert alive_at["paths"] == [0] * len(made)
+    assert len(alive_at["refit"]) == 1  # the best setting's, at its choice
+
+
 def test_cv_searches_a_sample_and_refits_the_choice_on_every_text():
     texts, y = corpus(n_per_class=40, noise=0.6)
     grid = [10.0, 1.0, 0.1]

@@ -411,6 +411,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         if sample is not None:  # the sample's words and scores serve no more
             del words
             words = None
+        # each setting's scores at its choices (the refit keeps the best's): not beside
+        # the refit's matrix and weights (Reuters 90 titles: 37 MB)
+        oof.clear()
+        whole.clear()
         self.best_estimator_ = self._refit(every_text, y, Y, words, named)
         return self
 
@@ -502,6 +506,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                     if S is not None:
                         oof[key], whole[key] = _at_the_choices(S, W, self.one_se), W
                         seconds[key] = shared + time.perf_counter() - start
+                    # texts x problems x lams (Reuters 90 titles: 39 MB): not beside the next's
+                    S = None
                     budget.check_first()
         if self._unconverged:  # one line for the search, not one per path
             warnings.warn(
