@@ -1293,23 +1293,26 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         before is learnt: new terms get the next columns) and return the training
         matrix. ``small_counts`` (with ``weighting="count"``): its values in the
         smallest of uint8, uint16 and float32 that holds every count exactly (text's
-        counts nearly always fit a byte: an eighth of the float64 values)."""
+        counts nearly always fit a byte: an eighth of the float64 values). The counts
+        are stacked and renumbered in that type either way, float64 only at the end
+        (with character n-grams a float64 matrix beside its renumbered indices was the
+        refit's peak)."""
         parts = []
         for X in counts:
             parts.append(X)
             self._learn(X)
-        dtype = np.float64
-        if small_counts:
-            most = max((X.data.max() for X in parts if X.nnz), default=0)
-            dtype = next(t for t, top in ((np.uint8, 2**8), (np.uint16, 2**16),
-                                          (np.float32, 2**24), (np.float64, np.inf))
-                         if most < top)
+        most = max((X.data.max() for X in parts if X.nnz), default=0)
+        dtype = next(t for t, top in ((np.uint8, 2**8), (np.uint16, 2**16),
+                                      (np.float32, 2**24), (np.float64, np.inf))
+                     if most < top)
         X = _stack_rows(parts, self.n_features or len(self._column_of_term), dtype)
         del parts
         new_column = self._finish()
         if new_column is not None:
             # The columns were numbered in order of first occurrence: sorted now.
             X = _renumber_columns(X, new_column, len(self.vocabulary_))
+        if not small_counts:
+            X.data = X.data.astype(np.float64)
         return self._weight(X)
 
     def transform(self, raw_documents):
