@@ -28,8 +28,8 @@ LAYERS = {
     "data and text": ("textwin.datasets", "textwin.corpora", "textwin.tasks", "textwin.text",
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
                       "textwin.calibration", "textwin.explanations",
-                      "textwin._io", "textwin._languages", "textwin._version",
-                      "textwin._messages", "textwin._folds"),
+                      "textwin._io", "textwin._memory", "textwin._languages",
+                      "textwin._version", "textwin._messages", "textwin._folds"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}

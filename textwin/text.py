@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
 from textwin._kernels._chars import count_char_ngrams
+from textwin._memory import release_free_memory
 from textwin._languages import FUNCTION_WORDS, LANGUAGES, UNSPACED_SCRIPTS, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import murmurhash3_32
@@ -1517,6 +1518,8 @@ class FoldMatrices:
         counter = TextVectorizer(**{**params, "weighting": "count", "min_df": 1})
         # uint8 (or the next type that holds them) kept; float64 again when built
         self.counts = fit_transform(counter, texts, words, small_counts=True)
+        del counter  # its vocabulary (character n-grams: a Python string each) and chunks
+        release_free_memory()
         self.folds = [(np.asarray(train), np.asarray(test)) for train, test in folds]
         self.train_nnz = []
         for train, _ in self.folds:

@@ -25,6 +25,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._losses_and_regularizers import loss_named
+from textwin._memory import release_free_memory
 from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
@@ -294,7 +295,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
+        release_free_memory()  # a search's matrices, dropped before its refit
         Xm = fit_transform(vectorizer, texts, words)
+        release_free_memory()  # the chunks' counts and names
         self._fit_matrix(Xm, Y, task, classes)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]

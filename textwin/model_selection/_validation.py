@@ -14,6 +14,7 @@ from sklearn.metrics import check_scoring, get_scorer
 
 from textwin._binary import solve_binary_problem
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
+from textwin._memory import release_free_memory
 from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import nb_ratios, scale_columns
@@ -372,6 +373,7 @@ class FoldPaths:
                 for q, fold in enumerate(self.folds):
                     if fold.key == key:
                         self._built.pop(q, None)
+            release_free_memory()  # the next fold's matrices are built on a trimmed heap
 
     def extend(self, lams, bar=None, active=None):
         """Solve ``lams`` on every path of the ``active`` columns (default: all); the
