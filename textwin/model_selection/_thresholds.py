@@ -21,14 +21,15 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._ovr import sparse_multilabel_tags
-from textwin.metrics import THRESHOLD_TUNERS, f1_from_counts
+from textwin.metrics import f1_from_counts
+from textwin.model_selection._choice import tuned_thresholds
 from textwin.model_selection._split import split_folds
 from textwin.tasks import decide, predicted_classes
 
 __all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores",
            "ARGMAX_OBJECTIVES"]
 
-_OBJECTIVES = {k: THRESHOLD_TUNERS[k] for k in ("f1", "breakeven", "accuracy")}
+_OBJECTIVES = ("f1", "breakeven", "accuracy")
 #: What :func:`argmax_thresholds` maximises.
 ARGMAX_OBJECTIVES = ("accuracy", "f1")
 
@@ -294,7 +295,10 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
             truth = (labels == np.unique(labels)[-1])[:, None]
         else:
             truth = Y.toarray() if sp.issparse(Y) else Y
-        self.thresholds_ = _OBJECTIVES[self.objective](truth, oof)
+        # the searches' one tuner; this estimator's policy for rare categories: every one
+        # tuned on its out-of-fold scores (no floor), one without positives never
+        # predicted (the tuners' +inf), where the searches keep 0 below the folds' count
+        self.thresholds_ = tuned_thresholds(oof, truth, self.objective, min_positives=0)
         self.oof_scores_ = oof
 
         kwargs = {} if sw is None else {"sample_weight": sw}
