@@ -63,6 +63,7 @@ from textwin._ovr import (
     shuffle_block,
     store_params,
 )
+from textwin.tasks import ABSENT_SCORE
 
 # one DEBUG record per binary problem (epochs, gap, seconds): applications see
 # them through logging; ``verbose=2`` prints them on stderr instead
@@ -685,7 +686,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
                 fold.fit(X[train], y[train], sample_weight=sample_weight[train])
             s = np.asarray(fold.decision_function(X[test])).reshape(test.size, -1)
             if mode == "multiclass" and fold.classes_.size < self.classes_.size:
-                full = np.full((test.size, self.classes_.size), -np.inf)  # never chosen
+                full = np.full((test.size, self.classes_.size), ABSENT_SCORE)
                 full[:, np.searchsorted(self.classes_, fold.classes_)] = s
                 s = full
             scores[test] = s

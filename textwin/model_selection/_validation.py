@@ -19,7 +19,7 @@ from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
 from textwin.feature_selection import nb_ratios, scale_columns
 from textwin.metrics import breakeven_points
-from textwin.tasks import problem_positives, problem_weights
+from textwin.tasks import ABSENT_SCORE, problem_positives, problem_weights
 from textwin.model_selection._choice import SCORINGS, check_choice
 from textwin.model_selection._paths import Problems, solve_path
 
@@ -257,7 +257,7 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
     argmax: a fold whose training part lacks a class never predicts it). A
     ``class_weight`` given as a list (a weight per class) is keyed for each part's
     problems (:func:`textwin.tasks.problem_weights`)."""
-    absent = -np.inf if task == "multiclass" else -1.0
+    absent = ABSENT_SCORE if task == "multiclass" else -1.0
     parts = []
     weight = params.get("class_weight")
 
@@ -288,7 +288,7 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
         elif task == "binary":  # the class it has always wins
             scores[test] = 1.0 if present[1] else -1.0
         else:
-            scores[test] = -np.inf
+            scores[test] = ABSENT_SCORE
             if present.sum() == 1:
                 scores[np.ix_(test, np.flatnonzero(present))] = 1.0
             else:
