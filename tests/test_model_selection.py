@@ -183,6 +183,13 @@ def test_cv_chooses_the_best_mean_fold_score_and_refits_there():
     final = DualGaussSeidelClassifier(lam=clf.lam_[0], random_state=0).fit(X, y)
     np.testing.assert_allclose(clf.coef_, final.coef_)
     assert clf.path_n_iter_.shape == (3, 1, 5)
+    # cv_results_ as scikit-learn's searches give it: a row per lam, the folds' mean and
+    # spread, rank 1 at the choice
+    res = clf.cv_results_
+    assert res["params"] == [{"problem": "all"}] * 5 and res["lam"] == list(clf.lams_)
+    np.testing.assert_allclose(res["mean_test_score"], clf.cv_scores_.mean(axis=0))
+    np.testing.assert_allclose(res["std_test_score"], clf.cv_scores_.std(axis=0))
+    assert res["lam"][res["rank_test_score"].index(1)] == clf.lam_[0]
 
 
 def test_multilabel_cv_chooses_a_lam_per_column_maximizing_micro_bep():
@@ -210,6 +217,12 @@ def test_multilabel_cv_chooses_a_lam_per_column_maximizing_micro_bep():
     best = tp.max(axis=1).sum() / Y.sum()
     assert clf.best_score_ == pytest.approx(best, abs=0.02)
     assert set(clf.lam_) <= set(clf.lams_)
+    res = clf.cv_results_  # a row per column and lam
+    assert [p["problem"] for p in res["params"]] == [str(k) for k in range(3) for _ in grid]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_allclose(res["mean_test_score"],
+                                   np.nanmean(clf.cv_scores_, axis=1).ravel())
 
 
 def test_multiclass_cv_shares_one_lam():

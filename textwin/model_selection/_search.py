@@ -27,7 +27,7 @@ from textwin.model_selection._choice import (SCORINGS, fold_scores, mean_and_se,
                                              past_the_best, shared_choice, tuned_thresholds)
 from textwin.model_selection._paths import (DEFAULT_MIN_RATIO, DEFAULT_N_LAMS, LamGridWarning,
                                             Problems, resolve_lams, warn_path_failures)
-from textwin.model_selection._results import mean_curves, result_rows
+from textwin.model_selection._results import cv_results, mean_curves, result_rows
 from textwin.model_selection._split import fold_of, search_folds
 from textwin.model_selection._validation import (FEW_POSITIVES, FLOOR, FoldPaths, RowsFold,
                                                  Scoring, refit_problem, refit_task)
@@ -136,6 +136,10 @@ step_fraction, gradient_step, exp_cap, class_weight, verbose
         ``lams`` and ``early_stopping`` say).
     lam_ : ndarray of shape (n_problems,)
         The chosen ``lam`` of each binary problem (all equal when shared).
+    cv_results_ : dict of lists
+        A row per problem (one, "all", when ``lam`` is shared) and ``lam``:
+        ``params``, ``lam``, ``mean_test_score``, ``std_test_score`` and
+        ``rank_test_score``, as scikit-learn's searches give them.
     cv_scores_ : ndarray of shape (n_folds, n_lams) or (n_problems, n_folds, n_lams)
         The held-out score of every fold and ``lam``: of the whole model when
         ``lam`` is shared, of each label column when it is per problem (NaN
@@ -374,6 +378,32 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         self.thresholds_ = tuned_thresholds(S[:, :, self._lam_index], run.truth,
                                             run.scoring.rule, len(run.pairs))
 
+    @property
+    def cv_results_(self):
+        """scikit-learn's dict of lists, a row per binary problem (one named "all" when
+        ``lam`` is shared) and ``lam``: ``params`` ({"problem": name}), ``lam``,
+        ``mean_test_score`` and ``std_test_score`` over the folds, ``rank_test_score``;
+        the same rows as :meth:`cv_summary`'s curves."""
+        return cv_results(self._result_rows()[1])
+
+    def _result_rows(self, names=None):
+        """The problems' names and the searches' one results format: a row per problem
+        (or "all") and lam."""
+        check_is_fitted(self, "lam_")
+        if names is None:
+            names = [str(c) for c in (self.classes_[-1:] if self._label_mode == "binary"
+                                      else self.classes_)]
+        shared = self.cv_scores_.ndim == 2
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: None
+            means = (self.cv_scores_.mean(axis=0)[None] if shared
+                     else np.nanmean(self.cv_scores_, axis=1))
+        rows = []
+        for name, mean, folds in zip(["all"] if shared else names, means,
+                                     [self.cv_scores_] if shared else self.cv_scores_):
+            rows += result_rows({"problem": str(name)}, self.lams_, mean, folds, lam_key="lam")
+        return names, rows
+
     def cv_summary(self, names=None):
         """What the cross-validation chose, JSON-ready (for reports and plots).
 
@@ -392,19 +422,8 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
             held-out score per lam}; a single ``"all"`` curve when the lam is
             shared). Undefined means are None.
         """
-        check_is_fitted(self, "lam_")
-        if names is None:
-            names = [str(c) for c in (self.classes_[-1:] if self._label_mode == "binary"
-                                      else self.classes_)]
+        names, rows = self._result_rows(names)
         shared = self.cv_scores_.ndim == 2
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN column: None
-            means = (self.cv_scores_.mean(axis=0)[None] if shared
-                     else np.nanmean(self.cv_scores_, axis=1))
-        rows = []  # the searches' one results format; the curves are a view of it
-        for name, mean, folds in zip(["all"] if shared else names, means,
-                                     [self.cv_scores_] if shared else self.cv_scores_):
-            rows += result_rows({"problem": str(name)}, self.lams_, mean, folds, lam_key="lam")
         curves = {params["problem"]: scores for params, scores in mean_curves(rows)}
         return {
             "scoring": self.scoring_ if isinstance(self.scoring_, str) else repr(self.scoring_),
