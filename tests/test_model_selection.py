@@ -528,6 +528,32 @@ def test_a_path_is_past_its_best_at_two_points_a_standard_error_below_it():
     assert past_the_best(mean[1:2], np.full((1, 4), 0.02), n_se=0)[0]
 
 
+def test_both_searches_stop_by_one_rule_parameterised():
+    from textwin.model_selection._choice import shared_choice, stopped, turned
+
+    mean = np.array([[0.5, 0.8, 0.7, 0.6],     # the best two lams back, both far below
+                     [0.5, 0.8, 0.8, 0.8],     # ties: the best is the first
+                     [0.5, 0.8, 0.79, 0.6],    # the last but one within the margin
+                     [0.5, 0.6, 0.7, 0.8]])    # still rising
+    se = np.full(mean.shape, 0.02)
+    assert stopped(mean, se, patience=1).tolist() == [True, True, True, False]
+    assert stopped(mean, se, patience=2).tolist() == [True, True, True, False]
+    assert stopped(mean, se, patience=2, margin=1.0).tolist() == [True, False, False, False]
+    # one standard error: the largest lam within it of the best (0.79 >= 0.8 - 0.02)
+    assert stopped(mean[2:3], se[2:3], patience=2, one_se=True).tolist() == [True]
+    assert stopped(np.array([[0.5, 0.79, 0.8]]), np.full((1, 3), 0.02),
+                   patience=1, one_se=True).tolist() == [True]
+    assert stopped(np.array([[0.5, 0.79, 0.8]]), np.full((1, 3), 0.02),
+                   patience=1).tolist() == [False]
+    # TextClassifierCV's turn: the lam its choice takes (shared_choice) is not the last
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        whole = np.round(rng.random((5, int(rng.integers(1, 7)))), 1)  # ties too
+        for one_se in (False, True):
+            assert turned(whole, one_se) == (shared_choice(whole, one_se)[0]
+                                             < whole.shape[1] - 1)
+
+
 # ---------------------------------------------------------------------------
 # The choice for the model's own decision (select_lam)
 # ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from textwin.tasks import decide
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
            "shared_choice", "select_lam", "choice_of", "tuned_thresholds", "rule_for",
-           "mean_and_se", "past_the_best", "turned", "first_turn", "descend",
+           "mean_and_se", "stopped", "past_the_best", "turned", "first_turn", "descend",
            "FoldJudge"]
 
 #: What the cross-validation maximises (every task; on a single-label task micro-F1 is accuracy).
@@ -167,17 +167,35 @@ def mean_and_se(whole, axis=0):
     return np.where(np.isnan(mean), -np.inf, mean), np.nan_to_num(se)
 
 
-def past_the_best(mean, se, n_se=1.0):
-    """Per row of mean scores (rows, lams so far, descending lams) and their standard
-    errors: are the last two lams' means both more than ``n_se`` standard errors (the
-    best's) below the best? A path past its optimum, whose smaller lams (the costliest
-    to solve) can be left out; two points in a row, so that one low fold score alone
-    does not end it."""
+def stopped(mean, se, *, patience=1, margin=None, one_se=False):
+    """The searches' one early-stopping rule, per row of mean scores (rows, lams so far,
+    descending lams) and their standard errors: is each row's choice (its best mean, the
+    first on a tie, or with ``one_se`` the largest lam within one standard error of it) at
+    least ``patience`` lams above the last, and with a ``margin``, are those last lams'
+    means all more than ``margin`` standard errors (the best's) below the best? Past that,
+    a smaller lam, the costliest to solve, changes the choice only by rising above the
+    best again. Each search parameterises it: :func:`past_the_best`
+    (:class:`DualGaussSeidelClassifierCV`) and :func:`turned` (:class:`TextClassifierCV`)."""
     mean, se = np.atleast_2d(mean), np.atleast_2d(se)
-    best = np.argmax(mean, axis=1)
     rows = np.arange(mean.shape[0])
-    low = np.all(mean[:, -2:] < (mean[rows, best] - n_se * se[rows, best])[:, None], axis=1)
-    return low & (best < mean.shape[1] - 2)
+    best = np.argmax(mean, axis=1)
+    choice = best
+    if one_se:
+        choice = np.array([np.flatnonzero(m >= m[b] - e[b])[0]
+                           for m, e, b in zip(mean, se, best)], dtype=np.intp)
+    out = choice < mean.shape[1] - patience
+    if margin is not None:
+        floor = mean[rows, best] - margin * se[rows, best]
+        out &= np.all(mean[:, -patience:] < floor[:, None], axis=1)
+    return out
+
+
+def past_the_best(mean, se, n_se=1.0):
+    """:func:`stopped` as :class:`DualGaussSeidelClassifierCV` stops each problem's path:
+    are the last two lams' means both more than ``n_se`` standard errors (the best's)
+    below the best? A path past its optimum; two points in a row, so that one low fold
+    score alone does not end it."""
+    return stopped(mean, se, patience=2, margin=n_se)
 
 
 def shared_choice(whole, one_se):
@@ -287,8 +305,9 @@ def turned(whole, one_se=False):
     stops as one that falls (on separable texts the scores settle as lam shrinks, while
     the solves grow costlier). One lam past the choice, not two: on the seven corpora of
     docs/benchmarks.md the second never moved a choice, and it is the costliest lam
-    solved (a fifth to a quarter of the search)."""
-    return bool(shared_choice(whole, one_se)[0] < whole.shape[1] - 1)
+    solved (a fifth to a quarter of the search). :func:`stopped` with a patience of one
+    lam and no margin."""
+    return bool(stopped(*mean_and_se(whole), patience=1, one_se=one_se)[0])
 
 
 def first_turn(whole, end, one_se=False):
