@@ -245,3 +245,31 @@ def test_agnews_log_loss_within_0_02_of_calibrated_linear_svc():
     theirs = log_loss(yt, peer.predict_proba(vec.transform(test)), labels=peer.classes_)
     assert ours <= theirs + 0.02, (ours, theirs)
     assert ours < 0.45  # and not by both being poor: uniform is log 4 = 1.39
+
+
+def test_a_class_of_one_example_is_refused_in_one_sentence_wherever_probabilities_are_asked():
+    from textwin import DualSVM, TextClassifier
+
+    texts = ["wheat corn grain"] * 6 + ["oil crude barrel"] * 6 + ["shares merger stake"]
+    y = ["grain"] * 6 + ["crude"] * 6 + ["acq"]
+    said = "calibrates on held-out scores, and a class has 1 {}; give every class 2 or more$"
+    with pytest.raises(ValueError, match="TextClassifier: probability=True " +
+                       said.format("text")):
+        TextClassifier(probability=True).fit(texts, y)
+    X = TextClassifier().fit(texts, y).vectorizer_.transform(texts)
+    with pytest.raises(ValueError, match="DualSVM: probability=True " + said.format("example")):
+        DualSVM(probability=True).fit(X, y)
+
+
+def test_train_proba_refuses_a_class_of_one_document_in_one_line(tmp_path):
+    from _textwin_process import run_textwin
+
+    path = tmp_path / "c.jsonl"
+    rows = [("wheat corn grain", "grain")] * 6 + [("oil crude barrel", "crude")] * 6
+    rows.append(("shares merger stake", "acq"))
+    path.write_text("".join(json.dumps({"text": t, "labels": [c]}) + "\n" for t, c in rows))
+    done = run_textwin("train", "--corpus", path, "--test-corpus", path, "--proba", check=False)
+    lines = [ln for ln in done.stderr.splitlines() if ln.startswith("textwin: error:")]
+    assert done.returncode != 0 and len(lines) == 1 and "Traceback" not in done.stderr
+    assert ("--proba calibrates on held-out scores, and a class has 1 training document; "
+            "give every class 2 or more, or leave out --proba") in lines[0]

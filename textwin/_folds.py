@@ -19,7 +19,8 @@ import numpy as np
 
 __all__ = ["SmallClassWarning", "SMALL_CLASS_NOISE", "SMALL_CLASS_FALLBACK", "small_classes",
            "fold_shortfall", "fold_of", "search_folds", "text_folds", "shuffled_folds",
-           "split_folds", "stratified_folds", "search_sample"]
+           "split_folds", "stratified_folds", "search_sample", "CALIBRATION_FOLDS",
+           "calibration_fold_count"]
 
 
 class SmallClassWarning(UserWarning):
@@ -35,6 +36,22 @@ SMALL_CLASS_NOISE = ("some folds train or test without it, which makes its part 
 #: What the search does with a class smaller than the folds.
 SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold that trains "
                         "without a class never predicts it")
+
+
+#: The most folds whose out-of-fold scores calibrate probabilities (Platt's sigmoids; as
+#: scikit-learn's CalibratedClassifierCV).
+CALIBRATION_FOLDS = 5
+
+
+def calibration_fold_count(who, smallest, n, noun):
+    """The folds of a probability calibration on out-of-fold scores: at most
+    :data:`CALIBRATION_FOLDS`, the ``smallest`` class's training ``noun`` ("texts",
+    "examples") and the ``n`` of them; a ValueError in one wording, naming ``who``
+    calibrates, when a class has fewer than 2 (no fold could hold one out)."""
+    if min(smallest, n) < 2:
+        raise ValueError(f"{who} calibrates on held-out scores, and a class has {smallest} "
+                         f"{noun if smallest != 1 else noun[:-1]}; give every class 2 or more")
+    return min(CALIBRATION_FOLDS, smallest, n)
 
 
 def fold_shortfall(counts, names, folds, noun):

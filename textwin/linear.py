@@ -658,24 +658,22 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         from sklearn.base import clone
         from sklearn.utils import check_random_state
 
-        from textwin._folds import shuffled_folds
+        from textwin._folds import calibration_fold_count, shuffled_folds
 
         n, mode = X.shape[0], self._label_mode
         if mode == "multilabel":
             y = y.toarray() if sp.issparse(y) else np.asarray(y)  # rows taken per fold
             positives = y.astype(bool)
-            n_folds, classes = min(5, n), None
+            n_folds, classes = calibration_fold_count(
+                f"{type(self).__name__}: probability=True", n, n, "examples"), None
         else:
             y = np.asarray(y).ravel()
             positives = (y[:, None] == self.classes_[1:] if mode == "binary"
                          else y[:, None] == self.classes_)
             smallest = int(min(np.sum(y == c) for c in self.classes_))
-            if smallest < 2:
-                raise ValueError(
-                    f"{type(self).__name__}: probability=True calibrates on held-out "
-                    f"scores, and a class has {smallest} example; give every class 2 or "
-                    "more")
-            n_folds, classes = min(5, smallest), y
+            n_folds = calibration_fold_count(f"{type(self).__name__}: probability=True",
+                                             smallest, n, "examples")
+            classes = y
         folds = shuffled_folds(n_folds, n, classes,
                                int(check_random_state(p["random_state"]).randint(2**31 - 1)))
         fold = clone(self).set_params(probability=False, warm_start=False, verbose=0)

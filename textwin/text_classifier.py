@@ -29,7 +29,7 @@ from textwin._memory import release_free_memory
 from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
-from textwin._folds import SmallClassWarning, text_folds
+from textwin._folds import SmallClassWarning, calibration_fold_count, text_folds
 from textwin.persistence import (STOPPING_RULE, TextModel, estimator_metadata, linear_weights,
                                  load_model, save_model, times_transposed,
                                  weights_give_scores)
@@ -317,10 +317,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         name = type(self).__name__
         n = len(texts)
         smallest = n if task == "multilabel" else int(Y.sum(axis=0).min())
-        if min(smallest, n) < 2:
-            raise ValueError(f"{name}: probability=True calibrates on held-out scores, and a "
-                             f"class has {smallest} text; give every class 2 or more")
-        folds = text_folds(name, min(5, smallest, n), Y, task, classes, self.random_state)
+        k = calibration_fold_count(f"{name}: probability=True", smallest, n, "texts")
+        folds = text_folds(name, k, Y, task, classes, self.random_state)
         scores = np.empty((n, 1 if task == "binary" else Y.shape[1]))
         fold = clone(self).set_params(probability=False, verbose=0)
         for (train, test), (A, B) in zip(folds, fold_matrices(vectorizer, texts, folds, words)):

@@ -158,10 +158,6 @@ def tuning_summary(objective, task, cv):
             "folds": int(cv["folds"]) if own else TUNING_FOLDS}
 
 
-#: The folds of `train --proba`'s out-of-fold scores (scikit-learn's CalibratedClassifierCV's).
-CALIBRATION_FOLDS = 5
-
-
 def train_calibration(opts, method, est, d, settings):
     """--proba: Platt's sigmoids (:func:`textwin.calibration.calibrate`) fitted on
     out-of-fold scores of the training set, each fold's model at the final model's ``C``
@@ -172,7 +168,7 @@ def train_calibration(opts, method, est, d, settings):
 
     from ..calibration import calibrate
     from ..experiments import build_method
-    from ..model_selection._split import text_folds
+    from ..model_selection._split import calibration_fold_count, text_folds
 
     if not opts.proba or hasattr(est, "best_params_") or opts.auto:
         return getattr(est, "calibration_", None)
@@ -180,10 +176,10 @@ def train_calibration(opts, method, est, d, settings):
     n = Y.shape[0]
     counts = Y.sum(axis=0)
     smallest = n if d.task == "multilabel" else int(counts[counts > 0].min())
-    k = min(CALIBRATION_FOLDS, smallest, n)
-    if k < 2:
-        raise CLIError("--proba calibrates on out-of-fold scores, and a class has 1 training "
-                       "document: give every class 2 or more, or leave out --proba")
+    try:
+        k = calibration_fold_count("--proba", smallest, n, "training documents")
+    except ValueError as exc:
+        raise CLIError(f"{exc}, or leave out --proba") from None
     with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
         warnings.simplefilter("ignore")
         folds = text_folds("--proba", k, Y, d.task, d.categories, 0)
