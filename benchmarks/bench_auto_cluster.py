@@ -1,7 +1,8 @@
 """`textwin train --auto` on a Dask cluster: its paths as tasks on two worker processes.
 
 The same command runs twice on a JSON Lines corpus (default: the first
-``--train-docs`` training documents of AG News small, and its test set): on local
+``--train-docs`` training documents of AG News small under ``$TEXTWIN_DATA_HOME/corpora``,
+and its test set): on local
 threads (``--n-jobs 2``) and with ``--scheduler`` on a ``LocalCluster`` of two worker
 processes with one thread each, started here. Both run in their own process, one after
 the other (the cluster's workers, idle, stay up during the local run), repeated
@@ -42,8 +43,10 @@ def _run(argv):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--corpus", default=os.path.join("..", "shared", "corpora",
-                                                         "agnews-small"))
+    home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
+    parser.add_argument("--corpus", default=os.path.join(home, "corpora", "agnews-small"),
+                        help="a folder of train.jsonl and test.jsonl (default "
+                             "$TEXTWIN_DATA_HOME/corpora/agnews-small, as bench_corpora.py's)")
     parser.add_argument("--train-docs", type=int, default=1500)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--test-docs", type=int, default=1520)
