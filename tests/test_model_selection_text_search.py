@@ -690,6 +690,21 @@ def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkey
     assert all(p["chars"] is None for p in search.cv_results_["params"])
     assert search.chars_searched_.startswith("not searched: 0.0 million characters")
     assert TextClassifierCV(chars=None, **params).fit(texts, y).chars_searched_ is False
+    # nor where their paths cost too much: the characters times the binary problems (3)
+    monkeypatch.undo()
+    size = sum(map(len, texts))
+    monkeypatch.setattr(module, "CHAR_SEARCH_WORK", 3 * size)
+    assert TextClassifierCV(**params).fit(texts, y).chars_searched_ is True
+    monkeypatch.setattr(module, "CHAR_SEARCH_WORK", 3 * size - 1)
+    search = TextClassifierCV(**params).fit(texts, y)
+    assert all(p["chars"] is None for p in search.cv_results_["params"])
+    assert search.chars_searched_ == (f"not searched: {size / 1e6:.2f} million characters "
+                                      "of training text times 3 binary problems, above "
+                                      f"{(3 * size - 1) / 1e6:g} million")
+    two = [t for t, c in zip(texts, y) if c != "oil"]  # two classes: one binary problem
+    monkeypatch.setattr(module, "CHAR_SEARCH_WORK", sum(map(len, two)))
+    assert TextClassifierCV(**params).fit(
+        two, [c for c in y if c != "oil"]).chars_searched_ is True
 
 
 

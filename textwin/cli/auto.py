@@ -5,7 +5,8 @@ What the command line fixes is not searched: ``--no-stem`` (stemming off),
 ``--ngrams N``, ``--chars MIN-MAX``, ``--lam X``, ``--weighting``, ``--language``. The
 rest is: stemming on and off, words alone or with their bigrams, the naive Bayes scaling
 of one class per document (one-vs-rest), character n-grams of 2 to 5 characters beside
-the best of those (training texts of at most 2 million characters), and lambda over seven
+the best of those (training texts of at most 2 million characters, and 8 million times
+the binary problems), and lambda over seven
 values of
 ``C = 1/(lam n)`` from 0.1 to 100, with a bias; and the decision: the score 0, or
 thresholds tuned for F1 (multi-label categories), or a cut tuned for the scoring

@@ -633,7 +633,7 @@ def _settings_options(p):
                         "cross-validation on the training set (multi-label: and a "
                         "threshold per category), then character n-grams of 2-5 "
                         "characters beside the best (training texts of at most 2 million "
-                        "characters), with the SVM; --no-stem, --ngrams, --chars and --lam "
+                        "characters, and 8 million times the binary problems), with the SVM; --no-stem, --ngrams, --chars and --lam "
                         "fix theirs, --scoring names what it maximises")
     g.add_argument("--time-budget", type=_seconds_option, metavar="SECONDS", default=None,
                    help="with --auto: stop the search after this many seconds and keep the "

@@ -41,6 +41,11 @@ __all__ = ["TextClassifierCV", "SmallClassWarning"]
 #: ``TextClassifierCV`` tries character n-grams (beside the best words) on training texts
 #: of at most this many characters: about 8 million nonzeros a matrix, 100 MB.
 CHAR_SEARCH_CHARACTERS = 2_000_000
+#: ... and of at most this many characters times the binary problems each fit solves (1 for
+#: two classes, else one per class or category): the character trial's paths cost about
+#: that many entries per epoch on every fold. On Reuters 90's titles (0.35 million
+#: characters, 90 categories) it took more than half of the search and moved no figure.
+CHAR_SEARCH_WORK = 8_000_000
 
 
 #: The searched parameters of a combination, in the order of its key.
@@ -165,7 +170,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         folds: beside the bigrams or instead of them, as the folds chose those;
         only on training texts of at most ``CHAR_SEARCH_CHARACTERS`` (2 million)
         characters, where their matrices (about four entries a character, ten
-        times the words') stay small. Without None, every combination has them.
+        times the words') stay small, and of at most ``CHAR_SEARCH_WORK`` (8
+        million) characters times the binary problems (1 for two classes, one per
+        class or category otherwise), where their paths stay cheap. Without None,
+        every combination has them.
     nb_scaling : bool, list of bool or "auto", default="auto"
         "auto": searched (``[False, True]``) for one class per text, off for
         multi-label categories.
@@ -400,7 +408,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             return bool(more[0])
 
         beside_best(self._longer_ngrams())
-        chars = self._chars_beside(texts)
+        chars = self._chars_beside(texts, 1 if task == "binary" else Y.shape[1])
         if chars is not None:
             self.chars_searched_ = (beside_best(chars)
                                     or "not searched: the time budget was spent")
@@ -438,14 +446,15 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         return ([(best["stem"], n, best["chars"]) for n in dict.fromkeys(ngrams) if n != 1],
                 [self._best_variant()])
 
-    def _chars_beside(self, texts):
+    def _chars_beside(self, texts, problems):
         """With ``chars`` a choice (None among its candidates): the best combination of the
         words' search with the character n-grams beside its words (and bigrams, if it
         has them), as (features, variants), or None. Their matrices hold about four
         entries a character of text, ten times the words', so they are tried once,
         beside the best words, and only on training texts of at most
-        :data:`CHAR_SEARCH_CHARACTERS` characters. Sets ``chars_searched_`` to False, or
-        to the reason they are not tried (a string)."""
+        :data:`CHAR_SEARCH_CHARACTERS` characters and, times the binary ``problems``,
+        :data:`CHAR_SEARCH_WORK`. Sets ``chars_searched_`` to False, or to the reason they
+        are not tried (a string)."""
         candidates = [c for c in _char_candidates(self.chars) if c is not None]
         self.chars_searched_ = False
         if None not in _char_candidates(self.chars) or not candidates or self.script_:
@@ -455,6 +464,11 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             self.chars_searched_ = (f"not searched: {size / 1e6:.1f} million characters of "
                                     f"training text, above {CHAR_SEARCH_CHARACTERS / 1e6:g} "
                                     "million")
+            return None
+        if size * problems > CHAR_SEARCH_WORK:
+            self.chars_searched_ = (f"not searched: {size / 1e6:.2f} million characters of "
+                                    f"training text times {problems} binary problems, above "
+                                    f"{CHAR_SEARCH_WORK / 1e6:g} million")
             return None
         best = self.best_params_
         return [(best["stem"], best["ngrams"], c) for c in candidates], [self._best_variant()]
