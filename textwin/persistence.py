@@ -578,7 +578,6 @@ def linear_weights(model):
     return coef, intercept
 
 
-
 def weights_give_scores(coef, intercept, X, scores):
     """Whether ``X @ coef.T + intercept`` are a linear estimator's own ``scores`` (n_rows,
     n_problems) on the rows ``X``: a model file keeps only the weights, so a threshold or
@@ -601,6 +600,7 @@ def times_transposed(X, coef):
     for k in range(0, coef.shape[0], block):
         out[:, k:k + block] = X @ coef[k:k + block].T
     return out
+
 
 def _task_and_classes(model, n_problems):
     """``(task, classes)`` of a fitted estimator: what its ``predict`` returns."""

@@ -178,16 +178,23 @@ def stopped(mean, se, *, patience=1, margin=None, one_se=False):
     (:class:`DualGaussSeidelClassifierCV`) and :func:`turned` (:class:`TextClassifierCV`)."""
     mean, se = np.atleast_2d(mean), np.atleast_2d(se)
     rows = np.arange(mean.shape[0])
-    best = np.argmax(mean, axis=1)
-    choice = best
-    if one_se:
-        choice = np.array([np.flatnonzero(m >= m[b] - e[b])[0]
-                           for m, e, b in zip(mean, se, best)], dtype=np.intp)
+    best, choice = _choices(mean, se, one_se)
     out = choice < mean.shape[1] - patience
     if margin is not None:
         floor = mean[rows, best] - margin * se[rows, best]
         out &= np.all(mean[:, -patience:] < floor[:, None], axis=1)
     return out
+
+
+def _choices(mean, se, one_se):
+    """Per row of mean scores (rows, lams) and their standard errors: the best mean's lam
+    (the first, the largest lam, on a tie) and the choice, that lam or with ``one_se`` the
+    largest lam within one standard error of the best."""
+    best = np.argmax(mean, axis=1)
+    if not one_se:
+        return best, best
+    return best, np.array([np.flatnonzero(m >= m[b] - e[b])[0]
+                           for m, e, b in zip(mean, se, best)], dtype=np.intp)
 
 
 def past_the_best(mean, se, n_se=1.0):
@@ -202,10 +209,7 @@ def shared_choice(whole, one_se):
     """Index of the best mean score over the folds (the first: the largest lam); with
     ``one_se``, the largest lam whose mean is within one standard error of it."""
     mean, se = mean_and_se(whole)
-    best = int(np.argmax(mean))
-    if one_se:
-        best = int(np.flatnonzero(mean >= mean[best] - se[best])[0])
-    return best, mean, se
+    return int(_choices(mean[None], se[None], one_se)[1][0]), mean, se
 
 
 def select_lam(oof_scores, Y, fold_of, *, task="multilabel", scoring=None, rule="zero",

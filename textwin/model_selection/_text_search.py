@@ -416,8 +416,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.time_budget_ = budget.report(len(oof))
         self.scoring_, self.classes_, self.task_ = scoring, classes, task
         self.n_splits_ = len(folds)
-        if sample is not None:  # the sample's words and scores serve no more
-            del words
+        if sample is not None:  # the sample's words serve the refit of every text no more
             words = None
         # each setting's scores at its choices (the refit keeps the best's): not beside
         # the refit's matrix and weights (Reuters 90 titles: 37 MB)
