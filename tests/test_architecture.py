@@ -260,6 +260,56 @@ def test_a_foreign_private_call_is_caught(tmp_path):
     assert _foreign_private_calls(path) == ["line 2: ._fit()"]
 
 
+def _foreign_private_attributes(path):
+    """Reads and writes ``obj._name`` (or ``getattr(obj, "_name")``) of a private attribute
+    that ``path``'s own classes neither set on ``self`` nor define."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    own = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            own.add(node.name)
+        if isinstance(node, ast.ClassDef):  # class attributes
+            own.update(t.id for stmt in node.body if isinstance(stmt, (ast.Assign, ast.AnnAssign))
+                       for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])
+                       if isinstance(t, ast.Name))
+        elif (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")):
+            own.add(node.attr)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            name, owner = node.attr, node.value
+            if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                continue
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "hasattr", "setattr") and len(node.args) > 1
+              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            name = node.args[1].value
+            if isinstance(node.args[0], ast.Name) and node.args[0].id in ("self", "cls"):
+                continue
+        else:
+            continue
+        if name.startswith("_") and not name.startswith("__") and name not in own:
+            found.append(f"line {node.lineno}: ._{name.lstrip('_')}")
+    return found
+
+
+@pytest.mark.parametrize("module", sorted(MODS))
+def test_no_private_attribute_of_another_module_is_used(module):
+    found = [f for f in _foreign_private_attributes(MODS[module])
+             if not f.endswith(("._kernels", "._fields"))]  # packages' and namedtuples' own
+    assert not found, (f"{module} reads or sets private attributes of another module's "
+                       f"objects: {found}; give what it needs a public name")
+
+
+def test_a_foreign_private_attribute_is_caught(tmp_path):
+    path = tmp_path / "m.py"
+    path.write_text("class A:\n    def f(self, est):\n        self._own = est._mode\n"
+                    "        return self._own, getattr(est, '_sparse', None), est._f\n\n"
+                    "    def _f(self):\n        pass\n")
+    assert _foreign_private_attributes(path) == ["line 3: ._mode", "line 4: ._sparse"]
+
+
 def test_the_folds_sit_below_the_estimators_that_calibrate_on_them():
     # linear.py and text_classifier.py calibrate on folds: their fold builder is below them
     assert layer_of("textwin._folds") == "data and text"

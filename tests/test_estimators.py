@@ -388,7 +388,7 @@ def test_labels_shortcut_agrees_with_type_of_target(Y):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             fitted = DualSVM(max_epochs=2, random_state=0).fit(X, Y)
-        assert fitted._label_mode == ("multilabel" if expected else "binary")
+        assert fitted.task_ == ("multilabel" if expected else "binary")
     else:
         with pytest.raises(ValueError, match="Unknown label type 'multiclass-multioutput'"):
             DualSVM().fit(X, Y)

@@ -305,11 +305,11 @@ class OneVsRestLinearMixin:
         return X
 
     def _encode_targets(self, y, n_samples):
-        """Set classes_ and the label mode; return Y of shape (n, n_problems) in {-1, +1}."""
+        """Set classes_ and task_; return Y of shape (n, n_problems) in {-1, +1}."""
         return self._encode_labels(y, n_samples, stacklevel=4).dense()
 
     def _encode_labels(self, y, n_samples, stacklevel=3):
-        """Set classes_ and the label mode; return the problems' labels as :class:`BinaryLabels`."""
+        """Set classes_ and task_ ("binary", "multiclass" or "multilabel"); return the problems' labels as :class:`BinaryLabels`."""
         if y is None:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None."
@@ -323,7 +323,7 @@ class OneVsRestLinearMixin:
                     f"y has {Y.shape[0]} rows but X has {n_samples} samples."
                 )
             self.classes_ = np.arange(Y.shape[1])
-            self._label_mode = "multilabel"
+            self.task_ = "multilabel"
             self._sparse_labels = sp.issparse(y)
             return BinaryLabels("multilabel", Y, Y.shape[1])
         if kind not in ("binary", "multiclass"):
@@ -352,10 +352,20 @@ class OneVsRestLinearMixin:
                 f"absent, pass a multi-label indicator matrix instead."
             )
         if self.classes_.size == 2:
-            self._label_mode = "binary"
+            self.task_ = "binary"
             return BinaryLabels("binary", y_idx, 1)
-        self._label_mode = "multiclass"
+        self.task_ = "multiclass"
         return BinaryLabels("multiclass", y_idx, self.classes_.size)
+
+    @classmethod
+    def holding(cls, coef, intercept, classes, task, **params):
+        """A fitted estimator of ``params`` that holds the given weights, ``classes_`` and
+        ``task_`` (a point of a regularization path, scored as a fitted model)."""
+        est = cls(**params)
+        est.coef_, est.intercept_, est.classes_, est.task_ = coef, intercept, classes, task
+        est._sparse_labels = False
+        est.n_features_in_ = coef.shape[1]
+        return est
 
     def decision_function(self, X):
         """Signed scores; positive means "in the class".
@@ -376,7 +386,7 @@ class OneVsRestLinearMixin:
             scores = scores_on_cluster(cluster, X, self.coef_, self.intercept_)
         else:
             scores = np.asarray(X @ self.coef_.T) + self.intercept_
-        if self._label_mode == "binary":
+        if self.task_ == "binary":
             return scores.ravel()
         return scores
 
@@ -400,10 +410,10 @@ class OneVsRestLinearMixin:
         y : ndarray of shape (n_samples,), or (n_samples, n_labels) indicator
         """
         scores = self.decision_function(X)  # checks that the model is fitted
-        labels = decide(self._label_mode, scores, self._decision_thresholds())
-        if self._label_mode == "binary":
+        labels = decide(self.task_, scores, self._decision_thresholds())
+        if self.task_ == "binary":
             return self.classes_[labels.astype(int)]
-        if self._label_mode == "multiclass":
+        if self.task_ == "multiclass":
             return self.classes_[labels]
         Y = labels.astype(int)
         return sp.csr_matrix(Y) if self._sparse_labels else Y

@@ -229,6 +229,9 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
     ----------
     classes_ : ndarray of shape (n_classes,)
         Sorted class labels (``arange(n_labels)`` for a multi-label y).
+    task_ : {"binary", "multiclass", "multilabel"}
+        How the labels were read: one problem for two classes, one per class, or one
+        per column of an indicator matrix.
     coef_ : ndarray of shape (n_problems, n_features)
         Weights ``w`` (one row per binary problem; one row for binary y).
     intercept_ : ndarray of shape (n_problems,)
@@ -584,14 +587,14 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             # at convergence, where v_b = 0)
             sigma0 = self.intercept_ + float(p["theta"])
         return ProblemArguments(labels, sample_weight, weight_scale, self.classes_,
-                                self._label_mode, p["class_weight"],
+                                self.task_, p["class_weight"],
                                 problem_seeds(p["random_state"], K), sigma0, alpha0)
 
     def _log_problem(self, k, out, seconds, verbose):
         """One line per problem: on stderr with ``verbose >= 2``, else a DEBUG record."""
         if verbose < 2 and not logger.isEnabledFor(logging.DEBUG):
             return
-        label = self.classes_[-1] if self._label_mode == "binary" else self.classes_[k]
+        label = self.classes_[-1] if self.task_ == "binary" else self.classes_[k]
         line = (f"[{type(self).__name__}] problem {k} ({label}): {out['n_epochs']} epochs, "
                 f"relative gap {out['gap']:.3g}, {seconds:.3f} s")
         if verbose >= 2:
@@ -645,9 +648,9 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
     def _describe_problem(self, k):
         """What binary problem k is: its class (one-vs-rest) or its label column."""
-        if self._label_mode == "multilabel":
+        if self.task_ == "multilabel":
             return f"label column {k}"
-        label = self.classes_[-1] if self._label_mode == "binary" else self.classes_[k]
+        label = self.classes_[-1] if self.task_ == "binary" else self.classes_[k]
         if isinstance(label, np.generic):
             label = label.item()  # 'cat', not np.str_('cat')
         return f"class {label!r}"
@@ -660,7 +663,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
         from textwin._folds import calibration_fold_count, shuffled_folds
 
-        n, mode = X.shape[0], self._label_mode
+        n, mode = X.shape[0], self.task_
         if mode == "multilabel":
             y = y.toarray() if sp.issparse(y) else np.asarray(y)  # rows taken per fold
             positives = y.astype(bool)
@@ -714,7 +717,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         proba : ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self, "calibration_")
-        return self.calibration_.predict_proba(self.decision_function(X), self._label_mode)
+        return self.calibration_.predict_proba(self.decision_function(X), self.task_)
 
 
 def _is_auto_or_none(prior):

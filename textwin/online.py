@@ -151,10 +151,10 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             if first:
                 return self._encode_targets(y, n)
             Y = y.toarray() if sp.issparse(y) else np.asarray(y)
-            if self._label_mode != "multilabel" or Y.shape[1] != self.classes_.size:
+            if self.task_ != "multilabel" or Y.shape[1] != self.classes_.size:
                 raise ValueError(
                     f"partial_fit got a {Y.shape[1]}-column label indicator after being "
-                    f"started on {self._label_mode} labels {self.classes_.tolist()}."
+                    f"started on {self.task_} labels {self.classes_.tolist()}."
                 )
             return np.where(Y > 0, 1.0, -1.0)
         y = np.asarray(y).ravel()
@@ -168,8 +168,8 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
             self._sparse_labels = False
             if self.classes_.size < 2:
                 raise ValueError("classes must hold at least two labels.")
-            self._label_mode = "binary" if self.classes_.size == 2 else "multiclass"
-        elif self._label_mode == "multilabel":
+            self.task_ = "binary" if self.classes_.size == 2 else "multiclass"
+        elif self.task_ == "multilabel":
             raise ValueError(
                 "partial_fit got class labels after being started on a multi-label "
                 "indicator matrix."
@@ -180,7 +180,7 @@ class _OnlineBase(OneVsRestLinearMixin, ClassifierMixin, BaseEstimator):
                 f"y contains labels {unseen.tolist()} that are not in classes "
                 f"{self.classes_.tolist()} given on the first partial_fit call."
             )
-        if self._label_mode == "binary":
+        if self.task_ == "binary":
             return np.where(y == self.classes_[1], 1.0, -1.0)[:, None]
         return np.where(y[:, None] == self.classes_[None, :], 1.0, -1.0)
 

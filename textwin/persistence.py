@@ -604,10 +604,10 @@ def times_transposed(X, coef):
 
 def _task_and_classes(model, n_problems):
     """``(task, classes)`` of a fitted estimator: what its ``predict`` returns."""
-    mode = getattr(model, "_label_mode", None)  # textwin's estimators say it
+    mode = getattr(model, "task_", None)  # textwin's estimators say it
     inner = getattr(model, "estimator_", None)  # a wrapper: what it wraps
     if mode is None and inner is not None:
-        mode = getattr(inner, "_label_mode", None)
+        mode = getattr(inner, "task_", None)
     classes = getattr(model, "classes_", None)
     if mode is None:  # another library's estimator: from its classes and weights
         if classes is None or getattr(model, "multilabel_", False):

@@ -58,7 +58,7 @@ class Problems:
         self.labels, self.sample_weight = labels, prepared.sample_weight
         self.n_problems = labels.n_problems
         self.seeds = problem_seeds(p["random_state"], self.n_problems)
-        self.classes, self.mode = estimator.classes_, estimator._label_mode
+        self.classes, self.mode = estimator.classes_, estimator.task_
         # gradient_step is per unit of lam n (docs/mathematics.md §10): rescaled per point
         g = self.settings.gradient_step
         self._step_unit = None if g is None else g / (p["lam"] * self.n)

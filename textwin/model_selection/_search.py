@@ -391,7 +391,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
         (or "all") and lam."""
         check_is_fitted(self, "lam_")
         if names is None:
-            names = [str(c) for c in (self.classes_[-1:] if self._label_mode == "binary"
+            names = [str(c) for c in (self.classes_[-1:] if self.task_ == "binary"
                                       else self.classes_)]
         shared = self.cv_scores_.ndim == 2
         with warnings.catch_warnings():
@@ -441,7 +441,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
                      if self.lam_[k] == lams[-1] and k not in constant]
         if not at_bottom or lams.size < 2:
             return
-        shared = self._label_mode != "multilabel" or np.all(self.lam_ == self.lam_[0])
+        shared = self.task_ != "multilabel" or np.all(self.lam_ == self.lam_[0])
         what = "the shared lam" if shared else "the lam of {problems}"
         fix = "{search_lower}" if isinstance(self.lams, Integral) else "{search_given}"
         warnings.warn(LamGridWarning(
@@ -464,7 +464,7 @@ n_iter_, intercept_solver_, intercept_residual_, n_rounds_, n_features_in_
     def _decision_thresholds(self):
         """The tuned thresholds (``thresholds=``), else 0."""
         t = getattr(self, "thresholds_", None)
-        return 0.0 if t is None else (t[0] if self._label_mode == "binary" else t)
+        return 0.0 if t is None else (t[0] if self.task_ == "binary" else t)
 
     def _warn_missing_positives(self, problems, folds):
         """Name the label columns with a held-out fold without positives (its score is left out)."""

@@ -34,21 +34,12 @@ MICRO_BEP = "micro_breakeven_point"
 # ---------------------------------------------------------------------------
 
 
-def _snapshot(params, coef, intercept, classes, mode):
-    """A fitted DualGaussSeidelClassifier holding given weights (for scikit-learn scorers)."""
-    est = DualGaussSeidelClassifier(**params)
-    est.coef_, est.intercept_ = coef, intercept
-    est.classes_, est._label_mode, est._sparse_labels = classes, mode, False
-    est.n_features_in_ = coef.shape[1]
-    return est
-
-
 class Scoring:
     """How a held-out fold is scored: micro break-even point or a scikit-learn scorer."""
 
     def __init__(self, scoring, estimator):
         self.name = scoring
-        task = estimator._label_mode
+        task = estimator.task_
         # textwin's own scorings, of the decision the model makes (textwin._lam_choice)
         self.native = scoring is None or (isinstance(scoring, str) and scoring in SCORINGS)
         self.rule = estimator.thresholds or "zero"
@@ -76,7 +67,7 @@ class Scoring:
 
     def score(self, X, y, coef, intercept, classes, mode):
         """A scorer's value of the model (coef, intercept) on (X, y); NaN if undefined."""
-        est = _snapshot(self.params, coef, intercept, classes, mode)
+        est = DualGaussSeidelClassifier.holding(coef, intercept, classes, mode, **self.params)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # undefined metrics: NaN, reported by the caller
