@@ -44,6 +44,10 @@ def test_warm_start_and_determinism():
     (dict(step="line_search"), "unknown step"),
     (dict(step_fraction=0.0), "step_fraction"),
     (dict(n_features=3), r"X_indices must lie in \[0, n_features=3\)"),
+    (dict(column_scale=np.ones(5)), "column_scale must be a 1-D array of length 6"),
+    (dict(column_scale=np.full(6, np.inf)), "column_scale contains NaN"),
+    (dict(column_scale=np.ones(6), regularizer="entropy", mu=np.ones(6)),
+     "column_scale is for the square regularizer"),
 ])
 def test_bad_input_is_a_clear_value_error(change, match):
     X, y = make_csr(n=10, d=6, density=0.5, seed=0)

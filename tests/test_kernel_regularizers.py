@@ -1,7 +1,8 @@
 """The regularizers (textwin/_kernels/_regularizers.pyx) against docs/mathematics.md §5:
 the entropies' optima against scipy, the balanced rows as a positive Winnow on duplicated
 data, the entropy rows' caches (v from alpha, w from v), the one-value rows' shortcut,
-rescaling against overflow, and the flush-to-zero they switch on."""
+rescaling against overflow, the flush-to-zero they switch on, and the square regularizer
+with a per-feature scale as the same problem as a scaled copy of the matrix."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -202,3 +203,63 @@ def test_flush_to_zero_is_restored_after_an_entropy_solve():
     solve(X, y, loss="least_squares", regularizer="entropy", lam=1e-6, tol=0.0, max_epochs=3)
     assert tiny / 4 > 0 and np.float64(1e-310) * 1.0 > 0
 
+
+
+def _scaled_copy(X, r):
+    return sp.csr_matrix((X.data * r[X.indices], X.indices, X.indptr), shape=X.shape)
+
+
+def _column_scale(d, seed=1):
+    """Log-count-ratio-like scales: both signs, and some features scaled to 0."""
+    r = 2.0 * np.random.default_rng(seed).normal(size=d)
+    r[[2, 7, 11]] = 0.0
+    return r
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("binary", [False, True])
+@pytest.mark.parametrize("loss", LOSSES)
+def test_column_scale_is_the_problem_on_the_scaled_copy(loss, binary, bias):
+    """docs/mathematics.md §5, "A per-feature scale": the solve on X with column_scale r
+    takes the steps of the solve on X diag(r) (same seed, same epochs), so P, D, the gap
+    and alpha agree to rounding, and its weights are diag(r) times the copy's; continued
+    from a warm start (v rebuilt from alpha) as well."""
+    X, y = make_csr(n=80, d=30, density=0.3, seed=3, binary=binary)
+    r = _column_scale(30)
+    kw = dict(loss=loss, lam=0.05, tol=0.0, seed=5)
+    if bias:  # the bias coordinate is not scaled
+        kw.update(bias_sigma=0.0, bias_rho=1.0)
+    copy, diag = np.zeros(80), np.zeros(80)
+    for epochs in (3, 4):  # the second solve warm-starts from the first's alpha
+        a = solve(_scaled_copy(X, r), y, alpha=copy, max_epochs=epochs, **kw)
+        b = solve(X, y, alpha=diag, max_epochs=epochs, column_scale=r, **kw)
+        for key in ("primal", "dual", "abs_gap"):
+            assert b[key] == pytest.approx(a[key], rel=1e-9, abs=1e-14), key
+        np.testing.assert_allclose(diag, copy, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(b["w"], r * a["w"], rtol=1e-9, atol=1e-12)
+        assert b["bias"] == pytest.approx(a["bias"], rel=1e-9, abs=1e-12)
+        assert a["gap"] > 1e-4  # not converged: equal steps, not merely one optimum
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("loss", ["hinge", "logistic"])
+def test_column_scale_converges_to_the_scaled_optimum(loss, bias):
+    """Run to tol, the weights on X's columns are the scaled copy's optimum times r
+    within the tolerance, and the primal is the scaled problem's, computed here from
+    them (w~ = w / r where r != 0, where the scale is 0 the weight is 0)."""
+    X, y = make_csr(n=120, d=40, density=0.2, seed=4)
+    r = _column_scale(40, seed=2)
+    kw = dict(loss=loss, lam=0.02, tol=1e-10, max_epochs=5000, seed=1)
+    if bias:
+        kw.update(bias_sigma=0.0, bias_rho=1.0)
+    a = solve(_scaled_copy(X, r), y, **kw)
+    b = solve(X, y, column_scale=r, **kw)
+    assert a["converged"] and b["converged"]
+    np.testing.assert_allclose(b["w"], r * a["w"], atol=1e-4 * np.max(np.abs(b["w"])))
+    assert np.all(b["w"][r == 0] == 0)
+    w_scaled = np.divide(b["w"], r, out=np.zeros(40), where=r != 0)
+    t = 0.0 if loss == "logistic" else 1.0
+    primal = (np.mean(R.loss_value(loss, y * (X @ b["w"] + b["bias"]), t))
+              + 0.02 / 2 * (w_scaled @ w_scaled + (b["bias"] ** 2 if bias else 0.0)))
+    assert b["primal"] == pytest.approx(primal, rel=1e-9)
+    assert b["primal"] == pytest.approx(a["primal"], rel=1e-8)

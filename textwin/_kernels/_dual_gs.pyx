@@ -31,7 +31,7 @@ from libc.math cimport fabs, isfinite, INFINITY, NAN
 from libc.stdint cimport uint64_t
 
 from ._losses cimport Loss
-from ._regularizers cimport Regularizer
+from ._regularizers cimport Regularizer, DiagonalSquare
 from ._solver cimport (Example, Problem, Order, Record, solve, STEP_AUTO, STEP_NEWTON,
                        STEP_GRADIENT)
 from ._stop cimport StopRule
@@ -173,7 +173,7 @@ def dual_gauss_seidel(
     seed=0, step="auto", step_fraction=1.0, gradient_step=None,
     exp_cap=0.34657359027997264, curvature_floor=1e-12, gap_every=1,
     exact_gap_every=100, shrinking=True, return_gap_terms=False, trace_dual=False,
-    shuffle_block=1, X_checked=None,
+    shuffle_block=1, X_checked=None, column_scale=None,
 ):
     """Minimize the dual (docs/mathematics.md §2) by Gauss-Seidel over the examples.
 
@@ -226,6 +226,11 @@ def dual_gauss_seidel(
         on one matrix.  The caller (the estimators) then vouches for the
         values of ``y``, ``target``, ``weight``, ``alpha`` and ``mu`` too: only
         their shapes and the settings are checked.
+    column_scale : ndarray of shape (n_features,), optional
+        ``r``: solve the problem on ``X diag(r)`` (the square regularizer only), without
+        scaling a copy of X (docs/mathematics.md §5, "A per-feature scale"). "w" and "v"
+        are then the weights on X's own columns, ``diag(r) w~`` with ``w~`` the scaled
+        problem's: its scores are ``X @ w``. The bias coordinate is not scaled.
     step : {"auto", "newton", "gradient"}
         "auto": exact where docs/mathematics.md §6 has a closed form (square regularizer
         with the quadratic losses), the logistic 1-D problem solved on a
@@ -285,7 +290,8 @@ def dual_gauss_seidel(
         shuffle=shuffle, seed=seed, step=step, step_fraction=step_fraction,
         gradient_step=gradient_step, exp_cap=exp_cap, curvature_floor=curvature_floor,
         gap_every=gap_every, exact_gap_every=exact_gap_every, shrinking=shrinking,
-        return_gap_terms=return_gap_terms, trace_dual=trace_dual, shuffle_block=shuffle_block)
+        return_gap_terms=return_gap_terms, trace_dual=trace_dual, shuffle_block=shuffle_block,
+        column_scale=column_scale)
     _validate(run, X_data, X_indices, X_indptr, y, target, weight, alpha, n_features,
               X_checked)
     _build(run)
@@ -353,6 +359,10 @@ def _validate(_Run run, X_data, X_indices, X_indptr, y, target, weight, alpha, n
         s["mu"] = _vector("mu", s["mu"], d, check_values=full)
         if full and (np.any(s["mu"] < 0) or not np.sum(s["mu"]) > 0):
             raise ValueError("mu must be >= 0 with a positive sum")
+    if s["column_scale"] is not None:
+        if entropy:
+            raise ValueError(f"column_scale is for the square regularizer, not {s['regularizer']!r}")
+        s["column_scale"] = _vector("column_scale", s["column_scale"], d)
     sb = s["shuffle_block"]
     if int(sb) != sb or sb < 1:
         raise ValueError(f"shuffle_block must be an integer >= 1, got {sb}")
@@ -409,12 +419,18 @@ def _build(_Run run):
     cdef Py_ssize_t n = run.n, d = run.d
     cdef Loss loss = make_loss(s["loss"])
     run.loss = loss
-    run.reg = make_regularizer(s["regularizer"], d, s["mu"], s["mass"])
+    x_top = None                          # max |x_ij| of the problem's matrix (X's if None)
+    if s["column_scale"] is None:
+        run.reg = make_regularizer(s["regularizer"], d, s["mu"], s["mass"])
+    else:  # the rows' statistic and largest entry are the scaled rows'
+        a["scale2"] = np.square(s["column_scale"])
+        run.reg = DiagonalSquare(d, a["scale2"])
+        a["row_stat"], x_top = _scaled_rows(X, s["column_scale"], a["scale2"])
     run.reg.prepare(X.max_nnz, s["exp_cap"], s["lam"] * n)
     max_ep = int(s["max_epochs"])
     run.stop = StopRule(s["tol"], int(s["gap_every"]), int(s["exact_gap_every"]), max_ep)
     run.warm = max_ep > 0 and bool(np.any(run.alpha != 0))
-    _project_alpha(loss, run.alpha, a["weight"], s["lam"], X.data)
+    _project_alpha(loss, run.alpha, a["weight"], s["lam"], X.data, x_top)
 
     # what the solve writes: gaps, their epochs, estimates, terms, the trace
     a["gaps"] = np.zeros(max_ep + 2)
@@ -436,8 +452,9 @@ def _build(_Run run):
     _fill_order(run)
 
 
-def _project_alpha(Loss loss, alpha, weight, lam, X_data):
-    """Bring a warm start into the domain of the loss (open for the logistic loss)."""
+def _project_alpha(Loss loss, alpha, weight, lam, X_data, x_top=None):
+    """Bring a warm start into the domain of the loss (open for the logistic loss);
+    ``x_top``: max |x_ij| of the problem's matrix when it is not ``X_data``'s."""
     n = alpha.shape[0]
     lo1, hi1 = loss.lower(1.0), loss.upper(1.0)
     lower = lo1 * weight if np.isfinite(lo1) else np.full(n, lo1)
@@ -445,7 +462,9 @@ def _project_alpha(Loss loss, alpha, weight, lam, X_data):
     if loss.smooth_solve:
         # start inside (0, s) and small (docs/mathematics.md §4): a0 = s * min(1e-3, lam / max|x|)
         # keeps |v_j| = |sum_i a0_i z_ij| / (lam n) <= max s, so e^v stays finite
-        x_top = max(float(np.max(np.abs(X_data))), 1e-300)
+        if x_top is None:
+            x_top = float(np.max(np.abs(X_data)))
+        x_top = max(x_top, 1e-300)
         frac = min(1e-3, lam / x_top)
         too_high = alpha >= upper
         too_low = alpha <= lower
@@ -456,6 +475,37 @@ def _project_alpha(Loss loss, alpha, weight, lam, X_data):
     alpha[weight == 0] = 0.0
 
 
+cdef double _scaled_scan(const double* data, const int* indices, const int* indptr,
+                         Py_ssize_t n, const double* r, const double* s,
+                         double* out) noexcept nogil:
+    """out[i] = ||D x_i||^2 = sum_k s_(j_k) x_ik^2 (s = r^2); returns max |x_ij r_j|."""
+    cdef Py_ssize_t i, k
+    cdef double acc, x, top = 0.0
+    for i in range(n):
+        acc = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            x = data[k]
+            acc += s[indices[k]] * x * x
+            x = fabs(x * r[indices[k]])
+            if x > top:
+                top = x
+        out[i] = acc
+    return top
+
+
+def _scaled_rows(CheckedCSR X, r, s):
+    """The square rows' statistic of the problem on X diag(r), per row (n doubles, a
+    problem's own), and its largest |entry|."""
+    row_stat = np.empty(X.indptr.shape[0] - 1)
+    cdef const double[::1] xd = X.data, rv = r, sv = s
+    cdef const int[::1] xi = X.indices, xp = X.indptr
+    cdef double[::1] out = row_stat
+    cdef double top
+    with nogil:
+        top = _scaled_scan(&xd[0], &xi[0], &xp[0], out.shape[0], &rv[0], &sv[0], &out[0])
+    return row_stat, top
+
+
 cdef void _fill_problem(_Run run, CheckedCSR X) except *:
     """The examples' records (one 64-byte aligned cache line each) and the settings."""
     s, a = run.settings, run.arrays
@@ -464,7 +514,7 @@ cdef void _fill_problem(_Run run, CheckedCSR X) except *:
     cdef const int[::1] Xi = X.indices
     cdef const int[::1] Xp = X.indptr
     cdef const double[::1] yv = a["y"], tv = a["target"], sv = a["weight"]
-    cdef const double[::1] xm = X.row_stat, x1 = X.row_value
+    cdef const double[::1] xm = a.get("row_stat", X.row_stat), x1 = X.row_value
     cdef double[::1] av = run.alpha
     a["ex"] = np.zeros(n * sizeof(Example) + 64, dtype=np.uint8)
     cdef unsigned char[::1] ex_bytes = a["ex"]

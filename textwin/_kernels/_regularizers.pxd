@@ -26,6 +26,7 @@ cdef class Regularizer:
     cdef void add(self, const double* x, const int* j, int nnz, double x0, double row_stat,
                   double dv) noexcept nogil
     cdef double warm_scale(self) noexcept nogil
+    cdef void accumulated(self) noexcept nogil
     cdef void refresh(self) noexcept nogil
     cdef void tidy(self) noexcept nogil
     cdef double value(self) noexcept nogil
@@ -35,6 +36,11 @@ cdef class Regularizer:
 
 cdef class Square(Regularizer):
     pass
+
+
+cdef class DiagonalSquare(Square):
+    # the square regularizer on the columns scaled by r: s_j = r_j^2 (docs/mathematics.md §5)
+    cdef const double[::1] s
 
 
 cdef class ExpRegularizer(Regularizer):

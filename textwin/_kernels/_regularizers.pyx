@@ -175,6 +175,11 @@ cdef class Regularizer:
         caches to stay finite, judged on v rebuilt from that alpha."""
         return 1.0
 
+    cdef void accumulated(self) noexcept nogil:
+        """v was just summed from alpha as (1/(lam n)) sum_i alpha_i z_i: bring it
+        to what the regularizer keeps (the same v but for DiagonalSquare)."""
+        pass
+
     cdef void refresh(self) noexcept nogil:
         """Recompute every cache from v (v must be up to date)."""
         pass
@@ -237,6 +242,47 @@ cdef class Square(Regularizer):
         cdef Py_ssize_t k
         for k in range(self.d):
             w[k] = self.v[k]
+
+
+cdef class DiagonalSquare(Square):
+    """The square regularizer of the problem on X D, D = diag(r), kept in X's own
+    columns (docs/mathematics.md §5, "A per-feature scale"): with the weights w~ of the
+    scaled columns it keeps u = D w~, so that the margin u.x_i is Square's, a step adds
+    dv s_j x_ij with s_j = r_j^2, and g = sum_j u_j^2 / (2 s_j) (u_j = 0 where s_j = 0).
+    The row statistic is ||D x_i||^2 (the caller's, per problem); ``weights`` gives u,
+    the weights on X's unscaled rows.
+    """
+
+    def __init__(self, Py_ssize_t d, const double[::1] s):
+        super().__init__(d)
+        self.s = s
+
+    cdef void add(self, const double* x, const int* j, int nnz, double x0, double row_stat,
+                  double dv) noexcept nogil:
+        cdef double* v = &self.v[0]
+        cdef const double* s = &self.s[0]
+        cdef double dvx = dv * x0
+        cdef int k
+        if _one_value(x0):
+            for k in range(nnz):
+                v[j[k]] += dvx * s[j[k]]
+            return
+        for k in range(nnz):                 # u += dv * D^2 x_i
+            v[j[k]] += dv * s[j[k]] * x[k]
+
+    cdef void accumulated(self) noexcept nogil:
+        cdef Py_ssize_t k
+        for k in range(self.d):              # u = D^2 (1/(lam n)) sum_i alpha_i z_i
+            self.v[k] *= self.s[k]
+
+    cdef double value(self) noexcept nogil:
+        # ||w~||^2 / 2 with w~_j = u_j / r_j; u_j stays 0 where r_j = 0
+        cdef double out = 0.0
+        cdef Py_ssize_t k
+        for k in range(self.d):
+            if self.s[k] > 0:
+                out += self.v[k] * self.v[k] / self.s[k]
+        return 0.5 * out
 
 
 cdef class ExpRegularizer(Regularizer):

@@ -295,6 +295,7 @@ cdef void _accumulate_v(Problem* P, Regularizer reg) noexcept nogil:
         for k in range(e.start, e.start + e.nnz):
             reg.v[P.indices[k]] += dv * P.data[k]
         P.vb += dv
+    reg.accumulated()
 
 
 cdef void _reorder(Problem* P, Order* o) noexcept nogil:
