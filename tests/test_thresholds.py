@@ -289,3 +289,78 @@ def test_argmax_thresholds_for_macro_f1_and_classes_left_alone():
     assert frozen[0] == 0.0
     with pytest.raises(ValueError, match="objective"):
         argmax_thresholds(y, S, "breakeven")
+
+
+def _task_data(seed=0, n=60):
+    rng = np.random.RandomState(seed)
+    X = sp.csr_matrix(rng.rand(n, 8) * (rng.rand(n, 8) < 0.5))
+    Y = np.zeros((n, 4), dtype=int)
+    Y[:, 0] = X[:, 0].toarray().ravel() > 0.2
+    Y[:, 1] = rng.rand(n) < 0.4
+    Y[:2, 2] = 1  # two positives: fewer than the three folds
+    return X, Y  # column 3: no positive
+
+
+def test_task_thresholds_tune_each_category_on_out_of_fold_scores_and_keep_rare_ones_at_0():
+    from textwin.model_selection import task_thresholds
+    from textwin.model_selection._choice import tuned_thresholds
+    from textwin.thresholds import out_of_fold_scores
+
+    X, Y = _task_data()
+    est = DualSVM(lam=0.01, random_state=0)
+    t, rare = task_thresholds(est, X, Y, "multilabel", "f1", folds=3)
+    oof = out_of_fold_scores(est, X, Y, cv=3)
+    assert_array_equal(t[:2], f1_thresholds(Y[:, :2], oof[:, :2]))
+    assert t[:2].tolist() != [0.0, 0.0]  # tuned, not left at 0
+    assert t[2] == 0.0 and t[3] == 0.0  # fewer positives than folds, and none
+    assert rare.tolist() == [2]
+    assert_array_equal(t, tuned_thresholds(oof, Y != 0, "f1", 3))
+    # one category rarer than the folds: no fold is fitted (some could not be)
+    t1, rare1 = task_thresholds(est, X, Y[:, [2]], "binary", "f1", folds=3)
+    assert t1.tolist() == [0.0] and rare1.tolist() == [0]
+
+
+def test_task_thresholds_of_a_multiclass_task_are_offsets_of_the_argmax():
+    from textwin.model_selection import task_thresholds
+    from textwin.model_selection._split import stratified_folds
+    from textwin.thresholds import argmax_thresholds, out_of_fold_scores
+
+    rng = np.random.RandomState(1)
+    n = 90
+    y = rng.randint(0, 3, n)
+    y[:2] = 3  # a class of two documents
+    X = sp.csr_matrix(np.eye(5)[y] + 0.8 * rng.rand(n, 5))
+    Y = np.zeros((n, 5), dtype=int)
+    Y[np.arange(n), y] = 1  # class 4: no document
+    est = DualSVM(lam=0.1, random_state=0)
+    t, rare = task_thresholds(est, X, Y, "multiclass", "accuracy", folds=3)
+    assert t[4] == np.inf and t[3] == 0.0 and rare.tolist() == [3]
+    oof = out_of_fold_scores(est, X, Y, stratified_folds(3, y))
+    assert_array_equal(t[:4], argmax_thresholds(y, oof[:, :4], "accuracy",
+                                                tunable=[True, True, True, False]))
+
+
+def test_out_of_fold_calibration_fits_each_fold_at_its_size_on_the_calibration_folds():
+    from textwin.calibration import calibrate
+    from textwin.model_selection._thresholds import calibration_folds, out_of_fold_calibration
+    from textwin.thresholds import out_of_fold_scores
+
+    X, Y = _task_data(2, n=80)
+    Y = Y[:, :2]
+    folds = calibration_folds("--proba", Y, "multilabel", ["a", "b"])
+    assert len(folds) == 5 and sorted(np.concatenate([te for _, te in folds])) == list(range(80))
+    sizes = []
+
+    def estimator_for(n):
+        sizes.append(n)
+        return DualSVM(lam=1.0 / n, random_state=0)
+
+    got = out_of_fold_calibration(estimator_for, X, Y, "multilabel", folds)
+    assert sizes == [64.0]  # the folds' mean training size
+    want = calibrate(out_of_fold_scores(DualSVM(lam=1 / 64, random_state=0), X, Y, folds), Y.astype(bool),
+                     folds=5)
+    P, Q = (c.predict_proba(np.linspace(-2, 2, 10)[:, None].repeat(2, 1), "multilabel")
+            for c in (got, want))
+    assert_array_equal(P, Q)
+    with pytest.raises(ValueError, match="--proba"):
+        calibration_folds("--proba", np.eye(2, dtype=int)[[0, 0, 0, 1]], "binary", ["a", "b"])

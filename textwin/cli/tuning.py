@@ -46,8 +46,9 @@ def in_lam_folds(objective, task):
 
 def problem_thresholds(opts, method, est, d, settings):
     """--tune-thresholds: a threshold per binary problem (a two-class corpus has one, a
-    multi-class corpus one per class), from --lam auto's own folds or from a
-    cross-validation of their own; None without."""
+    multi-class corpus one per class), from --lam auto's own folds or tuned by
+    :func:`~textwin.model_selection._thresholds.task_thresholds` on folds of their own;
+    None without."""
     if not opts.tune:
         return None
     tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
@@ -59,88 +60,38 @@ def problem_thresholds(opts, method, est, d, settings):
         est = build_method(method, d.X_train.shape[0],
                            {**settings, "lam": float(est.lam_[0])}, n_jobs=opts.n_jobs,
                            order=opts.order)
-    try:
-        if d.task == "multiclass":
-            return _tune_classes(est, d.X_train, d.Y_train, opts.tune, d.categories)
-        Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-        return _tune_columns(est, d.X_train, Y, opts.tune, d.problem_names)
-    except ValueError as exc:  # e.g. a category with too few documents for the folds
-        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    names = d.categories if d.task == "multiclass" else d.problem_names
+    return _tuned(est, d.X_train, Y, d.task, opts.tune, names)
 
 
 def auto_class_thresholds(objective, best, d):
     """--auto --tune-thresholds on a multi-class corpus: class offsets from out-of-fold
     scores of the chosen model's settings, its vectorizer fitted on each fold's texts."""
+    return _tuned(best, d.texts_train, d.Y_train, d.task, objective, d.categories)
+
+
+def _tuned(est, X, Y, task, objective, names):
+    """The thresholds of :func:`~textwin.model_selection._thresholds.task_thresholds`,
+    its rare classes or categories named in a warning."""
+    import numpy as np
+
+    from ..model_selection._thresholds import task_thresholds
+
     try:
-        return _tune_classes(best, d.texts_train, d.Y_train, objective, d.categories)
-    except ValueError as exc:
+        thresholds, rare = task_thresholds(est, X, Y, task, objective, TUNING_FOLDS)
+    except ValueError as exc:  # e.g. a category with too few documents for the folds
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
-
-
-def _out_of_fold(est, X, Y, cv):
-    from ..thresholds import out_of_fold_scores
-
-    with warnings.catch_warnings():
-        # the folds' fits repeat what the full fit already reported
-        warnings.simplefilter("ignore")
-        return out_of_fold_scores(est, X, Y, cv=cv)
-
-
-def _tune_columns(est, X_train, Y_train, objective, names):
-    """Per-category thresholds from out-of-fold scores of ``est``'s settings on the
-    training set; ``names`` are the categories, in column order."""
-    import numpy as np
-
-    from ..model_selection._choice import tuned_thresholds
-
-    # the search's tuner and its policy: a category with fewer positives than folds
-    # keeps 0 (some fold trained without any); a single such category is not tuned at
-    # all (its folds could not be trained)
-    Y = np.asarray(Y_train) != 0
-    positives = Y.sum(axis=0)
-    if positives.size == 1 and positives[0] < TUNING_FOLDS:
-        thresholds = np.zeros(1)
-    else:
-        oof = _out_of_fold(est, X_train, Y_train, TUNING_FOLDS)
-        thresholds = tuned_thresholds(oof, Y, objective, TUNING_FOLDS)
-    rare = [j for j in range(thresholds.size) if 0 < positives[j] < TUNING_FOLDS]
-    if rare:
-        _warn_rare([f"{names[j] if j < len(names) else j} ({positives[j]})" for j in rare],
-                   "category", "categories")
+    if rare.size:
+        counts = (np.asarray(Y) != 0).sum(axis=0)
+        named = [f"{names[j] if j < len(names) else j} ({int(counts[j])})" for j in rare]
+        n = len(named)
+        one, many = ("class", "classes") if task == "multiclass" else ("category", "categories")
+        warnings.warn(f"--tune-thresholds: {n} {one + ' has' if n == 1 else many + ' have'} "
+                      f"fewer training documents than the {TUNING_FOLDS} folds and "
+                      f"keep{'s' if n == 1 else ''} threshold 0: {first_names(named)}",
+                      stacklevel=2)
     return thresholds
-
-
-def _tune_classes(est, X_train, Y_train, objective, names):
-    """Per-class thresholds of the argmax from stratified out-of-fold scores; a class
-    with fewer training documents than folds keeps 0 (+inf without any: never given)."""
-    import numpy as np
-
-    from ..model_selection._split import stratified_folds
-    from ..tasks import never_given
-    from ..thresholds import argmax_thresholds
-
-    Y = np.asarray(Y_train)
-    counts = Y.sum(axis=0)
-    y = Y.argmax(axis=1)
-    folds = stratified_folds(TUNING_FOLDS, y)  # a class rarer than the folds: named below
-    oof = _out_of_fold(est, X_train, Y, folds)
-    present = counts > 0  # a class without documents is never given, left out here
-    thresholds = never_given(Y)
-    thresholds[present] = argmax_thresholds(np.cumsum(present)[y] - 1, oof[:, present],
-                                            objective, tunable=counts[present] >= TUNING_FOLDS)
-    rare = [f"{names[j]} ({int(counts[j])})"
-            for j in np.flatnonzero(present & (counts < TUNING_FOLDS))]
-    if rare:
-        _warn_rare(rare, "class", "classes")
-    return thresholds
-
-
-def _warn_rare(named, one, many):
-    n = len(named)
-    warnings.warn(f"--tune-thresholds: {n} {one + ' has' if n == 1 else many + ' have'} "
-                  f"fewer training documents than the {TUNING_FOLDS} folds and "
-                  f"keep{'s' if n == 1 else ''} threshold 0: {first_names(named)}",
-                  stacklevel=3)
 
 
 #: What each objective maximises, by task.
@@ -159,40 +110,32 @@ def tuning_summary(objective, task, cv):
 
 
 def train_calibration(opts, method, est, d, settings):
-    """--proba: Platt's sigmoids (:func:`textwin.calibration.calibrate`) fitted on
-    out-of-fold scores of the training set, each fold's model at the final model's ``C``
-    (its ``lam`` times ``n`` over the fold's training documents; --lam auto's choice);
-    --auto's model has them already. Without --proba, the estimator's own, if any (the
-    logistic loss's link)."""
-    import numpy as np
-
-    from ..calibration import calibrate
-    from ..experiments import build_method
-    from ..model_selection._split import calibration_fold_count, text_folds
-
+    """--proba: Platt's sigmoids fitted on out-of-fold scores of the training set
+    (:func:`~textwin.model_selection._thresholds.out_of_fold_calibration`), each fold's
+    model at the final model's ``C`` (its ``lam`` times ``n`` over the fold's training
+    documents; --lam auto's choice); --auto's model has them already. Without --proba,
+    the estimator's own, if any (the logistic loss's link)."""
     if not opts.proba or hasattr(est, "best_params_") or opts.auto:
         return getattr(est, "calibration_", None)
-    Y = np.asarray(d.Y_train)
-    n = Y.shape[0]
-    counts = Y.sum(axis=0)
-    smallest = n if d.task == "multilabel" else int(counts[counts > 0].min())
+    import numpy as np
+
+    from ..experiments import build_method
+    from ..model_selection._thresholds import calibration_folds, out_of_fold_calibration
+
     try:
-        k = calibration_fold_count("--proba", smallest, n, "training documents")
+        folds = calibration_folds("--proba", d.Y_train, d.task, d.categories)
     except ValueError as exc:
         raise CLIError(f"{exc}, or leave out --proba") from None
-    with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
-        warnings.simplefilter("ignore")
-        folds = text_folds("--proba", k, Y, d.task, d.categories, 0)
-    fold_n = np.mean([train.size for train, _ in folds])
+    n = d.n_train
     lam = float(np.ravel(est.lam_)[0]) if hasattr(est, "lam_") else settings.get("lam")
     if lam == "auto":  # the model refitted at the search's choice (a class without documents)
         lam = float(est.lam)
-    fold_settings = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
-    fold_est = build_method(method, fold_n, fold_settings, n_jobs=opts.n_jobs,
-                            order=opts.order)
-    target = Y[:, [1]] if d.task == "binary" else Y
+
+    def estimator_for(fold_n):
+        scaled = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
+        return build_method(method, fold_n, scaled, n_jobs=opts.n_jobs, order=opts.order)
+
     try:
-        oof = _out_of_fold(fold_est, d.X_train, target, folds)
+        return out_of_fold_calibration(estimator_for, d.X_train, d.Y_train, d.task, folds)
     except ValueError as exc:
         raise CLIError(f"--proba: {first_line(exc)}") from None
-    return calibrate(oof, target.astype(bool), folds=len(folds))

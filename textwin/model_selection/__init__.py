@@ -17,7 +17,8 @@ The package's modules, as scikit-learn's ``model_selection`` splits its own:
     (:func:`select_lam`) and stopping a path early.
 ``_thresholds``
     Decision thresholds tuned on out-of-fold scores
-    (:class:`TunedThresholdsClassifierCV`, :func:`argmax_thresholds`).
+    (:class:`TunedThresholdsClassifierCV`, :func:`argmax_thresholds`, a task's
+    :func:`task_thresholds`) and probabilities calibrated on out-of-fold scores.
 ``_search``, ``_text_search``
     :class:`DualGaussSeidelClassifierCV`; :class:`TextClassifierCV`, which searches
     the features of raw texts too.
@@ -39,7 +40,7 @@ _LAZY = {
     "SMALL_CLASS_FALLBACK": "_split", "fold_shortfall": "_split", "fold_of": "_split",
     "MICRO_BEP": "_validation",
     "TunedThresholdsClassifierCV": "_thresholds", "argmax_thresholds": "_thresholds",
-    "out_of_fold_scores": "_thresholds",
+    "out_of_fold_scores": "_thresholds", "task_thresholds": "_thresholds",
 }
 
 __all__ = ["DualGaussSeidelClassifierCV", "TextClassifierCV", "regularization_path", "held_out_path_scores",

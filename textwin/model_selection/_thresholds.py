@@ -14,6 +14,8 @@ A multi-class model gives the class of the highest score; there
 before the argmax, for accuracy or macro-F1 (a class the one-vs-rest scores
 under-rate wins more of its documents).
 """
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -21,12 +23,15 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._ovr import sparse_multilabel_tags
+from textwin.calibration import calibrate
 from textwin.metrics import f1_from_counts
 from textwin.model_selection._choice import tuned_thresholds
-from textwin.model_selection._split import split_folds
-from textwin.tasks import decide, predicted_classes
+from textwin.model_selection._split import (calibration_fold_count, split_folds,
+                                             stratified_folds, text_folds)
+from textwin.tasks import decide, never_given, predicted_classes
 
 __all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores",
+           "task_thresholds", "calibration_folds", "out_of_fold_calibration",
            "ARGMAX_OBJECTIVES"]
 
 _OBJECTIVES = ("f1", "breakeven", "accuracy")
@@ -83,6 +88,79 @@ def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
                          "use splits whose test parts cover every document (such as an "
                          "int, or KFold).")
     return oof
+
+
+def _quiet_out_of_fold(estimator, X, Y, cv):
+    with warnings.catch_warnings():
+        # the folds' fits repeat what the full fit already reported
+        warnings.simplefilter("ignore")
+        return out_of_fold_scores(estimator, X, Y, cv=cv)
+
+
+def task_thresholds(estimator, X, Y, task, objective, folds=3):
+    """The decision thresholds of a task's problems, tuned for ``objective`` on
+    out-of-fold scores of ``estimator`` (unfitted: a clone per fold) on the training rows
+    ``X`` (a matrix, or raw texts for a text classifier) with the indicator ``Y``:
+
+    - "multiclass": an offset per class before the argmax (:func:`argmax_thresholds`),
+      on ``folds`` stratified folds; +inf for a class without documents (never given);
+    - otherwise a threshold per column of ``Y`` (a two-class task: the positive
+      class's column alone), on the folds of :func:`out_of_fold_scores`.
+
+    The policy for rare classes and categories is the searches' (:func:`textwin.
+    model_selection._choice.tuned_thresholds`): one with fewer documents than
+    ``folds`` keeps 0, and a single such category is not cross-validated at all (its
+    folds could not be trained).
+
+    Returns
+    -------
+    thresholds : ndarray of shape (n_columns,)
+    rare : ndarray of int
+        The columns with some documents, but fewer than ``folds``, that keep 0.
+    """
+    Y = np.asarray(Y)
+    counts = (Y != 0).sum(axis=0)
+    rare = np.flatnonzero((counts > 0) & (counts < folds))
+    if task == "multiclass":
+        y = Y.argmax(axis=1)
+        oof = _quiet_out_of_fold(estimator, X, Y, stratified_folds(folds, y))
+        present = counts > 0  # a class without documents is never given, left out here
+        thresholds = never_given(Y)
+        thresholds[present] = argmax_thresholds(np.cumsum(present)[y] - 1, oof[:, present],
+                                                objective, tunable=counts[present] >= folds)
+        return thresholds, rare
+    if counts.size == 1 and counts[0] < folds:
+        return np.zeros(1), rare
+    oof = _quiet_out_of_fold(estimator, X, Y, folds)
+    return tuned_thresholds(oof, Y != 0, objective, folds), rare
+
+
+def calibration_folds(name, Y, task, classes):
+    """The (train, test) pairs of :func:`out_of_fold_calibration` for the indicator ``Y``:
+    :data:`~textwin._folds.CALIBRATION_FOLDS` folds (fewer for a class of fewer
+    documents; a ValueError that names ``name`` below two), stratified as far as the
+    classes go, shuffled with seed 0."""
+    Y = np.asarray(Y)
+    n = Y.shape[0]
+    counts = Y.sum(axis=0)
+    smallest = n if task == "multilabel" else int(counts[counts > 0].min())
+    k = calibration_fold_count(name, smallest, n, "training documents")
+    with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
+        warnings.simplefilter("ignore")
+        return text_folds(name, k, Y, task, classes, 0)
+
+
+def out_of_fold_calibration(estimator_for, X, Y, task, folds):
+    """Platt's sigmoids (:func:`textwin.calibration.calibrate`) fitted on out-of-fold
+    scores of the training rows ``X`` (indicator ``Y``; a two-class task: of the
+    positive class's column) on ``folds`` (:func:`calibration_folds`).
+    ``estimator_for(n)``: the unfitted model of a fold of ``n`` training rows (their
+    mean), at the final model's ``C``."""
+    Y = np.asarray(Y)
+    fold_n = np.mean([train.size for train, _ in folds])
+    target = Y[:, [1]] if task == "binary" else Y
+    oof = _quiet_out_of_fold(estimator_for(fold_n), X, target, folds)
+    return calibrate(oof, target.astype(bool), folds=len(folds))
 
 
 def _argmax_score(y, predicted, K, objective):
