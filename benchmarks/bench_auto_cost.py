@@ -13,6 +13,9 @@ Run from the repository root (Reuters needs ``TEXTWIN_DATA_HOME``)::
 
     python benchmarks/bench_auto_cost.py --json auto_cost.json
     python benchmarks/bench_auto_cost.py --corpora r52 --auto-args="--time-budget 30"
+    python benchmarks/bench_auto_cost.py --n-jobs 1     # both commands on one thread
+
+Both commands use every core unless ``--n-jobs`` is given (the commands' default).
 
 The ratios are only comparable within one run; the load average is printed at the
 start and the end. ``--repeats N`` runs each pair N times and keeps the medians.
@@ -104,6 +107,8 @@ def parse_args(argv=None):
     add_smoke_arg(ap)
     ap.add_argument("--auto-args", default="",
                     help="more options for the --auto command (e.g. '--time-budget 30')")
+    ap.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                    help="threads of both commands (default: theirs, one per core)")
     ap.add_argument("--repeats", type=int, default=1,
                     help="pairs run per corpus; the median time is kept (default 1)")
     ap.add_argument("--timeout", type=float, default=3600,
@@ -121,9 +126,10 @@ def main(argv=None):
 
     args = parse_args(argv)
     info = print_machine()
-    auto_args = ["--auto", *args.auto_args.split()]
-    print(f"the default: textwin train --corpus TRAIN --test-corpus TEST --json -q; "
-          f"--auto: the same with {' '.join(auto_args)}")
+    jobs = [] if args.n_jobs is None else ["--n-jobs", str(args.n_jobs)]
+    auto_args = ["--auto", *args.auto_args.split(), *jobs]
+    print(f"the default: textwin train --corpus TRAIN --test-corpus TEST --json -q"
+          f"{''.join(' ' + a for a in jobs)}; --auto: the same with {' '.join(auto_args)}")
     header = (f"{'corpus':<17} {'default s':>9} {'auto s':>8} {'time x':>7} "
               f"{'default MiB':>11} {'auto MiB':>8} {'RSS x':>6}  "
               f"{'default figures':>15}  {'auto figures':>13}  chosen")
@@ -137,7 +143,7 @@ def main(argv=None):
                 test = head_lines(test, os.path.join(workdir, f"{corpus}.smoke.test.jsonl"), 100)
             runs = {"default": [], "auto": []}
             for _ in range(args.repeats):
-                for key, extra in (("default", []), ("auto", auto_args)):
+                for key, extra in (("default", jobs), ("auto", auto_args)):
                     print(f"{corpus} / {key} ...", end="", file=sys.stderr, flush=True)
                     r = run_process(train_command(train, test, task, extra), args.timeout)
                     runs[key].append(r)

@@ -89,13 +89,16 @@ def main(argv=None):
                     help="documents of each corpus, comma-separated (default 10k, 100k, 1M)")
     ap.add_argument("--auto-args", default="",
                     help="more options for the --auto command (e.g. '--time-budget 600')")
+    ap.add_argument("--n-jobs", type=int, default=None, metavar="N",
+                    help="threads of both commands (default: theirs, one per core)")
     ap.add_argument("--timeout", type=float, default=24 * 3600)
     ap.add_argument("--json", metavar="PATH", default=None, action=JsonPath)
     add_smoke_arg(ap)
     args = ap.parse_args(argv)
     sizes = [300, 600] if args.smoke else [int(s) for s in args.sizes.split(",")]
     info = print_machine()
-    auto_args = ["--auto", *args.auto_args.split()]
+    jobs = [] if args.n_jobs is None else ["--n-jobs", str(args.n_jobs)]
+    auto_args = ["--auto", *args.auto_args.split(), *jobs]
     print(f"{'documents':>10} {'command':<8} {'seconds':>9} {'x first':>8} {'peak MiB':>9} "
           f"{'x first':>8}  figures (accuracy / macro-F1)", flush=True)
     results, first = {}, {}
@@ -103,7 +106,7 @@ def main(argv=None):
         with tempfile.TemporaryDirectory(prefix="bench_growth") as folder:
             train, test = write_corpus(folder, n)
             results[n] = {}
-            for key, extra in (("default", []), ("auto", auto_args)):
+            for key, extra in (("default", jobs), ("auto", auto_args)):
                 r = run_process(train_command(train, test, None, extra), args.timeout)
                 if "report" in r:
                     r["report"] = {k: r["report"].get(k) for k in

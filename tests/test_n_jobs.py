@@ -68,3 +68,47 @@ def test_online_partial_fit_checks_n_jobs_on_later_calls_too():
     # -1 (all cores) is accepted and changes nothing
     w = Perceptron(n_jobs=1, random_state=0).fit(X, y).coef_
     assert np.array_equal(Perceptron(n_jobs=-1, random_state=0).fit(X, y).coef_, w)
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "sched_setaffinity"), reason="Linux")
+def test_minus_one_counts_the_cores_this_process_may_use():
+    # -1 (the command line's default) is one thread per core the process may run on, as
+    # scikit-learn counts them: a process pinned to one core gets one thread, not the
+    # machine's count
+    import os
+    import subprocess
+    import sys
+
+    code = ("import os; os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]}); "
+            "from textwin._ovr import effective_n_jobs; "
+            "print(effective_n_jobs(-1), effective_n_jobs(-2), effective_n_jobs(None))")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env={k: v for k, v in os.environ.items()
+                                              if k != "LOKY_MAX_CPU_COUNT"}).stdout
+    assert out.split() == ["1", "1", "1"]
+
+
+def test_the_commands_use_every_core_by_default_with_the_same_model(tmp_path):
+    # train's default is -1; the model does not depend on the threads (the search's
+    # folds and the categories run in threads, each problem with its own seed)
+    import json
+    import subprocess
+    import sys
+
+    from _text_corpora import corpus
+
+    from textwin.persistence import load_model
+
+    texts, labels = corpus(n_per_class=25)
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "label": str(c)}) + "\n"
+                            for t, c in zip(texts, labels)))
+    models = {}
+    for jobs in ([], ["--n-jobs", "1"]):
+        out = tmp_path / f"m{len(jobs)}.npz"
+        subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", str(path),
+                        "--auto", "-q", "-o", str(out), *jobs], check=True)
+        models[len(jobs)] = load_model(out)
+        assert models[len(jobs)].metadata["params"]["n_jobs"] == (1 if jobs else -1)
+    assert np.array_equal(models[0].coef, models[2].coef)
+    assert np.array_equal(models[0].intercept, models[2].intercept)

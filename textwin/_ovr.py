@@ -122,8 +122,17 @@ def effective_n_jobs(n_jobs):
             "n_jobs == 0 has no meaning; use None or 1 for one thread, -1 for all cores."
         )
     if n_jobs < 0:
-        return max(1, (os.cpu_count() or 1) + 1 + n_jobs)
+        return max(1, usable_cores() + 1 + n_jobs)
     return int(n_jobs)
+
+
+def usable_cores():
+    """The cores this process may run on: joblib's count (as scikit-learn's ``n_jobs=-1``),
+    which heeds the CPU affinity and a container's CPU quota, where ``os.cpu_count()``
+    gives the whole machine's."""
+    from joblib import cpu_count  # joblib comes with scikit-learn
+
+    return max(1, int(cpu_count()))
 
 
 def map_problems(fn, n_problems, n_jobs, desc=None, verbose=0):

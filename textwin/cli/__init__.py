@@ -101,6 +101,9 @@ def build_parser():
 
 def main(argv=None):
     """Run the ``textwin`` command; return its exit status."""
+    from textwin._memory import map_large_blocks
+
+    map_large_blocks()  # the folds' matrices, freed in threads, go back to the system
     try:
         with sigterm_as_interrupt():
             return _parse_and_run(sys.argv[1:] if argv is None else list(argv))

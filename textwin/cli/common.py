@@ -394,9 +394,10 @@ def common_options(p, data=True, json_help="print results as JSON on stdout", st
     g.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                    help="more logs on stderr")
     if data == "download":  # the commands that train
-        p.add_argument("--n-jobs", type=int, default=None, metavar="N",
-                       help="threads over the categories (-1: one per core); the results "
-                            "do not depend on it")
+        p.add_argument("--n-jobs", type=int, default=-1, metavar="N",
+                       help="threads over the categories and --auto's folds (default -1: "
+                            "one per core, as fastText; 1: one thread); the results do not "
+                            "depend on it")
         p.add_argument("--scheduler", metavar="ADDRESS",
                        default=os.environ.get("DASK_SCHEDULER_ADDRESS") or None,
                        help="train the categories as tasks on the Dask cluster of this "
