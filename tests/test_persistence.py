@@ -687,3 +687,23 @@ def test_a_term_offsets_header_declaring_gigabytes_is_refused_unread(tmp_path, a
                                                     r"shape \(750000000,\) \(6.0 GB\)"):
             load_model(bad)
     assert _peak_bytes_of(load) < 16 << 20
+
+
+def test_a_model_of_an_estimator_fitted_on_a_matrix_keeps_its_weights_and_what_its_columns_are():
+    rng = np.random.RandomState(0)
+    X = sp.csr_matrix(rng.rand(40, 5))
+    y = (X[:, 0].toarray().ravel() > 0.5).astype(int)
+    est = DualSVM(lam=0.01, fit_intercept=True, random_state=0).fit(X, y)
+    model = TextModel.of_estimator(est, ["yes"], metadata={"corpus": "c"},
+                                   check=(X, est.decision_function(X)[:, None]),
+                                   vocabulary=list("abcde"), task="binary",
+                                   classes=["no", "yes"], thresholds=[0.25])
+    np.testing.assert_array_equal(model.coef, est.coef_)
+    np.testing.assert_array_equal(model.intercept, est.intercept_)
+    assert model.metadata["estimator"].endswith("DualSVM") and model.metadata["corpus"] == "c"
+    assert list(model.metadata)[-1] == "corpus"  # the caller's metadata after the estimator's
+    assert model.thresholds.tolist() == [0.25] and model.vocabulary.tolist() == list("abcde")
+    # scores that the weights do not give (a bias kept outside intercept_): refused
+    with pytest.raises(ValueError, match="scores are not coef_ @ x"):
+        TextModel.of_estimator(est, ["yes"], check=(X, est.decision_function(X)[:, None] + 1),
+                               task="binary", classes=["no", "yes"])

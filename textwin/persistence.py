@@ -308,6 +308,25 @@ class TextModel:
         self._vectorizer = None
         self._check()
 
+    @classmethod
+    def of_estimator(cls, estimator, target_names, *, metadata=None, check=None, **parts):
+        """The model of a fitted linear estimator: its weights (:func:`linear_weights`),
+        its metadata (:func:`estimator_metadata`, then ``metadata``), and ``parts``,
+        the other keywords of :class:`TextModel` (what its columns are: ``vocabulary``,
+        ``selected``, ``preprocessing``, ``idf``; ``thresholds``, ``task``, ``classes``,
+        ``calibration``).
+
+        ``check``: ``(X, scores)``, rows and the estimator's own scores of them (n_rows,
+        n_problems), which the weights must give, or a ValueError (a threshold or bias
+        kept outside ``coef_`` and ``intercept_`` would be lost in the file).
+        """
+        coef, intercept = linear_weights(estimator)
+        if check is not None and not weights_give_scores(coef, intercept, *check):
+            raise ValueError(f"{type(estimator).__name__}'s scores are not coef_ @ x + "
+                             "intercept_; the model cannot be saved")
+        return cls(coef, intercept, target_names,
+                   metadata={**estimator_metadata(estimator), **(metadata or {})}, **parts)
+
     # -- validation -----------------------------------------------------
     def _check(self):
         n, d = self.coef.shape
@@ -626,16 +645,16 @@ def _task_and_classes(model, n_problems):
 def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
                 thresholds=None, metadata=None):
     """Build a :class:`TextModel` from a fitted estimator and optional preprocessing."""
-    coef, intercept = linear_weights(model)
-    task, classes = _task_and_classes(model, coef.shape[0])
+    n_problems = linear_weights(model)[0].shape[0]
+    task, classes = _task_and_classes(model, n_problems)
     if target_names is None:
         classes = getattr(model, "classes_", None)
-        if classes is not None and len(classes) == coef.shape[0]:
+        if classes is not None and len(classes) == n_problems:
             target_names = [str(c) for c in classes]
-        elif classes is not None and coef.shape[0] == 1 and len(classes) == 2:
+        elif classes is not None and n_problems == 1 and len(classes) == 2:
             target_names = [str(classes[1])]
         else:
-            target_names = [f"category_{i}" for i in range(coef.shape[0])]
+            target_names = [f"category_{i}" for i in range(n_problems)]
     vocabulary = preprocessing = idf = None
     if vectorizer is not None:
         _check_vectorizer(vectorizer)
@@ -654,14 +673,15 @@ def _from_parts(model, *, vectorizer=None, selector=None, target_names=None,
         selected = np.asarray(selector.get_support(indices=True), dtype=np.int64)
     if thresholds is None and hasattr(model, "thresholds_"):
         thresholds = model.thresholds_
-    meta = estimator_metadata(model)
+    meta = {}
     if selector is not None:
         meta["selector"] = _qualified_name(selector)
         meta["selector_params"] = _estimator_params(selector)
     meta.update(metadata or {})
-    return TextModel(coef, intercept, target_names, vocabulary=vocabulary, selected=selected,
-                     preprocessing=preprocessing, idf=idf, thresholds=thresholds, metadata=meta,
-                     task=task, classes=classes, calibration=getattr(model, "calibration_", None))
+    return TextModel.of_estimator(model, target_names, metadata=meta, vocabulary=vocabulary,
+                                  selected=selected, preprocessing=preprocessing, idf=idf,
+                                  thresholds=thresholds, task=task, classes=classes,
+                                  calibration=getattr(model, "calibration_", None))
 
 
 def _check_vectorizer(vectorizer):

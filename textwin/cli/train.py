@@ -295,25 +295,24 @@ def _save_model(path, fit, method, result, summary, calibration=None):
 
 def _matrix_model(fit, thresholds, metadata, calibration):
     """The model file of an estimator fitted on a matrix (feature values, or the paper's
-    cached features: no TextClassifier holds them), after checking that its weights give
-    the estimator's own scores."""
-    from ..persistence import TextModel, estimator_metadata, linear_weights, weights_give_scores
+    cached features: no TextClassifier holds them): :meth:`TextModel.of_estimator
+    <textwin.persistence.TextModel.of_estimator>`, whose weights must give the
+    estimator's own test scores."""
+    from ..persistence import ModelFormatError, TextModel
 
     d, est = fit.data, fit.estimator
     single = d.task != "multilabel"
-    model = TextModel(
-        *linear_weights(est), d.categories[1:] if d.task == "binary" else d.categories,
-        vocabulary=d.vocabulary, selected=d.support, preprocessing=d.preprocessing,
-        idf=d.idf, thresholds=thresholds, task=d.task,
-        classes=list(d.categories) if single else None,
-        metadata={**estimator_metadata(est), **metadata}, calibration=calibration)
-    # The weights written must reproduce the estimator's own scores (a threshold
-    # or bias kept outside coef_/intercept_ would be lost otherwise).
     own = fit.scores[:, 1:] if d.task == "binary" else fit.scores
-    if not weights_give_scores(model.coef, model.intercept, d.X_test, own):
-        raise CLIError(f"internal error: {type(est).__name__}'s scores are not "
-                       "coef_ @ x + intercept_; the model cannot be saved", EXIT_INTERNAL)
-    return model
+    try:
+        return TextModel.of_estimator(
+            est, d.categories[1:] if d.task == "binary" else d.categories, metadata=metadata,
+            check=(d.X_test, own), vocabulary=d.vocabulary, selected=d.support,
+            preprocessing=d.preprocessing, idf=d.idf, thresholds=thresholds, task=d.task,
+            classes=list(d.categories) if single else None, calibration=calibration)
+    except ModelFormatError:
+        raise
+    except ValueError as exc:  # weights that do not give its scores
+        raise CLIError(f"internal error: {exc}", EXIT_INTERNAL) from None
 
 
 def _print_result(opts, method, fit, result, summary):
