@@ -739,3 +739,41 @@ def test_append_constant_is_hstack_with_a_constant_column_in_canonical_form():
     np.testing.assert_array_equal(out.data, expected.data)
     assert out.has_canonical_format  # as it says, read off a fresh matrix of its arrays
     assert sp.csr_matrix((out.data, out.indices, out.indptr), shape=out.shape).has_canonical_format
+
+
+@pytest.mark.parametrize("probability", [False, True])
+@pytest.mark.parametrize("fit_intercept", [False, True])
+def test_column_scale_is_the_fit_on_the_scaled_columns(fit_intercept, probability):
+    """fit(X, y, column_scale=r) fits X with column j scaled by r_j (r of both signs, some
+    0) without scaling a copy: coef_ is r times the copy's, the same intercept and
+    duality gap, the model scores X as the copy's scores X diag(r), the calibration's
+    folds too; X is left as it was."""
+    rng = np.random.default_rng(3)
+    X = sp.random(150, 30, density=0.2, format="csr", random_state=rng)
+    y = np.argmax(X @ rng.normal(size=(30, 3)) + 0.3 * rng.normal(size=(150, 3)), axis=1)
+    r = 2 * rng.normal(size=30)
+    r[[0, 5]] = 0.0
+    X_scaled = X.multiply(r).tocsr()
+    before = X.copy()
+    kw = dict(lam=0.03, tol=1e-7, max_epochs=5000, random_state=0, fit_intercept=fit_intercept,
+              probability=probability)
+    est = DualGaussSeidelClassifier(**kw).fit(X, y, column_scale=r)
+    ref = DualGaussSeidelClassifier(**kw).fit(X_scaled, y)
+    assert (X != before).nnz == 0
+    np.testing.assert_allclose(est.coef_, ref.coef_ * r, atol=1e-6)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, atol=1e-6)
+    np.testing.assert_allclose(est.decision_function(X), ref.decision_function(X_scaled),
+                               atol=1e-6)
+    if probability:
+        np.testing.assert_allclose(est.predict_proba(X), ref.predict_proba(X_scaled),
+                                   atol=1e-5)
+
+
+def test_column_scale_must_fit_the_features_and_the_square_regularizer():
+    X, y = sp.random(20, 5, density=0.5, format="csr", random_state=0), np.arange(20) % 2
+    with pytest.raises(ValueError, match="one finite number per feature"):
+        DualGaussSeidelClassifier().fit(X, y, column_scale=np.ones(4))
+    with pytest.raises(ValueError, match="one finite number per feature"):
+        DualGaussSeidelClassifier().fit(X, y, column_scale=np.full(5, np.nan))
+    with pytest.raises(ValueError, match="column_scale is for regularizer='square'"):
+        DualGaussSeidelClassifier(regularizer="entropy").fit(X, y, column_scale=np.ones(5))

@@ -121,3 +121,37 @@ def test_path_points_skip_the_fits_degeneracy_pass_and_equal_a_diagnosed_solve(m
         for out, ref in zip(points, diagnosed):
             assert "spread" not in out and out["n_epochs"] == ref["n_epochs"]
             np.testing.assert_array_equal(out["w"], ref["w"])
+
+
+def test_naive_bayes_folds_solve_on_the_folds_matrices_and_score_as_scaled_copies():
+    """With the naive Bayes scaling a fold's problem is that of its scaled columns, solved on
+    the fold's own matrices (the ratios as the solver's per-feature scale): the built
+    problem holds A itself and scores B itself, no scaled copy of either, and its held-out
+    scores are those of the path on the scaled copies (docs/mathematics.md §5)."""
+    from textwin.feature_selection import nb_ratios, scale_columns
+
+    X, Y = _data(K=3, seed=5)
+    X.data = np.ceil(3 * X.data)  # counts, as a text's
+    folds = [(np.arange(40, 120), np.arange(40)), (np.arange(80), np.arange(80, 120))]
+    matrices = [(X[tr], X[te]) for tr, te in folds]
+    scores = np.full((120, 3, 3), np.nan)
+    params = dict(loss="hinge", fit_intercept=True, intercept_solver="constant_feature",
+                  random_state=0)
+    parts = matrix_folds(matrices, Y, "multilabel", folds, True, scores, params)
+    assert len(parts) == 6  # one per (fold, class)
+    problems, _, (views, X_train, X_test) = parts[0].build()
+    A, B = matrices[0]
+    assert X_train is A and X_test.data is B.data and problems.X_user is A
+    assert views[0].data is A.data  # the kernel reads the fold's own values
+    lam_n = np.array([3.0, 0.3, 0.03])
+    run = FoldPaths(parts, None, True, 120, 3, 2)
+    run.extend(lam_n[:1])
+    run.extend(lam_n[1:])
+    run.out_of_fold(slice(0, 3), out=scores)
+    for (train, test), (A, B) in zip(folds, matrices):
+        for k in range(3):
+            r = nb_ratios(A, Y[train, k])
+            path = held_out_path_scores(scale_columns(A, r), Y[train, k], scale_columns(B, r),
+                                        lam_n / train.size, **params)
+            np.testing.assert_allclose(scores[test, k], path.scores[:, :, 0].T,
+                                       rtol=1e-8, atol=1e-10)

@@ -29,6 +29,8 @@ class SolverSettings:
     ``rho = 1``: see :func:`solver_intercept`), "converged" or "paper"
     (Algorithm 2, docs/mathematics.md §8).
     ``gradient_step`` is in the kernel's scaling (already times ``lam n``).
+    ``column_scale``: the square regularizer's per-feature scale ``r`` (the problems on
+    ``X diag(r)``, solved on X: docs/mathematics.md §5), or None.
     """
 
     loss: str
@@ -49,13 +51,15 @@ class SolverSettings:
     step_fraction: float
     gradient_step: Optional[float]
     exp_cap: float
+    column_scale: Optional[np.ndarray] = None
 
     def kernel_kwargs(self):
         """The keyword arguments of every kernel call but tol, max_epochs and seed."""
         return dict(loss=self.loss, regularizer=self.regularizer, lam=self.lam, mu=self.mu,
                     mass=self.mass, shuffle=self.shuffle, shuffle_block=self.shuffle_block,
                     step=self.step, step_fraction=self.step_fraction,
-                    gradient_step=self.gradient_step, exp_cap=self.exp_cap)
+                    gradient_step=self.gradient_step, exp_cap=self.exp_cap,
+                    column_scale=self.column_scale)
 
 
 def solver_intercept(mode, regularizer):

@@ -28,6 +28,7 @@ import math
 import sys
 import time
 import warnings
+from dataclasses import replace
 from numbers import Integral, Real
 
 import numpy as np
@@ -416,7 +417,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
     # -- fit ----------------------------------------------------------------
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, column_scale=None):
         """Fit one binary problem per class (one-vs-rest) or per label column.
 
         Parameters
@@ -428,6 +429,12 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             Class labels, or a multi-label 0/1 indicator matrix (dense or sparse).
         sample_weight : array-like of shape (n_samples,), default=None
             Weight of each example's loss term (weight ``k`` = ``k`` copies).
+        column_scale : array-like of shape (n_features,), default=None
+            ``r``: fit on ``X`` with column ``j`` scaled by ``r_j`` (the naive Bayes
+            scaling's log-count ratios, say), under the square regularizer, without a
+            scaled copy of ``X`` (docs/mathematics.md §5, "A per-feature scale").
+            ``coef_`` is then ``r`` times the scaled problem's weights: the model
+            scores ``X`` itself, unscaled.
 
         Returns
         -------
@@ -437,7 +444,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         self._check_params(p)
         before = dict(self.__dict__)
         try:
-            prepared = self.prepare_fit(X, y, sample_weight, p)
+            prepared = self.prepare_fit(X, y, sample_weight, p, column_scale)
             X_given, X, labels = prepared.X_user, prepared.X, prepared.labels
             sw = prepared.sample_weight
             n, d_user = X_given.shape
@@ -492,7 +499,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             self._warn_after_fit(results, settings, p)
             self.__dict__.pop("calibration_", None)
             if p["probability"]:
-                self.calibration_ = self._calibrate(X_given, y, sw, p)
+                self.calibration_ = self._calibrate(X_given, y, sw, p, settings.column_scale)
             elif loss_named(p["loss"]).probabilistic:
                 self.calibration_ = Calibration("logistic")
             return self
@@ -505,20 +512,36 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
 
     # -- the steps of fit -----------------------------------------------------
 
-    def prepare_fit(self, X, y, sample_weight=None, params=None):
+    def prepare_fit(self, X, y, sample_weight=None, params=None, column_scale=None):
         """The problems :meth:`fit` solves, prepared as it prepares them (the
         regularization paths and the cross-validation solve exactly these, one lam
         after another): a :class:`~sklearn.utils.Bunch` of ``params`` (:meth:`all_params`,
         checked), ``X_user`` (canonical CSR), ``X`` (with the constant feature when that is
         the bias), ``labels``, ``sample_weight`` and the solver's ``settings``. Sets
-        ``classes_`` and ``intercept_solver_``, as fit does."""
+        ``classes_`` and ``intercept_solver_``, as fit does. ``column_scale``: as
+        :meth:`fit`'s, into the settings."""
         p = self.all_params() if params is None else params
         if params is None:
             self._check_params(p)
         X_user, labels, sw = self._validate_fit_data(X, y, sample_weight, p)
         X = self._choose_intercept(X_user, p)
+        settings = self._solver_settings(X, p)
+        if column_scale is not None:
+            settings = replace(settings, column_scale=self._column_scale(column_scale, X_user, p))
         return Bunch(params=p, X_user=X_user, X=X, labels=labels, sample_weight=sw,
-                     settings=self._solver_settings(X, p))
+                     settings=settings)
+
+    def _column_scale(self, column_scale, X, p):
+        """A fit's ``column_scale`` as the kernel takes it, or a one-line ValueError."""
+        name = type(self).__name__
+        if regularizer_named(p["regularizer"]).entropy:
+            raise ValueError(f"{name}: column_scale is for regularizer='square', not "
+                             f"{p['regularizer']!r}; scale the columns of X instead.")
+        r = np.asarray(column_scale, dtype=np.float64)
+        if r.shape != (X.shape[1],) or not np.all(np.isfinite(r)):
+            raise ValueError(f"{name}: column_scale must hold one finite number per feature "
+                             f"({X.shape[1]}), got shape {r.shape}.")
+        return np.ascontiguousarray(r)
 
     def _validate_fit_data(self, X, y, sample_weight, p):
         """Canonical CSR X, the problems' labels (sets classes_) and the sample weights."""
@@ -655,7 +678,7 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             label = label.item()  # 'cat', not np.str_('cat')
         return f"class {label!r}"
 
-    def _calibrate(self, X, y, sample_weight, p):
+    def _calibrate(self, X, y, sample_weight, p, column_scale=None):
         """Platt's sigmoids on out-of-fold scores: the same estimator, without
         ``probability``, fitted on each fold's training part scores its held-out part."""
         from sklearn.base import clone
@@ -684,7 +707,8 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
         for train, test in folds:
             with warnings.catch_warnings():  # the final fit says what the folds' would
                 warnings.simplefilter("ignore")
-                fold.fit(X[train], y[train], sample_weight=sample_weight[train])
+                fold.fit(X[train], y[train], sample_weight=sample_weight[train],
+                         column_scale=column_scale)
             s = np.asarray(fold.decision_function(X[test])).reshape(test.size, -1)
             if mode == "multiclass" and fold.classes_.size < self.classes_.size:
                 full = np.full((test.size, self.classes_.size), ABSENT_SCORE)

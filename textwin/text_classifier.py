@@ -366,8 +366,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return X if self.selected_ is None else X[:, self.selected_].tocsr()
 
     def _fit_matrix(self, X, Y, task, classes):
-        """Fit the problems on the matrix ``X``, which is the fit's: with ``nb_scaling``
-        it is left scaled by the last problem's ratios."""
+        """Fit the problems on the matrix ``X`` (with ``nb_scaling``, each on its own
+        log-count ratios as the solver's per-feature scale: no scaled copy of ``X``)."""
         self.selected_ = self._selection(X, Y)
         X = self._selected(X)
         self.n_empty_texts_ = int(np.count_nonzero(X.getnnz(axis=1) == 0))
@@ -384,7 +384,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         # (a second K x d array beside the fit's would double the model's memory)
         coef, intercept = None, np.empty(K)
         gap, n_iter = np.empty(K), np.empty(K, dtype=int)
-        if self.nb_scaling:  # each problem on its own scaled matrix
+        if self.nb_scaling:  # each problem on its own ratios
             groups = [([k], positives[:, None]) for k, positives
                       in enumerate(problem_positives(Y, task).T)]
         else:  # the problems of one lam in one fit
@@ -392,8 +392,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             groups = [(cols, target if cols.size == K else target[:, cols])
                       for cols in (np.flatnonzero(lam == v) for v in np.unique(lam))]
         if self.nb_scaling:
-            from textwin.feature_selection import nb_ratios, scale_columns
-        for g, (cols, part) in enumerate(groups):
+            from textwin.feature_selection import nb_ratios
+        for cols, part in groups:
             r = nb_ratios(X, part[:, 0]) if self.nb_scaling else None
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem
                 part = part[:, 0].astype(int)
@@ -406,15 +406,12 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                 problem_class_weight(self.class_weight, classes, cols, task,
                                                      r is not None or task == "multilabel"
                                                      and part.ndim == 1))
-            # the last problem scales X itself (the callers' matrix, made for this fit):
-            # no scaled copy beside X and the copy that the constant feature makes
-            model.fit(X if r is None else
-                      scale_columns(X, r, out=X if g == len(groups) - 1 else None), part)
-            if coef is None and len(cols) == K and r is None:
+            model.fit(X, part, column_scale=r)  # coef_: the weights on X's own columns
+            if coef is None and len(cols) == K:
                 coef = model.coef_
             else:
                 coef = np.empty((K, X.shape[1])) if coef is None else coef
-                coef[cols] = model.coef_ if r is None else model.coef_ * r
+                coef[cols] = model.coef_
             intercept[cols], gap[cols], n_iter[cols] = (model.intercept_, model.duality_gap_,
                                                         model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)

@@ -44,11 +44,12 @@ class Problems:
 
     Runs the estimator's own preparation (validation, label encoding, bias
     mode, prior and mass), so that a path or a cross-validation solves
-    exactly the problems ``estimator.fit`` would, one lam after another.
+    exactly the problems ``estimator.fit`` would, one lam after another
+    (``column_scale``: ``fit``'s).
     """
 
-    def __init__(self, estimator, X, y, sample_weight):
-        prepared = estimator.prepare_fit(X, y, sample_weight)
+    def __init__(self, estimator, X, y, sample_weight, column_scale=None):
+        prepared = estimator.prepare_fit(X, y, sample_weight, column_scale=column_scale)
         p, labels = prepared.params, prepared.labels
         # the estimator's name, not the estimator: these problems travel to a cluster's
         # workers, which need none of a fitted estimator's arrays
@@ -134,6 +135,8 @@ def _curvature_times(g, settings):
     """``hess h(0) @ g``: the regularizer's curvature at the trivial solution."""
     if settings.mass == AUTO:  # an automatic scale curves as the square (§14)
         return g
+    if settings.column_scale is not None:  # the square on X diag(r), kept in X's columns (§5)
+        return np.square(settings.column_scale) * g
     reg = regularizer_named(settings.regularizer)
     return reg.curvature_at_zero(g, settings.mu, settings.mass)
 

@@ -17,7 +17,7 @@ from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._memory import release_free_memory
 from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
-from textwin.feature_selection import nb_ratios, scale_columns
+from textwin.feature_selection import nb_ratios
 from textwin.metrics import breakeven_points
 from textwin.tasks import ABSENT_SCORE, problem_positives, problem_weights
 from textwin.model_selection._choice import SCORINGS, check_choice
@@ -136,8 +136,10 @@ class MatrixFold:
     which builds them when asked), labels ``y`` and the
     :class:`~textwin.DualGaussSeidelClassifier` parameters ``params``. Its problems fill
     the output ``columns``. ``nb_positive``: the naive Bayes scaling of Wang & Manning by
-    those positives, on both matrices (made again for each task and step rather than
-    kept: one scaled copy per class would not fit). A ``lam`` is per training text
+    those positives, the solver's per-feature scale on ``A`` (docs/mathematics.md §5: no
+    scaled copy of either matrix, the model scores ``B`` as it is; its problems are made
+    again for each task and step rather than kept, a scan of ``A`` and its ratios). A
+    ``lam`` is per training text
     (``lam * n``), as a search over folds of other sizes gives it. The folds of one
     ``p`` (one per class with the scaling) share its matrices (``key``)."""
 
@@ -161,15 +163,10 @@ class MatrixFold:
     def build(self, base=None):
         A, B = self.base() if base is None else base
         r = None if self.nb_positive is None else nb_ratios(A, self.nb_positive)
-        problems = Problems(DualGaussSeidelClassifier(**self.params), A, self.y, None)
+        problems = Problems(DualGaussSeidelClassifier(**self.params), A, self.y, None,
+                            column_scale=r)
         if problems.X is not problems.X_user:  # a copy with the constant feature is solved
             problems.X_user = None
-            if r is not None:  # the copy is scaled, the constant feature (last) by 1
-                scale_columns(problems.X, np.append(r, 1.0), out=problems.X)
-        elif r is not None:  # no copy made: a scaled one (A is the fold's, shared)
-            problems.X = problems.X_user = scale_columns(problems.X_user, r)
-        if r is not None:
-            B = scale_columns(B, r)
         return problems, None, (problems.own_views(), problems.X, as_canonical_csr(B))
 
 
@@ -241,8 +238,8 @@ def matrix_folds(matrices, Y, task, folds, nb, scores, params):
     and held-out matrices (``matrices[p]``: a list of pairs, or
     :class:`~textwin.text.FoldMatrices`), the labels ``Y`` (an indicator: texts x
     classes) and the classifier's ``params`` (a :class:`MatrixFold` each: all the problems
-    of a fold on its matrices, or with naive Bayes scaling each problem on its own
-    scaled ones); a problem without one (its class in every training text of the
+    of a fold on its matrices, or with naive Bayes scaling each problem on them with its own
+    ratios); a problem without one (its class in every training text of the
     fold or in none) has a constant score, written into ``scores`` here: 1 for a
     class in every text, else -1, or -inf for one class of several (never the
     argmax: a fold whose training part lacks a class never predicts it). A
