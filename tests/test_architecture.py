@@ -201,6 +201,16 @@ def test_the_folds_are_built_in_one_module():
         "folds are built in textwin/_folds.py (textwin.model_selection._split); call it")
 
 
+def test_the_tests_mirror_the_files_of_model_selection():
+    # as tests/test_kernel_<name>.py mirror textwin/_kernels/<name>.pyx
+    tests = PACKAGE.parent / "tests"
+    missing = [f"{m.name}: tests/test_model_selection{m.stem}.py"
+               for m in sorted((PACKAGE / "model_selection").glob("_*.py"))
+               if m.stem != "__init__" and not (tests / f"test_model_selection{m.stem}.py").is_file()]
+    assert not missing, f"model_selection modules without their test file: {missing}"
+    assert not (tests / "test_model_selection.py").exists()  # split per module
+
+
 def test_the_decision_rule_is_asked_not_rewritten():
     assert all(("textwin.tasks", "decide") in IMPORTS[m] for m in DECIDERS), [
         m for m in DECIDERS if ("textwin.tasks", "decide") not in IMPORTS[m]]

@@ -14,6 +14,7 @@ from textwin.model_selection._split import search_sample
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.text_classifier import intercept_params
 from textwin.text import TextVectorizer
+from _model_selection_data import Clock
 from _text_corpora import COMMON, TOPICS, corpus, multilabel_corpus
 
 
@@ -377,17 +378,6 @@ def test_cv_solves_the_folds_to_fold_tol_and_the_refit_to_tol(monkeypatch):
             TextClassifierCV(fold_tol=bad, **kw).fit(texts, y)
 
 
-class _Clock:
-    """A clock that moves one second each time it is read."""
-
-    def __init__(self):
-        self.now = 0.0
-
-    def perf_counter(self):
-        self.now += 1.0
-        return self.now
-
-
 def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(monkeypatch):
     import textwin.model_selection._budget as budget_module
     import textwin.model_selection._text_search as text_classifier  # the search's module
@@ -397,7 +387,7 @@ def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(m
     kw = dict(lam_grid=np.logspace(1, -2, 4), cv=3, early_stopping=False, chars=None)
     full = TextClassifierCV(**kw).fit(texts, y)
     assert full.time_budget_ is None
-    monkeypatch.setattr(budget_module, "time", _Clock())
+    monkeypatch.setattr(budget_module, "time", Clock())
     built = []
     original = text_classifier.fold_matrices
 
@@ -427,26 +417,6 @@ def test_time_budget_keeps_the_best_of_what_fitted_and_says_what_was_not_tried(m
     assert search.best_score_ == pytest.approx(max(m for m, _ in rows))
     with pytest.raises(ValueError, match=r"too small .* give at least \d+ s"):
         TextClassifierCV(time_budget=0.5, **kw).fit(texts, y)
-
-
-def test_the_estimate_left_prices_the_lams_below_and_the_settings_left(monkeypatch):
-    import textwin.model_selection._budget as budget_module
-    from textwin.model_selection._budget import TimeBudget
-
-    monkeypatch.setattr(budget_module, "time", _Clock())
-    budget = TimeBudget(None, "search")
-    budget.solved(2.0, 100, 3, True)  # a first piece: 3 lams over 100 values in 2 s
-    # the 7 lams below at 1.5 times the rate seen (7 s), then one setting more priced as
-    # this one: its first piece (2 s) and its 7 lams below (7 s)
-    assert budget.estimate_left(100, 10, 7, 1) == pytest.approx(16.0)
-    assert budget.estimate_left(100, 10, 0, 0) == 0.0
-    assert budget.progress_note(100, 10, 7, 1) == "at most about 16 s left"
-    bounded = TimeBudget(20, "search")  # the clock moves 1 s at each reading
-    bounded.solved(2.0, 100, 3, True)
-    # 7 + 5 * 9 = 52 s of work, but never past the budget left
-    assert 15 < bounded.estimate_left(100, 10, 7, 5) < 20
-    assert re.fullmatch(r"at most about 1\d s left, budget left 1\d s",
-                        bounded.progress_note(100, 10, 7, 5))
 
 
 class _Terminal(io.StringIO):

@@ -1,8 +1,10 @@
 """The out-of-fold engine (textwin/model_selection/_validation.py): every (fold, problem)
 path, continued in pieces, scores its held-out rows as held_out_path_scores does."""
 import numpy as np
+import pytest
 import scipy.sparse as sp
 
+from textwin import DualGaussSeidelClassifierCV
 from textwin.model_selection import held_out_path_scores
 from textwin.model_selection._paths import Problems
 from textwin.model_selection._validation import FoldPaths, MatrixFold, RowsFold, matrix_folds
@@ -155,3 +157,30 @@ def test_naive_bayes_folds_solve_on_the_folds_matrices_and_score_as_scaled_copie
                                         lam_n / train.size, **params)
             np.testing.assert_allclose(scores[test, k], path.scores[:, :, 0].T,
                                        rtol=1e-8, atol=1e-10)
+
+
+def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
+    # on Ray, the client cuts each fold's training rows once and ships them; the
+    # workers' tasks must read those, not cut the matrix again in every process
+    import textwin.model_selection._validation as V
+    from textwin._distributed import Shipment
+    from textwin.model_selection._paths import Problems, resolve_lams
+
+    rng = np.random.default_rng(0)
+    X = sp.random(90, 30, density=0.2, format="csr", random_state=rng)
+    Y = (rng.random((90, 2)) < 0.4).astype(int)
+    est = DualGaussSeidelClassifierCV(cv=3, lams=3, scoring="micro_breakeven_point",
+                                        random_state=0)
+    problems = Problems(est, X, Y, None)
+    scoring = V.Scoring(est.scoring, est)
+    folds = [V.RowsFold(problems, train, test) for train, test in est._folds(problems, Y)]
+    lams = resolve_lams("test", 3, 1e-2, problems)
+    cut = V.held_out_path_task(Shipment(dict(folds=folds, scoring=scoring, shared=False), "t"),
+                               0, 1, 0, None, lams)
+    for fold in folds:
+        fold.cut()  # as FoldPaths does on Ray
+    monkeypatch.setattr(V, "as_canonical_csr", lambda X: pytest.fail("cut again"))
+    shipped = V.held_out_path_task(Shipment(dict(folds=folds, scoring=scoring, shared=False),
+                                            "t"), 0, 1, 0, None, lams)
+    assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
+    np.testing.assert_array_equal(shipped[1][0], cut[1][0])

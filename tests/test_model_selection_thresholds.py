@@ -1,4 +1,5 @@
-"""Decision thresholds: f1_thresholds and accuracy_thresholds against brute force,
+"""Decision thresholds (textwin/model_selection/_thresholds.py and the tuners of metrics):
+f1_thresholds and accuracy_thresholds against brute force,
 TunedThresholdsClassifierCV, and argmax_thresholds (class offsets before a multi-class argmax)."""
 import warnings
 
