@@ -218,3 +218,20 @@ def test_a_path_continues_with_a_sparse_indicator_matrix_of_labels():
         held_out_path_scores(X, sp.csr_matrix(1 - Y), X, lams[1:], warm_start=first.state,
                              random_state=0)
 
+
+
+@pytest.mark.parametrize("share", [0.0, 0.05, 0.6, 0.7, 1.0])
+def test_a_path_stop_gives_back_its_dual_variables_value_for_value(share):
+    from textwin.model_selection._paths import PathStop
+
+    rng = np.random.default_rng(3)
+    alpha = np.where(rng.random(500) < share, rng.random(500), 0.0)
+    stop = PathStop(alpha, 0.25)
+    again = stop.alpha()
+    np.testing.assert_array_equal(again, alpha)
+    assert again is not stop.value and stop.sigma == 0.25
+    again[:] = 7.0  # a new vector each time: the solver updates it in place
+    np.testing.assert_array_equal(stop.alpha(), alpha)
+    # the nonzeros alone where they are fewer: 12 bytes each against 8 per variable
+    kept = stop.value.nbytes + (0 if stop.index is None else stop.index.nbytes)
+    assert kept <= alpha.nbytes and (stop.index is None) == (share >= 0.7)

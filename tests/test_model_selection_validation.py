@@ -184,3 +184,26 @@ def test_a_path_task_reads_the_fold_matrices_it_is_given(monkeypatch):
                                             "t"), 0, 1, 0, None, lams)
     assert [p[4] for p in shipped[0]] == [p[4] for p in cut[0]]
     np.testing.assert_array_equal(shipped[1][0], cut[1][0])
+
+
+def test_paths_continued_from_their_kept_nonzeros_equal_paths_solved_in_one_go():
+    # between pieces each path keeps where it stopped as its nonzero dual variables only
+    # (most are 0 on rare classes); the next piece starts from the same vector, so the
+    # scores are those of one piece over every lam, to the last bit
+    X, Y = _data(n=300, K=4)
+    Y[:, 3] = (np.arange(300) % 29 == 0)  # a rare class: its dual variables mostly 0
+    folds = [(np.arange(100, 300), np.arange(100)), (np.arange(200), np.arange(200, 300))]
+    problems = Problems(DualGaussSeidelClassifier(random_state=1), X, Y, None)
+    lams = np.array([3e-2, 1e-2, 3e-3, 1e-3])
+    runs = []
+    for cut in (0, 1, 2):
+        run = FoldPaths([RowsFold(problems, tr, te) for tr, te in folds], None, True, 300, 4, 1)
+        for piece in ([lams] if cut == 0 else [lams[:cut], lams[cut:]]):
+            run.extend(piece)
+        runs.append(run)
+    for run in runs[1:]:
+        np.testing.assert_array_equal(run.out_of_fold(slice(0, 4)),
+                                      runs[0].out_of_fold(slice(0, 4)))
+    rare = [stop for stop, (p, k) in zip(runs[1].state, runs[1].tasks) if k == 3]
+    assert all(stop.index is not None for stop in rare)
+    assert all(stop.index.nbytes + stop.value.nbytes < stop.size * 8 / 3 for stop in rare)

@@ -27,7 +27,7 @@ from textwin._scale import AUTO
 from textwin.linear import DualGaussSeidelClassifier
 
 __all__ = ["Problems", "regularization_path", "held_out_path_scores", "lam_max", "lam_grid",
-           "resolve_lams", "solve_path", "LamGridWarning", "PathConvergenceWarning",
+           "resolve_lams", "solve_path", "PathStop", "LamGridWarning", "PathConvergenceWarning",
            "warn_path_failures", "DEFAULT_N_LAMS", "DEFAULT_MIN_RATIO"]
 
 DEFAULT_N_LAMS = 10
@@ -289,6 +289,37 @@ def solve_path(problems, views, X_rows, y, weight, lams, seed, on_point, start=N
             sigma = out["bias"]
         on_point(l, out, alpha, bias)
     return alpha, sigma
+
+
+class PathStop:
+    """Where a path stopped, kept until its next lams: the dual variables ``alpha`` and the
+    bias multiplier ``sigma`` (:func:`solve_path`'s return and ``start``).
+
+    A search keeps one per fold and binary problem between its pieces (Reuters 90's
+    titles: 450 paths of 6,200 texts, 22 MB as dense vectors), yet most of a path's
+    dual variables are 0 (a hinge's well-classified texts: 95 % there), so only the
+    nonzeros are kept where they are fewer than two thirds (an index and a value: 12
+    bytes against 8). :meth:`alpha` gives the same vector back, value for value.
+    """
+
+    __slots__ = ("size", "index", "value", "sigma")
+
+    def __init__(self, alpha, sigma):
+        alpha = np.asarray(alpha, dtype=np.float64)
+        self.size, self.sigma = alpha.size, sigma
+        index = np.flatnonzero(alpha)
+        if 3 * index.size < 2 * alpha.size:
+            self.index, self.value = index.astype(np.int32), alpha[index]
+        else:
+            self.index, self.value = None, alpha.copy()
+
+    def alpha(self):
+        """A new dense vector of the dual variables."""
+        if self.index is None:
+            return self.value.copy()
+        out = np.zeros(self.size)
+        out[self.index] = self.value
+        return out
 
 
 def regularization_path(X, y, lams=DEFAULT_N_LAMS, *, sample_weight=None,

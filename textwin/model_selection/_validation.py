@@ -21,7 +21,7 @@ from textwin.feature_selection import nb_ratios
 from textwin.metrics import breakeven_points
 from textwin.tasks import ABSENT_SCORE, problem_positives, problem_weights
 from textwin.model_selection._choice import SCORINGS, check_choice
-from textwin.model_selection._paths import Problems, solve_path
+from textwin.model_selection._paths import PathStop, Problems, solve_path
 
 __all__ = ["Scoring", "FoldPaths", "RowsFold", "MatrixFold", "MICRO_BEP", "FLOOR",
            "FEW_POSITIVES", "matrix_folds", "refit_problem", "refit_task", "held_out_path", "held_out_path_task"]
@@ -322,7 +322,7 @@ class FoldPaths:
         self.solved = np.zeros((K, 0), dtype=bool)  # the columns' paths reached that lam
         self.fold_scores = np.zeros((F, 0))  # shared lam: the whole model's score per fold
         self.failures, self.constant = [], set()
-        self.state = [None] * self.n_tasks  # (alpha, sigma) where each path stopped
+        self.state = [None] * self.n_tasks  # a PathStop: where each path stopped
         self.cluster = active_cluster()
         self.data, self._built, self._bases = None, {}, {}
         self._lock = threading.Lock()
@@ -385,15 +385,15 @@ class FoldPaths:
         def start(j):
             if self.state[j] is None:
                 return None
-            alpha, sigma = self.state[j]
+            stop = self.state[j]
             fold = self.folds[self.tasks[j][0]]
-            return alpha * (fold.lams(lams)[0] / fold.lams(self.lams)[-1]), sigma
+            return stop.alpha() * (fold.lams(lams)[0] / fold.lams(self.lams)[-1]), stop.sigma
 
         def store(i, result):
             j = tasks[i]
             p, k = self.tasks[j]
             c = self.folds[p].columns[k]
-            points, self.state[j] = result
+            points, self.state[j] = result[0], PathStop(*result[1])
             for l, (epochs, constant, converged, gap, value) in enumerate(points):
                 path_iter[p, c, l] = epochs
                 if constant:
