@@ -17,6 +17,7 @@ C_SOURCES = {
         str(C_SRC / name) for name in ("rowops_base.c", "rowops_avx2.c", "rowops_dispatch.c")
     ],
     "textwin._kernels._chars": [str(C_SRC / "charngrams.c")],
+    "textwin._kernels._vocabulary": [str(C_SRC / "vocabulary.c")],
 }
 
 # One extension per .pyx under textwin/ (generated C is never committed).
@@ -27,7 +28,8 @@ extensions = [
         include_dirs=[np.get_include(), str(C_SRC)],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
-        depends=[str(C_SRC / h) for h in ("rowops.h", "rowops_inline.h", "charngrams.h")],
+        depends=[str(C_SRC / h) for h in ("rowops.h", "rowops_inline.h", "charngrams.h",
+                                                       "vocabulary.h", "fmix64.h")],
     )
     for pyx in sorted((HERE / "textwin").rglob("*.pyx"))
     for name in [".".join(pyx.relative_to(HERE).with_suffix("").parts)]

@@ -48,6 +48,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._io import atomic_write, available_memory
+from ._kernels._vocabulary import Vocabulary
 from ._version import __version__
 
 __all__ = ["ModelFormatError", "TextModel", "Terms", "save_model", "load_model", "FORMAT_VERSION"]
@@ -145,6 +146,8 @@ class Terms:
         order; a :class:`Terms` is returned as it is."""
         if isinstance(terms, Terms):
             return terms
+        if isinstance(terms, Vocabulary):  # already these two arrays
+            return cls(terms.utf8, terms.offsets)
         if isinstance(terms, dict):
             terms = _in_column_order(terms)
         elif isinstance(terms, np.ndarray):
@@ -216,16 +219,28 @@ class Terms:
         return self.utf8[a:b].tobytes().decode("utf-8", "surrogatepass")
 
     def columns(self):
-        """The ``{term: column}`` dict of the terms; a term given twice is refused."""
-        terms = self.tolist()
-        columns = dict(zip(terms, range(len(terms))))
-        if len(columns) != len(terms):
-            seen = set()
-            twice = next(t for t in terms if t in seen or seen.add(t))
+        """The ``{term: column}`` mapping of the terms (a compact
+        :class:`~textwin._kernels._vocabulary.Vocabulary`, no Python string per term);
+        a term given twice, or bytes that are not UTF-8, are refused."""
+        raw = self.utf8
+        if raw.size and raw.max() >= 0x80:
+            # every term UTF-8 when the whole is and none begins inside a character
+            starts = self.offsets[:-1][np.diff(self.offsets) > 0]
+            try:
+                raw.tobytes().decode("utf-8", "surrogatepass")
+                whole = not np.any(raw[starts] & 0xC0 == 0x80)
+            except UnicodeDecodeError:
+                whole = False
+            if not whole:
+                self.tolist()  # raises, naming the term
+        try:
+            return Vocabulary.from_buffers(self.utf8, self.offsets)
+        except ValueError as exc:
+            twice = self[exc.args[1]]
+            distinct = len(set(self.tolist()))
             raise ModelFormatError(
-                f"the vocabulary holds the term {twice!r} twice ({len(terms)} terms, "
-                f"{len(columns)} distinct)")
-        return columns
+                f"the vocabulary holds the term {twice!r} twice ({self.size} terms, "
+                f"{distinct} distinct)") from None
 
     def __repr__(self):
         return f"Terms({self.size} terms, {self.utf8.size} bytes of UTF-8)"

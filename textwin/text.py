@@ -38,6 +38,7 @@ import scipy.sparse as sp
 from numpy.lib.stride_tricks import sliding_window_view
 
 from textwin._kernels._chars import count_char_ngrams
+from textwin._kernels._vocabulary import Vocabulary
 from textwin._memory import release_free_memory
 from textwin._languages import FUNCTION_WORDS, LANGUAGES, UNSPACED_SCRIPTS, check_language
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -653,6 +654,17 @@ def _csr(data, indices, indptr, n_cols):
     )
 
 
+def _smallest_counts(counts):
+    """Integer counts as uint8 (or uint16) when every one fits, as they nearly always do
+    for one document's n-gram: a chunk's character n-gram counts, kept until the chunks
+    are stacked, take a byte each instead of four."""
+    top = counts.max(initial=0)
+    for dtype in (np.uint8, np.uint16):
+        if top <= np.iinfo(dtype).max:
+            return counts.astype(dtype)
+    return counts
+
+
 def _stack_rows(parts, n_cols, dtype=np.float64):
     """The CSR matrices ``parts`` (possibly narrower) one above the other, ``n_cols`` wide,
     their values as ``dtype``.
@@ -843,9 +855,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    vocabulary_ : dict of str to int
+    vocabulary_ : Vocabulary (a mapping of str to int)
         Term to column index; the columns are in sorted term order (not with
-        ``n_features``).
+        ``n_features``). Read as a dict is (``vocabulary_[term]``, ``get``,
+        ``in``, ``items()``, equal to the dict of the same terms), held as the
+        terms' UTF-8 bytes, their offsets and a table of their columns
+        (``_kernels/_vocabulary.pyx``): about 16 bytes a term beside the
+        text, where a dict of str takes about 100.
     document_frequency_ : ndarray of shape (n_features,), dtype int64
         Number of training documents containing each term (each hashed column).
     idf_ : ndarray of shape (n_features,)
@@ -1015,7 +1031,8 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def _count_chars(self, docs, column_of_term, grow):
         """The count matrix of the character n-grams of a chunk (see ``char_ngrams``):
-        counted in C; Python builds one string per distinct n-gram of the chunk."""
+        counted in C and looked up in the vocabulary from their code points (a Python
+        string each only for hashed columns, whose hash is scikit-learn's of the str)."""
         min_n, max_n = self._char_bounds()
         docs = [_composed(doc) for doc in docs]
         text = "".join(docs)
@@ -1031,23 +1048,34 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         indptr, ids, counts, first, length, padded = count_char_ngrams(
             codes, ends, min_n, max_n, _UNICODE_SPACES)
         del codes
-        words = padded.tobytes().decode("utf-32-le", "surrogatepass")
-        del padded
-        terms = [CHAR_PREFIX + words[a:a + n] for a, n in zip(first.tolist(), length.tolist())]
-        del words, first, length
-        X = _csr(counts, ids, indptr, len(terms))
+        X = _csr(counts, ids, indptr, first.size)
+        del counts, ids, indptr
         if self.n_features is not None:
+            words = padded.tobytes().decode("utf-32-le", "surrogatepass")
+            terms = [CHAR_PREFIX + words[a:a + n] for a, n in zip(first.tolist(), length.tolist())]
+            del words, padded, first, length
             X = _renumber_columns(
                 X, np.array(_hashed_columns(terms, self.n_features), dtype=np.int64),
                 self.n_features)
             X.sum_duplicates()  # n-grams hashed to one column add up
             return X
-        return _renumber_columns(X, self._columns(terms, column_of_term, grow),
-                                 len(column_of_term))
+        if isinstance(column_of_term, Vocabulary):
+            columns = column_of_term.columns_of_codes(CHAR_PREFIX, padded, first, length, grow)
+        else:  # a dict given as vocabulary_
+            words = padded.tobytes().decode("utf-32-le", "surrogatepass")
+            columns = self._columns([CHAR_PREFIX + words[a:a + n] for a, n in
+                                     zip(first.tolist(), length.tolist())], column_of_term, grow)
+            del words
+        del padded, first, length
+        X.data = _smallest_counts(X.data)  # hashed columns add up counts: not there
+        return _renumber_columns(X, columns, len(column_of_term))
 
     def _columns(self, terms, column_of_term, grow):
         """The column of each term (with ``grow``, a new term gets the next column and
         is added to ``column_of_term``; else -1)."""
+        if isinstance(column_of_term, Vocabulary):
+            return column_of_term.columns(terms if isinstance(terms, list) else list(terms),
+                                          grow)
         if grow:
             setdefault = column_of_term.setdefault
             columns = (setdefault(term, len(column_of_term)) for term in terms)
@@ -1111,7 +1139,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         self.stemmer_ = resolve_stemmer(self.stemmer) if self.stem else None
         self._stemmer = None
         self._fitted_settings = self._settings()
-        self._column_of_term = {}  # every term seen, in order of first occurrence
+        self._column_of_term = Vocabulary()  # every term seen, in order of first occurrence
         self._df = np.zeros(self.n_features or 0, dtype=np.int64)
         self.n_documents_ = 0
         self.n_empty_ = 0
@@ -1143,31 +1171,24 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                 "to learn"
             )
         min_df = _min_count(self.min_df, self.n_documents_)
-        # the terms in sorted order and the column each had (no Python int per term kept)
-        terms = sorted(self._column_of_term)
-        keep = np.fromiter(map(self._column_of_term.__getitem__, terms), dtype=np.int64,
-                           count=n_terms)
+        # the column each term had, the terms in sorted order
+        keep = self._column_of_term.sorted_columns()
         if min_df > 1:
-            enough = self._df[keep] >= min_df
-            keep = keep[enough]
-            terms = list(itertools.compress(terms, enough.tolist()))
+            keep = keep[self._df[keep] >= min_df]
             if keep.size == 0 and strict:
                 raise ValueError(
                     f"min_df={self.min_df} removes every term: no term occurs in "
                     f"{min_df} of the {self.n_documents_} training documents; lower min_df"
                 )
-        kept_terms = zip(terms, range(keep.size))
         self._set_document_frequency(self._df[keep])
         if keep.size == n_terms:
-            # Every term kept: the dict of the terms seen becomes the vocabulary, rebuilt
-            # in column order in place (one such dict in memory, not two);
-            # partial_fit copies it before adding terms.
+            # Every term kept: the terms seen, in column order, are the vocabulary (one
+            # such table kept, not two); partial_fit copies it before adding terms.
             self._df = self._df[keep]
-            self._column_of_term.clear()
-            self._column_of_term.update(kept_terms)
+            self._column_of_term = self._column_of_term.take(keep)
             self.vocabulary_ = self._column_of_term
         else:
-            self.vocabulary_ = dict(kept_terms)
+            self.vocabulary_ = self._column_of_term.take(keep)
         new_column = np.full(n_terms, -1, dtype=np.int64)
         new_column[keep] = np.arange(keep.size)
         return new_column
@@ -1256,7 +1277,7 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
 
     def _learn_batch(self, raw_documents, token_re):
         if getattr(self, "vocabulary_", None) is self._column_of_term:  # see _finish
-            self._column_of_term = dict(self._column_of_term)
+            self._column_of_term = self._column_of_term.copy()
         for docs in self._chunks(raw_documents):
             self._learn(self._chunk_counts(docs, token_re, self._column_of_term, grow=True))
 
@@ -1408,9 +1429,13 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
         if self.n_features is not None:
             raise ValueError(f"with n_features={self.n_features} the columns are hashed terms, "
                              "which have no names; use n_features=None for a vocabulary")
-        names = np.empty(len(self.vocabulary_), dtype=object)
-        for term, j in self.vocabulary_.items():
-            names[j] = term
+        vocabulary = self.vocabulary_
+        names = np.empty(len(vocabulary), dtype=object)
+        if isinstance(vocabulary, Vocabulary):
+            names[:] = vocabulary.tolist()
+        else:
+            for term, j in vocabulary.items():
+                names[j] = term
         return names
 
     def preprocessing_params(self):
@@ -1447,6 +1472,14 @@ class TextVectorizer(TransformerMixin, BaseEstimator):
                                          "language": "english", "ngram_range": (1, 1),
                                          "char_ngrams": None,
                                          **state["_fitted_settings"]}
+        # a vocabulary pickled as a dict (before it was held compactly) becomes one
+        if isinstance(state.get("vocabulary_"), dict):
+            shared = state.get("_column_of_term") is state["vocabulary_"]
+            state["vocabulary_"] = Vocabulary.of(state["vocabulary_"])
+            if shared:
+                state["_column_of_term"] = state["vocabulary_"]
+        if isinstance(state.get("_column_of_term"), dict):
+            state["_column_of_term"] = Vocabulary.of(state["_column_of_term"])
         if "vocabulary_" in state and "stemmer_" not in state:
             fitted = "nltk" if state["stemmer"] == "auto" else state["stemmer"]
             state["stemmer_"] = fitted if state.get("stem", True) else None

@@ -3,21 +3,10 @@
 #include <string.h>
 
 #include "charngrams.h"
+#include "fmix64.h"
 
 #define TW_HASH_SEED 0x84222325CBF29CE4ULL
 #define TW_HASH_MUL 0x100000001B3ULL
-
-/* MurmurHash3's 64-bit finalizer: the table indexes the low bits of the hash,
-   which the FNV-style product alone leaves poorly mixed. */
-static inline uint64_t tw_fmix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDULL;
-    h ^= h >> 33;
-    h *= 0xC4CEB9FE1A85EC53ULL;
-    h ^= h >> 33;
-    return h;
-}
 
 /* Python's str.isspace: ASCII tab to carriage return, the separators 0x1C-0x1F,
    space; above 127 the sorted list given. */
