@@ -139,8 +139,8 @@ class MatrixFold:
     those positives, the solver's per-feature scale on ``A`` (docs/mathematics.md §5: no
     scaled copy of either matrix, the model scores ``B`` as it is; its problems are made
     again for each task and step rather than kept, a scan of ``A`` and its ratios). A
-    ``lam`` is per training text
-    (``lam * n``), as a search over folds of other sizes gives it. The folds of one
+    ``lam`` is per training text (``lam * n``), as a search over folds of other sizes
+    gives it. The folds of one
     ``p`` (one per class with the scaling) share its matrices (``key``)."""
 
     def __init__(self, matrices, p, n_train, y, params, test, columns, nb_positive=None):
