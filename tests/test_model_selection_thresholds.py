@@ -77,13 +77,34 @@ def test_thresholds_come_from_out_of_fold_scores():
             oof[test] = clone(est).fit(X[train], Y[train]).decision_function(X[test])
         full = clone(est).fit(X, Y)
     assert_allclose(tuned.oof_scores_, oof)
-    assert_array_equal(tuned.thresholds_, f1_thresholds(Y, oof))
-    assert tuned.thresholds_[2] == np.inf  # no positives: never predicted
+    assert_array_equal(tuned.thresholds_[:2], f1_thresholds(Y, oof)[:2])
+    assert tuned.thresholds_[2] == 0.0  # no positives: its model's own decision (never)
+    assert (full.decision_function(X)[:, 2] < 0).all()
     # the final model is fitted on all the data, and predict applies the thresholds
     assert_allclose(tuned.coef_, full.coef_)
     raw = full.decision_function(X)
     assert_array_equal(tuned.predict(X), (raw > tuned.thresholds_).astype(int))
     assert not np.array_equal(tuned.predict(X), full.predict(X))
+
+
+@pytest.mark.parametrize("objective", ["f1", "breakeven", "accuracy"])
+def test_a_category_with_fewer_positives_than_folds_keeps_threshold_0(objective):
+    # the searches' and train --tune-thresholds' policy: some fold trained without a
+    # positive, and its out-of-fold scores say nothing (tuned, it fell far below 0)
+    X, Y = multilabel_problem()
+    Y[:, 2] = 0
+    Y[np.argsort(X[:, 0].toarray().ravel())[-2:], 2] = 1  # two positives, four folds
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(random_state=0, fit_intercept=True),
+                                            objective=objective, cv=KFold(4)).fit(X, Y)
+    assert tuned.thresholds_[2] == 0.0
+    assert tuned.thresholds_[:2].tolist() != [0.0, 0.0]  # the others are tuned
+    from textwin.metrics import THRESHOLD_TUNERS
+
+    unfloored = THRESHOLD_TUNERS[objective](Y, tuned.oof_scores_)
+    assert unfloored[2] != 0.0  # what it would have been tuned to
+    assert_array_equal(tuned.thresholds_[:2], unfloored[:2])
 
 
 def test_breakeven_objective_and_the_binary_case():

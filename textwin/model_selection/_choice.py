@@ -64,11 +64,10 @@ def check_choice(task, scoring, rule, name="select_lam"):
 
 def tuned_thresholds(S, T, rule, min_positives):
     """Thresholds of ``rule`` on out-of-fold scores ``S`` (n, K) against the indicator
-    ``T`` (n, K); 0 for a category with fewer than ``min_positives`` (the folds): the
-    threshold tuner of the searches, of ``train --tune-thresholds`` and of
-    :class:`~textwin.model_selection.TunedThresholdsClassifierCV` (which passes 0: no
-    floor, a category without positives never predicted), and its policy for rare
-    categories.
+    ``T`` (n, K); 0 for a category with fewer than ``min_positives`` (each caller passes
+    its folds): the threshold tuner of the searches, of ``train --tune-thresholds`` and
+    of :class:`~textwin.model_selection.TunedThresholdsClassifierCV`, and their one policy
+    for rare categories.
 
     With fewer positives than folds, some fold trained without any or with one: its
     scores say nothing, and the tuned threshold falls far below 0 (a category of two

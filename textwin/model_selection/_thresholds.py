@@ -65,17 +65,27 @@ def out_of_fold_scores(estimator, X, Y, cv=5, sample_weight=None):
     a ``KFold`` for a multi-label indicator), a clone of ``estimator`` is fitted
     on the training part and its ``decision_function`` scores the held-out part.
     """
+    X, Y, pairs = _fold_pairs(cv, X, Y)
+    return _scored_out_of_fold(estimator, X, Y, pairs, sample_weight, cv)
+
+
+def _fold_pairs(cv, X, Y):
+    """``X`` and ``Y`` as the folds index them, and the (train, test) pairs of ``cv``."""
     if sp.issparse(X):
         X = X.tocsr()  # row indexing for the folds
-    n = X.shape[0] if hasattr(X, "shape") else len(X)
     Y = Y.tocsr() if sp.issparse(Y) else np.asarray(Y)
     # one indicator column splits as binary labels (stratified), not as a matrix
     split_y = Y[:, 0] if Y.ndim == 2 and Y.shape[1] == 1 else Y
     if sp.issparse(split_y):
         split_y = split_y.toarray().ravel()
+    return X, Y, list(split_folds(cv, X, split_y))
+
+
+def _scored_out_of_fold(estimator, X, Y, pairs, sample_weight, cv):
+    n = X.shape[0] if hasattr(X, "shape") else len(X)
     sw = None if sample_weight is None else np.asarray(sample_weight)
     oof = None
-    for train, test in split_folds(cv, X, split_y):
+    for train, test in pairs:
         est = clone(estimator)
         kwargs = {} if sw is None else {"sample_weight": sw[train]}
         est.fit(_rows(X, train), Y[train], **kwargs)
@@ -300,8 +310,11 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
     3. fits ``estimator`` on all the data (``estimator_``).
 
     ``predict`` returns the categories whose score is above their threshold, so a
-    document may get no category. A category without positives in the training
-    data gets ``+inf`` (never predicted).
+    document may get no category. A category with fewer training positives than
+    folds keeps the threshold 0, its model's own decision, as the searches' and ``train
+    --tune-thresholds``' do: some fold trained without any, and its out-of-fold scores
+    say nothing (a category without positives gets a constant negative model, never
+    predicted).
 
     Parameters
     ----------
@@ -365,18 +378,17 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
                 f"{name}: y is {kind}; per-category thresholds need a binary y or a "
                 "multi-label indicator matrix (a multi-class prediction is an argmax "
                 "over the classes, with no threshold to tune).")
-        Y = y.tocsr() if sp.issparse(y) else np.asarray(y)
+        Xf, Y, folds = _fold_pairs(self.cv, X, y)
         sw = None if sample_weight is None else np.asarray(sample_weight)
-        oof = out_of_fold_scores(self.estimator, X, Y, self.cv, sw)
+        oof = _scored_out_of_fold(self.estimator, Xf, Y, folds, sw, self.cv)
         if kind == "binary":
             labels = np.ravel(Y.toarray() if sp.issparse(Y) else Y)
             truth = (labels == np.unique(labels)[-1])[:, None]
         else:
             truth = Y.toarray() if sp.issparse(Y) else Y
-        # the searches' one tuner; this estimator's policy for rare categories: every one
-        # tuned on its out-of-fold scores (no floor), one without positives never
-        # predicted (the tuners' +inf), where the searches keep 0 below the folds' count
-        self.thresholds_ = tuned_thresholds(oof, truth, self.objective, min_positives=0)
+        # the searches' one tuner and its policy: a category with fewer positives than
+        # folds keeps 0 (some fold trained without any: its scores say nothing)
+        self.thresholds_ = tuned_thresholds(oof, truth, self.objective, len(folds))
         self.oof_scores_ = oof
 
         kwargs = {} if sw is None else {"sample_weight": sw}
