@@ -92,7 +92,8 @@ def test_train_auto_multilabel_reports_saves_and_scores_as_the_model(capsys, tmp
     texts, labels = _texts(multilabel_corpus, "train")
     names = sorted(WORDS)
     Y = np.array([[c in ls for c in names] for ls in labels], dtype=int)
-    search = TextClassifierCV(cv=5, task="multilabel").fit(texts, Y, classes=names)
+    # the command fits on every core (--n-jobs -1), which its model file records
+    search = TextClassifierCV(cv=5, task="multilabel", n_jobs=-1).fit(texts, Y, classes=names)
     assert search.best_score_ == pytest.approx(auto["cv_score"])
     assert auto["chosen"]["lam"] == pytest.approx(search.best_params_["lam"])
     assert auto["chosen"]["C"] == pytest.approx(1 / (search.best_params_["lam"] * len(texts)))
