@@ -438,7 +438,7 @@ def test_negative_n_jobs_counts_back_from_the_cores(monkeypatch):
     # joblib's convention: -1 all cores, -2 all but one, never fewer than one
     from textwin import _ovr
 
-    monkeypatch.setattr(_ovr.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(_ovr, "usable_cores", lambda: 4)
     assert [_ovr.effective_n_jobs(j) for j in (None, 1, 3, -1, -2, -4, -9)] == \
         [1, 1, 3, 4, 3, 1, 1]
     X, Y = _multilabel(k=3)
