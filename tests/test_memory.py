@@ -59,8 +59,11 @@ def test_the_command_gives_freed_matrices_back_to_the_system():
     runs = {how: subprocess.run([sys.executable, "-c", _FREED, how], env=env, check=True,
                                 capture_output=True, text=True).stdout.split()
             for how in ("plain", "command")}
-    assert runs["plain"] == ["10", "10"]  # glibc's own policy keeps the 10 MiB
-    assert runs["command"] == ["10", "0"]
+    (grown, kept), (grown_cli, kept_cli) = ([int(v) for v in runs[how]]
+                                            for how in ("plain", "command"))
+    assert grown >= 9 and grown_cli >= 9  # the 10 MiB were resident
+    assert kept >= 9  # glibc's own policy keeps them once freed
+    assert kept_cli <= 1  # the command's gives them back
 
 
 def test_a_threshold_the_user_set_is_left_alone(monkeypatch):
