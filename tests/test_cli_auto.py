@@ -330,6 +330,25 @@ def test_time_budget_in_a_subprocess_bounds_the_search_and_refuses_what_is_no_bu
     assert spent["not_tried"] == [] and spent["cut_short"] == []
 
 
+def test_auto_says_which_settings_it_dropped_after_their_first_folds(tmp_path):
+    """Character n-grams that lose to the words on their first folds are dropped there:
+    the line and --json say so, with the folds they were solved on."""
+    from _text_corpora import corpus  # tests/ on sys.path
+
+    docs = [("train", t, [str(c)]) for t, c in zip(*corpus(n_per_class=40, noise=0.5, seed=2))]
+    docs += [("test", t, [str(c)]) for t, c in zip(*corpus(n_per_class=20, noise=0.5, seed=3))]
+    path = _write(tmp_path / "topics.jsonl", docs)
+    done = run_textwin("train", "--corpus", path, "--auto", "--no-stem")
+    line = next(ln for ln in done.stdout.splitlines() if ln.startswith("--auto chose"))
+    assert "; dropped after 2 of 5 folds (at most " in line
+    assert line.endswith("): words and character 2-5-grams, bias")
+    dropped = json.loads(run_textwin("train", "--corpus", path, "--auto", "--no-stem",
+                                     "--json").stdout)["auto"]["dropped"]
+    assert [(d["params"]["ngrams"], d["params"]["chars"], d["folds"], d["of"])
+            for d in dropped] == [(1, [2, 5], 2, 5)]
+    assert all(d["score"] < d["best_score"] for d in dropped)
+
+
 def test_train_auto_vectorizes_no_text_beyond_the_search(capsys, tmp_path, binary_corpus,
                                                          monkeypatch):
     # The search fits its vectorizers on the training texts; after it, only the test

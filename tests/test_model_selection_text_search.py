@@ -84,9 +84,10 @@ def test_cv_holds_one_settings_scores_at_a_time_and_none_at_the_refit(monkeypatc
 
     def recorded_paths(self, *args, **kwargs):
         alive_at.setdefault("paths", []).append(sum(r() is not None for r in made))
-        S, W = paths(self, *args, **kwargs)
-        made.append(weakref.ref(S))
-        return S, W
+        S, W, lost = paths(self, *args, **kwargs)
+        if S is not None:
+            made.append(weakref.ref(S))
+        return S, W, lost
 
     def recorded_choices(S, whole, one_se):
         out = at_the_choices(S, whole, one_se)
@@ -643,6 +644,90 @@ def test_cv_tries_bigrams_beside_the_best_words_combination_only():
     assert search.best_score_ == max(alone.best_score_, beside.best_score_)
     winner = alone if alone.best_score_ >= beside.best_score_ else beside
     assert search.best_params_ == winner.best_params_
+
+
+def _ordered_corpus(n_per_class=60, seed=0, noise=0.1):
+    """Two classes told apart by word order alone ("new york" against "york new"): the
+    same words, so that only bigrams can separate them."""
+    rng = np.random.default_rng(seed)
+    pairs = [("new", "york"), ("interest", "rate"), ("crude", "oil")]
+    texts, labels = [], []
+    for label in ("a", "b"):
+        for _ in range(n_per_class):
+            words = list(rng.choice(COMMON, 6))
+            flip = (label == "b") != (rng.random() < noise)
+            for first, second in pairs:
+                pair = f"{second} {first}" if flip else f"{first} {second}"
+                words.insert(rng.integers(len(words) + 1), pair)
+            texts.append(" ".join(words))
+            labels.append(label)
+    return texts, np.array(labels)
+
+
+def _fold_tasks(monkeypatch):
+    """Record the fold of every path task the search solves, per feature setting's
+    matrices (in the order they are made)."""
+    from textwin.model_selection import _validation
+
+    tasks = {}
+    original = _validation.held_out_path
+
+    def recorded(fold, *args):
+        tasks.setdefault(id(fold.matrices), set()).add(fold.p)
+        return original(fold, *args)
+
+    monkeypatch.setattr(_validation, "held_out_path", recorded)
+    return tasks
+
+
+def test_cv_halving_takes_a_winning_challenger_to_every_fold(monkeypatch):
+    """Bigrams that win (word order is the class) pass their first rounds, are solved on
+    every fold and chosen, with the scores of a search without halving."""
+    texts, y = _ordered_corpus()
+    tasks = _fold_tasks(monkeypatch)
+    search = TextClassifierCV(chars=None).fit(texts, y)
+    assert search.best_params_["ngrams"] == 2 and search.best_score_ > 0.8
+    assert search.dropped_ == [] and set(search.cv_results_["n_folds"]) == {5}
+    assert list(tasks.values())[-1] == set(range(5))  # the bigrams' paths on every fold
+    full = TextClassifierCV(chars=None, halving=False).fit(texts, y)
+    assert search.best_params_ == full.best_params_
+    for key in ("params", "mean_test_score", "rank_test_score"):
+        assert search.cv_results_[key] == full.cv_results_[key]
+    # words alone cannot tell the classes apart
+    words = [m for p, m in zip(full.cv_results_["params"], full.cv_results_["mean_test_score"])
+             if p["ngrams"] == 1]
+    assert max(words) < 0.65
+
+
+def test_cv_halving_stops_a_losing_challenger_after_its_first_folds(monkeypatch):
+    """Bigrams that lose to the words (90.0 against 92.3 on every fold, 94.2 against 90.0
+    on the first two) are solved on those two of the 5 folds, never on the others; the
+    choice is that of the search that solves them on every fold, and the search says
+    what it dropped."""
+    texts, y = corpus(n_per_class=100, noise=0.4, seed=0)
+    kw = dict(chars=None, stem=False, nb_scaling=False)
+    tasks = _fold_tasks(monkeypatch)
+    search = TextClassifierCV(**kw).fit(texts, y)
+    words, bigrams = tasks.values()
+    assert words == set(range(5)) and bigrams == {0, 1}
+    tasks.clear()
+    full = TextClassifierCV(halving=False, **kw).fit(texts, y)
+    assert list(tasks.values())[-1] == set(range(5))
+    assert search.best_params_ == full.best_params_ and search.best_score_ == full.best_score_
+    ((params, lost),) = [(d["params"], d) for d in search.dropped_]
+    assert params["ngrams"] == 2 and (lost["folds"], lost["of"]) == (2, 5)
+    assert lost["score"] < lost["best_score"]
+    res = search.cv_results_
+    dropped = [i for i, p in enumerate(res["params"]) if p["ngrams"] == 2]
+    assert {res["n_folds"][i] for i in dropped} == {2}
+    # ranked after every setting solved on all the folds
+    assert min(res["rank_test_score"][i] for i in dropped) == len(res["params"]) - len(dropped) + 1
+    assert search.search_summary()["dropped"] == search.dropped_
+    # the words' curve is the full search's
+    n = len(res["params"]) - len(dropped)
+    assert res["mean_test_score"][:n] == full.cv_results_["mean_test_score"][:n]
+    with pytest.raises(ValueError, match="halving='yes' is not True or False"):
+        TextClassifierCV(halving="yes").fit(texts, y)
 
 
 def test_cv_tries_char_ngrams_beside_the_best_words_only_on_small_corpora(monkeypatch):

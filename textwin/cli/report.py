@@ -136,7 +136,10 @@ def auto_line(summary):
                f"{summary['n_train']:,} training documents (--search-texts), fitted on all"
                if summary.get("n_searched", summary["n_train"]) < summary["n_train"] else "")
             + (f"; character n-grams {why_not} (--chars 2-5 adds them)"
-               if isinstance(why_not, str) else ""))
+               if isinstance(why_not, str) else "")
+            + "".join(f"; dropped after {d['folds']} of {d['of']} folds (at most "
+                      f"{100 * d['score']:.2f} there, against {100 * d['best_score']:.2f}): "
+                      f"{setting_text(d['params'])}" for d in summary.get("dropped", ())))
 
 
 def check_plot(args):

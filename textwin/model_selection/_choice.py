@@ -8,6 +8,7 @@ two-class problem's one cut; an argmax for a multi-class task) with the metric t
 ``lam`` (docs/mathematics.md §13). :class:`~textwin.DualGaussSeidelClassifierCV`
 uses it, and so can any search that has the out-of-fold scores of a path.
 """
+import copy
 import math
 import warnings
 
@@ -352,3 +353,11 @@ class FoldJudge:
     def __call__(self, scores, rule):
         return fold_scores(scores, self.T, self.fold_of,
                            task=self.task, scoring=self.scoring, rule=rule)
+
+    def first(self, m):
+        """This judge on the first ``m`` folds alone, the texts of the others in none: a
+        tuned rule's thresholds for each fold are tuned on the other first folds."""
+        judge = copy.copy(self)
+        judge.fold_of = np.where(self.fold_of < m, self.fold_of, -1)
+        return judge
+

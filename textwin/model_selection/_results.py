@@ -24,10 +24,13 @@ def result_rows(params, lams, mean, fold_scores, lam_key="lam_n", **extra):
 
 def cv_results(rows):
     """``cv_results_`` of the rows: a list per key, and ``rank_test_score`` (1 the best;
-    NaN last; ties in row order)."""
+    NaN last; ties in row order; with ``n_folds`` in the rows, those of fewer folds than
+    the most, a search's candidates stopped early, after every other)."""
     means = np.array([r["mean_test_score"] for r in rows])
-    ranks = 1 + np.argsort(np.argsort(-np.where(np.isfinite(means), means, -np.inf),
-                                      kind="stable"), kind="stable")
+    folds = np.array([r.get("n_folds", 0) for r in rows])
+    order = np.lexsort((-np.where(np.isfinite(means), means, -np.inf), folds < folds.max()))
+    ranks = np.empty(len(rows), dtype=np.intp)
+    ranks[order] = np.arange(1, len(rows) + 1)
     results = {key: [r[key] for r in rows] for key in rows[0]}
     results["rank_test_score"] = ranks.tolist()
     return results

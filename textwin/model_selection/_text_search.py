@@ -9,6 +9,7 @@ model's own decision rule (docs/mathematics.md §13); the best setting is refitt
 :class:`~textwin.TextClassifier`.
 """
 import itertools
+import math
 import sys
 import time
 import warnings
@@ -24,7 +25,7 @@ from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import calibrate
 from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
-                                             rule_for, shared_choice)
+                                             mean_and_se, rule_for, shared_choice)
 from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import (SmallClassWarning, fold_of, search_sample,
                                              text_folds)
@@ -46,6 +47,11 @@ CHAR_SEARCH_CHARACTERS = 2_000_000
 #: that many entries per epoch on every fold. On Reuters 90's titles (0.35 million
 #: characters, 90 categories) it took more than half of the search and moved no figure.
 CHAR_SEARCH_WORK = 8_000_000
+#: A challenger of the best setting so far (bigrams, character n-grams, another class
+#: weight) is first solved on this many of the folds, then on one more, and on the others
+#: only if it did not lose there (``TextClassifierCV(halving=True)``): two, so that a
+#: tuned rule's thresholds for each fold are tuned on another.
+FIRST_ROUND_FOLDS = 2
 
 
 #: The searched parameters of a combination, in the order of its key.
@@ -218,6 +224,18 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         choice differs only where a curve would rise above its best again (by more
         than a standard error, with ``one_se``).
         False solves the whole grid.
+    halving : bool, default=True
+        Successive halving of the settings tried beside the best (bigrams, character
+        n-grams, another class weight), as scikit-learn's ``HalvingGridSearchCV`` halves
+        its candidates: each is first solved on the first ``FIRST_ROUND_FOLDS`` (2)
+        folds alone, then on one more, each time compared there with the best setting
+        so far, both judged on those folds alone (a tuned rule's thresholds for each
+        tuned on the others); one whose best mean there (at any ``lam`` and rule) is
+        below the best setting's (at its choice) by more than the standard error of a
+        mean over those folds (the best setting's spread over every fold) goes no
+        further (``dropped_``), the others go on to every fold (their paths continued)
+        and are compared as any setting is. On Reuters 90 the bigrams, which lose,
+        were two thirds of the search. False: every setting on every fold.
     cv : int or list of (train, test) index arrays, default=5
         An int: as many folds, stratified for one class per text, plain
         otherwise, shuffled with ``random_state``. Pairs (a splitter's
@@ -243,6 +261,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     chars_searched_ : bool or str
         Whether character n-grams were tried beside the best words (a string: why
         not).
+    dropped_ : list of dict
+        The settings stopped after their first folds (``halving``): their ``params``,
+        the ``folds`` they were solved on, of how many (``of``), their best mean
+        ``score`` there and the best setting's (``best_score``) on the same folds.
     best_params_ : dict
         The chosen ``stem``, ``ngrams``, ``chars``, ``nb_scaling``, ``loss``, ``fit_intercept``,
         ``rule`` (the decision: "zero", "f1", "accuracy" or "macro-f1", as in
@@ -260,7 +282,9 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     cv_results_ : dict of lists
         One entry per combination and ``lam``: ``params``, ``lam_n``,
         ``mean_test_score`` and ``std_test_score`` (over the folds),
-        ``rank_test_score``; ``fit_seconds`` per combination.
+        ``rank_test_score`` (the settings dropped after their first folds last),
+        ``n_folds`` (the folds of the scores: fewer for those) and ``fit_seconds`` per
+        combination.
     classes_, task_
         As in :class:`TextClassifier`.
     """
@@ -269,7 +293,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                  chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge",
                  fit_intercept=True, class_weight=None, lam=None,
                  lam_grid=None,
-                 scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True, cv=5,
+                 scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True,
+                 halving=True, cv=5,
                  task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
                  max_search_texts=50_000, random_state=0, n_jobs=None, verbose=0):
         store_params(self, locals())
@@ -364,9 +389,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         texts, (Y, found, task) = training_data(X, y, self.task, type(self).__name__)
         named = classes  # the refit's TextClassifier names its columns alike
         classes = found if classes is None else column_classes(classes, found, y)
-        if not isinstance(self.early_stopping, (bool, np.bool_)):
-            raise ValueError(f"{type(self).__name__}: early_stopping={self.early_stopping!r} "
-                             "is not True or False")
+        for name in ("early_stopping", "halving"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{type(self).__name__}: {name}={getattr(self, name)!r} "
+                                 "is not True or False")
         self._fold_tol()  # checked before the search
         for weight in _weight_candidates(self.class_weight):
             check_class_weight(weight, np.asarray(classes))
@@ -390,22 +416,24 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         judge = FoldJudge(rules, Y, task, scoring, fold_of(folds, len(texts)))
         if budget.seconds is not None:  # the cheapest first: words alone, then bigrams
             features.sort(key=lambda f: f[1])
-        oof, whole, seconds = self._out_of_fold(texts, Y, task, folds, features, variants,
-                                                grid, words, judge, budget)
-        self._choose(grid, oof, whole, seconds, judge)
+        oof, whole, seconds, dropped = self._out_of_fold(texts, Y, task, folds, features,
+                                                         variants, grid, words, judge, budget)
+        self._choose(grid, oof, whole, seconds, dropped, judge)
 
         def beside_best(trials):
-            """``trials`` (features, variants) on the same folds, added to the search and
-            chosen again; whether any was solved (the budget may leave none)."""
+            """``trials`` (features, variants) on the same folds, challengers of the best
+            so far (each stopped after its first round if it lost there), added to the
+            search and chosen again; whether any was solved (the budget may leave none)."""
             if trials is None:
                 return False
+            best = self._best_key
             more = self._out_of_fold(texts, Y, task, folds, *trials, grid, words, judge,
-                                     budget)
-            for done, new in zip((oof, whole, seconds), more):
+                                     budget, incumbent=(oof[best], whole[best]))
+            for done, new in zip((oof, whole, seconds, dropped), more):
                 done.update(new)
-            if more[0]:
-                self._choose(grid, oof, whole, seconds, judge)
-            return bool(more[0])
+            if more[0] or more[3]:
+                self._choose(grid, oof, whole, seconds, dropped, judge)
+            return bool(more[0] or more[3])
 
         beside_best(self._longer_ngrams())
         chars = self._chars_beside(texts, 1 if task == "binary" else Y.shape[1])
@@ -483,11 +511,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 [self._best_variant(w) for w in weights if w is not None])
 
     def _out_of_fold(self, texts, Y, task, folds, features, variants, grid, words, judge,
-                     budget):
+                     budget, incumbent=None):
         """Per combination (stem, ngrams, loss, nb_scaling, fit_intercept): its out-of-fold
         scores, each rule's folds' scores (``judge``) and its seconds (paths and share of
-        the vectorizing); those the ``budget`` left no time for are left out."""
-        oof, whole, seconds = {}, {}, {}
+        the vectorizing); those the ``budget`` left no time for are left out, and those
+        that lost to the ``incumbent`` in their first round (:meth:`_paths`) are in the
+        fourth dict, with what that round showed."""
+        oof, whole, seconds, dropped = {}, {}, {}, {}
         bar = tqdm(total=len(features) * len(variants) * len(folds) * grid.size,
                    desc="TextClassifierCV (settings x folds x lams)", unit="fit",
                    bar_format=BAR_FORMAT, file=sys.stderr, leave=False,
@@ -513,11 +543,14 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 for variant in variants:
                     start = time.perf_counter()
                     key = (stem, ngrams, chars, *variant)
-                    S, W = self._paths(matrices, Y, task, folds, grid, variant, judge, bar,
-                                       budget, described[variant],
-                                       len(keys) - keys.index(key) - 1)
+                    S, W, lost = self._paths(matrices, Y, task, folds, grid, variant, judge,
+                                             bar, budget, described[variant],
+                                             len(keys) - keys.index(key) - 1, incumbent)
                     if S is not None:
                         oof[key], whole[key] = _at_the_choices(S, W, self.one_se), W
+                    if lost is not None:
+                        dropped[key] = lost
+                    if S is not None or lost is not None:
                         seconds[key] = shared + time.perf_counter() - start
                     # texts x problems x lams (Reuters 90 titles: 39 MB): not beside the next's
                     S = None
@@ -528,17 +561,24 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 f"max_epochs={self.max_epochs} before the relative duality gap reached "
                 f"fold_tol={self._fold_tol():g} (the smallest lams are the hardest); their "
                 "scores are those of the solutions reached", ConvergenceWarning, stacklevel=3)
-        return oof, whole, seconds
+        return oof, whole, seconds, dropped
 
     def _paths(self, matrices, Y, task, folds, grid, variant, judge, bar, budget, described,
-               settings_left):
+               settings_left, incumbent=None):
         """One combination's out-of-fold scores (n_texts, n_problems, n_lams; NaN below a
-        stop) and each rule's folds' scores, on the engine (threads or a cluster), with
-        ``early_stopping`` in pieces (:func:`~textwin.model_selection._choice.descend`),
-        each started only if the ``budget`` allows it (None, None: not even the first)."""
+        stop), each rule's folds' scores, and what its first folds showed if it lost there
+        (else None), on the engine (threads or a cluster), with ``early_stopping`` in
+        pieces (:func:`~textwin.model_selection._choice.descend`), each started only if the
+        ``budget`` allows it ((None, None, None): not even the first).
+
+        A challenger of the best setting so far (``incumbent``: its out-of-fold scores at
+        each rule's choice and its folds' scores) is first solved on the first
+        :data:`FIRST_ROUND_FOLDS` folds alone, then on one more, each time compared there
+        with the incumbent (:meth:`_lost`); one that loses goes no further, one that does
+        not goes on to the other folds (the paths solved so far continued where they
+        stopped) and is then compared on every fold as any setting is."""
         K = 1 if task == "binary" else Y.shape[1]
         scores = np.full((Y.shape[0], K, grid.size), np.nan)
-        whole = {rule: np.full((len(folds), grid.size), np.nan) for rule in judge.rules}
         loss, nb, fit_intercept, class_weight = variant
         if isinstance(class_weight, dict):  # a weight per class, keyed for each fold's problems
             class_weight = [class_weight.get(c, 1.0) for c in np.asarray(self._classes).tolist()]
@@ -546,39 +586,104 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
             loss=loss, **intercept_params(fit_intercept), class_weight=class_weight,
             tol=self._fold_tol(),
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs))
-        run = FoldPaths(parts, None, True, Y.shape[0], K, self.n_jobs, label="textwin-auto",
-                        out=scores)
+        F = len(folds)
+        m = FIRST_ROUND_FOLDS if incumbent is not None and self.halving else F
+        # the first round on m folds, the second on one more, the last on the rest
+        stops = sorted({min(m, F), min(m + 1, F), F})
+        rounds = [range(a, b) for a, b in zip([0] + stops, stops)]
+        runs = [FoldPaths([q for q in parts if q.p in r], None, True, Y.shape[0], K, self.n_jobs,
+                          label="textwin-auto", out=scores) for r in rounds]
+        values = [K * sum(matrices.train_nnz[p] for p in r) for r in rounds]  # read per lam
+        solved = [0] * len(runs)  # the lams each round's paths reached
+        ticks = 0
 
-        gate = budget.gate(K * sum(matrices.train_nnz))  # values a lam's solves read
+        def descend_rounds(n, judge, whole):
+            """The grid descended on the folds of the first ``n`` rounds, each round's
+            paths continued from the lams they reached; (the end of the lams solved, the
+            gate)."""
+            gate = budget.gate(values[n - 1])
 
-        def piece(l, end):
-            with gate.piece(l, end):
-                if parts:
-                    self._unconverged += run.extend(grid[l:end])
-            budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
-            bar.update(len(folds) * (end - l))
-            bar.set_postfix_str(budget.progress_note(gate.size, grid.size, grid.size - end,
-                                                     settings_left))
-            for rule in judge.rules:
-                whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
-            return whole
+            def allows(l, end):  # the values a lam of this piece reads, on average
+                gate.size = sum(v * max(0, end - max(l, s))
+                                for v, s in zip(values[:n], solved)) / (end - l)
+                return gate.allows(l, end)
 
-        # naive Bayes pieces count each class's ratios again, yet cost less than the
-        # smallest lams left out (R52's 52 classes: a scaled setting 18-26 % less time)
+            def piece(l, end):
+                nonlocal ticks
+                with gate.piece(l, end):
+                    for i in range(n):
+                        if end > solved[i]:
+                            if runs[i].folds:
+                                self._unconverged += runs[i].extend(grid[solved[i]:end])
+                            bar.update(len(rounds[i]) * (end - solved[i]))
+                            ticks += len(rounds[i]) * (end - solved[i])
+                            solved[i] = end
+                budget.say_if_long(gate.size, grid.size, end - l, self._n_settings)
+                bar.set_postfix_str(budget.progress_note(gate.size, grid.size, grid.size - end,
+                                                         settings_left))
+                for rule in judge.rules:
+                    whole[rule][:, l:end] = judge(scores[:, :, l:end], rule)
+                return whole
+
+            # naive Bayes pieces count each class's ratios again, yet cost less than the
+            # smallest lams left out (R52's 52 classes: a scaled setting 18-26 % less time)
+            return descend(grid.size, piece, self.early_stopping, allows=allows,
+                           one_se=self.one_se), gate
+
+        whole = {rule: np.full((F, grid.size), np.nan) for rule in judge.rules}
+        past = described  # what the budget may leave out
         try:
-            end = descend(grid.size, piece, self.early_stopping, allows=gate.allows,
-                          one_se=self.one_se)
-            bar.total -= len(folds) * (grid.size - end)
+            for n in range(1, len(rounds)):  # each round but the last: can it still win?
+                k = rounds[n - 1].stop
+                judged = judge.first(k)
+                shown = {rule: np.full((k, grid.size), np.nan) for rule in judge.rules}
+                end, gate = descend_rounds(n, judged, shown)
+                if gate.refused is not None:  # the budget is spent: not tried on every fold
+                    budget.not_tried.append(past)
+                    return None, None, None
+                lost = self._lost(incumbent, judged, {r: w[:, :end] for r, w in shown.items()})
+                if lost["lost"]:
+                    return None, None, {"whole": shown, "folds": k, **lost}
+                past = f"{described} (past its first {k} folds)"
+            end, gate = descend_rounds(len(runs), judge, whole)
+            scores[:, :, end:] = np.nan  # an earlier round may have gone further
         finally:
-            run.close()
-        return (scores, whole) if gate.close(described) else (None, None)
+            for run in runs:
+                run.close()
+            bar.total -= F * grid.size - ticks
+        return (scores, whole, None) if gate.close(past) else (None, None, None)
 
-    def _choose(self, grid, oof, whole, seconds, judge):
-        """cv_results_, best_params_, best_score_ and the choice's lam and thresholds, by
-        :func:`textwin.model_selection.select_lam`'s rule on each combination's folds'
-        scores at each rule (on a tie the earlier combination, and score > 0 before a
-        tuned rule)."""
+    def _lost(self, incumbent, judged, shown):
+        """Has a challenger lost to the ``incumbent`` (its out-of-fold scores at each
+        rule's choice, and its folds' scores) on the folds it was solved on so far
+        (``shown``: rule -> their scores, by ``judged``, the judge of those folds)? Its
+        best mean there below the incumbent's by more than the standard error of a mean
+        over those k folds, the incumbent's spread over all F folds at its choice (its
+        standard error times sqrt(F / k): a curve of more folds estimates it better).
+        Returns the two means and the difference in those units (``deficit``), and
+        whether that is below -1 (``lost``). ``benchmarks/bench_halving.py`` judges every
+        window of folds so, on the corpora of docs/benchmarks.md."""
+        at_choice, incumbent_whole = incumbent
+        there = {rule: judged(S[:, :, :1], rule)[:, 0] for rule, S in at_choice.items()}
+        index, _, se = max((shared_choice(w, self.one_se) for w in incumbent_whole.values()),
+                           key=lambda c: c[1][c[0]])
+        F, k = next(iter(incumbent_whole.values())).shape[0], next(iter(there.values())).size
+        score = max((float(np.max(mean_and_se(w)[0])) for w in shown.values()),
+                    default=-np.inf)
+        best = max(float(np.mean(w)) for w in there.values())
+        margin = se[index] * math.sqrt(F / k)
+        deficit = (score - best) / margin if margin > 0 else (
+            0.0 if score == best else math.copysign(math.inf, score - best))
+        return {"score": score, "best_score": best, "deficit": deficit, "lost": deficit < -1}
+
+    def _choose(self, grid, oof, whole, seconds, dropped, judge):
+        """cv_results_, best_params_, best_score_, dropped_ and the choice's lam and
+        thresholds, by :func:`textwin.model_selection.select_lam`'s rule on each
+        combination's folds' scores at each rule (on a tie the earlier combination, and
+        score > 0 before a tuned rule); the combinations ``dropped`` after their first
+        folds are rows of those folds' scores, never chosen."""
         rows, best = [], None
+        n_folds = int(np.max(judge.fold_of)) + 1
         for key, at_choice in oof.items():
             for rule, scores in whole[key].items():
                 params = dict(zip(_NAMES, key), rule=rule)
@@ -587,12 +692,21 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                    task=judge.task, scoring=judge.scoring, rule=rule,
                                    one_se=self.one_se)
                 rows += result_rows(params, grid, choice.mean, choice.fold_scores,
-                                    fit_seconds=seconds[key])
+                                    fit_seconds=seconds[key], n_folds=n_folds)
                 if best is None or choice.score > best[0]:
                     thresholds = choice.thresholds if rule != "zero" else None
                     best = (choice.score, params, grid[choice.index], thresholds,
-                            S[:, :, choice.index])
-        score, params, lam_n, thresholds, self._best_oof = best
+                            S[:, :, choice.index], key)
+        self.dropped_ = []
+        for key, lost in dropped.items():
+            for rule, scores in lost["whole"].items():
+                rows += result_rows(dict(zip(_NAMES, key), rule=rule), grid,
+                                    mean_and_se(scores)[0], scores, fit_seconds=seconds[key],
+                                    n_folds=lost["folds"])
+            self.dropped_.append({"params": dict(zip(_NAMES, key)), "folds": lost["folds"],
+                                  "of": n_folds, "score": lost["score"],
+                                  "best_score": lost["best_score"]})
+        score, params, lam_n, thresholds, self._best_oof, self._best_key = best
         self.cv_results_ = cv_results(rows)
         self.best_score_ = float(score)
         self.best_params_ = {**params, "lam_n": lam_n}
@@ -653,11 +767,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
     def search_summary(self):
         """What the search chose and its score, JSON-ready: ``scoring``, ``folds``,
         ``cv_score``, ``chosen`` (``best_params_``), ``lam_n`` (the grid of ``lam * n``,
-        descending) and ``curves``: per combination, its ``params`` and its mean
-        ``scores`` at each ``lam_n``."""
+        descending), ``curves``: per combination, its ``params`` and its mean
+        ``scores`` at each ``lam_n``, and ``dropped`` (``dropped_``: the combinations
+        stopped after their first folds, whose curves are those folds' means)."""
         check_is_fitted(self, "best_estimator_")
-        return search_summary(self.cv_results_, self.scoring_, self.n_splits_,
-                              self.best_score_, self.best_params_)
+        return {**search_summary(self.cv_results_, self.scoring_, self.n_splits_,
+                                 self.best_score_, self.best_params_),
+                "dropped": self.dropped_}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
