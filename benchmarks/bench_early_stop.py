@@ -1,11 +1,14 @@
-"""TextClassifierCV's early stop against the whole grid: the same choice, in less time?
+"""TextClassifierCV's early stops against the whole search: the same choice, in less time?
 
 On each corpus of ``bench_corpora.py`` (the same training files), in one run and on the
-same folds, ``TextClassifierCV()`` as ``--auto`` runs it, with ``early_stopping=True``
-(the default: a setting's paths stop once every decision rule's cross-validated score has
-been below its best at two lams in a row) and ``early_stopping=False`` (every lam of the
-grid). It prints each one's time, the share of the grid's (setting, rule, lam) points
-scored, the chosen settings and CV score, and whether the two choose alike. One thread.
+same folds, ``TextClassifierCV()`` as ``--auto`` runs it (a setting's paths stop once every
+decision rule's one-standard-error choice is a lam back, and the settings tried beside the
+best stop after their first folds if they lose there: ``halving``), the same without
+the halving (``halving=False``: every setting on every fold), and the whole search
+(``early_stopping=False, halving=False``: every lam of the grid on every fold). It prints
+each one's time, the share of the whole search's (setting, rule, lam) points scored on
+every fold, the settings dropped after their first folds, the chosen settings and CV
+score, and whether the three choose alike. One thread.
 
     python benchmarks/bench_early_stop.py [--corpora agnews-small germeval2018 ...]
                                           [--json PATH]
@@ -27,21 +30,25 @@ from _common import (add_smoke_arg, emit_json, head_lines, machine_info,  # noqa
                      print_machine)
 
 
-def search(data, early_stopping):
+def search(data, **params):
     from textwin import TextClassifierCV
 
     y = data.Y_train if data.multilabel else np.asarray(data.classes)[data.y_train]
-    est = TextClassifierCV(early_stopping=early_stopping, n_jobs=1)
+    est = TextClassifierCV(n_jobs=1, **params)
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         est.fit(data.train, y)
     seconds = time.perf_counter() - start
     scores = np.asarray(est.cv_results_["mean_test_score"], dtype=float)
+    every_fold = np.asarray(est.cv_results_["n_folds"]) == est.n_splits_
     chosen = {k: (round(v, 10) if isinstance(v, float) else v)
               for k, v in est.best_params_.items()}
+    dropped = [{"params": {k: v for k, v in d["params"].items() if k in ("stem", "ngrams", "chars")},
+                "folds": d["folds"]} for d in getattr(est, "dropped_", [])]
     return {"seconds": seconds, "cv_score": est.best_score_, "chosen": chosen,
-            "points_scored": int(np.isfinite(scores).sum()), "points": int(scores.size)}
+            "points_scored": int((np.isfinite(scores) & every_fold).sum()),
+            "points": int(every_fold.sum()), "dropped": dropped}
 
 
 def run_corpus(name, corpora_dir, workdir, smoke=False):
@@ -50,21 +57,28 @@ def run_corpus(name, corpora_dir, workdir, smoke=False):
         train = head_lines(train, os.path.join(workdir, f"{name}.smoke.train.jsonl"), 300)
         test = head_lines(test, os.path.join(workdir, f"{name}.smoke.test.jsonl"), 100)
     data = Data(train, test, task)
-    stop, whole = search(data, True), search(data, False)
+    stop = search(data)
+    plain = search(data, halving=False)
+    whole = search(data, early_stopping=False, halving=False)
+    stop["points"] = whole["points"]  # of the whole search
     return {"corpus": name, "n_train": len(data.train), "task": data.task,
-            "early_stopping": stop, "whole_grid": whole,
-            "same_choice": stop["chosen"] == whole["chosen"],
-            "time_ratio": stop["seconds"] / whole["seconds"]}
+            "early_stopping": stop, "without_halving": plain, "whole_grid": whole,
+            "same_choice": stop["chosen"] == whole["chosen"] == plain["chosen"],
+            "time_ratio": stop["seconds"] / whole["seconds"],
+            "halving_ratio": stop["seconds"] / plain["seconds"]}
 
 
 def show(r):
-    s, w = r["early_stopping"], r["whole_grid"]
+    s, p, w = r["early_stopping"], r["without_halving"], r["whole_grid"]
     chosen = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
                        for k, v in s["chosen"].items())
-    print(f"{r['corpus']:18}{r['n_train']:>7}  {w['seconds']:8.1f}{s['seconds']:8.1f}"
-          f"{r['time_ratio']:7.2f}  {s['points_scored']:>3}/{s['points']:<4}"
+    dropped = "; ".join(f"{' '.join(f'{k}={v}' for k, v in d['params'].items())} after "
+                        f"{d['folds']}" for d in s["dropped"]) or "none"
+    print(f"{r['corpus']:18}{r['n_train']:>7}  {w['seconds']:8.1f}{p['seconds']:8.1f}"
+          f"{s['seconds']:8.1f}{r['time_ratio']:7.2f}{r['halving_ratio']:7.2f}  "
+          f"{s['points_scored']:>3}/{s['points']:<4}"
           f"{100 * s['cv_score']:7.2f}{100 * w['cv_score']:7.2f}  "
-          f"{'yes' if r['same_choice'] else 'NO':5}{chosen}", flush=True)
+          f"{'yes' if r['same_choice'] else 'NO':5}{chosen}; dropped: {dropped}", flush=True)
 
 
 def main():
@@ -82,8 +96,8 @@ def main():
         home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
         args.corpora_dir = os.path.join(home, "corpora")
     info = print_machine()
-    print(f"{'corpus':18}{'train':>7}  {'whole s':>8}{'stop s':>8}{'ratio':>7}  "
-          f"{'scored':<8}{'CV':>7}{'CV all':>7}  {'same':5}chosen (early stop)")
+    print(f"{'corpus':18}{'train':>7}  {'whole s':>8}{'no halv':>8}{'stop s':>8}{'ratio':>7}"
+          f"{'/ halv':>7}  {'scored':<8}{'CV':>7}{'CV all':>7}  {'same':5}chosen (early stops)")
     results = []
     with tempfile.TemporaryDirectory(prefix="bench_early_stop") as workdir:
         for name in args.corpora:
