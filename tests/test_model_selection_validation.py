@@ -207,3 +207,49 @@ def test_paths_continued_from_their_kept_nonzeros_equal_paths_solved_in_one_go()
     rare = [stop for stop, (p, k) in zip(runs[1].state, runs[1].tasks) if k == 3]
     assert all(stop.index is not None for stop in rare)
     assert all(stop.index.nbytes + stop.value.nbytes < stop.size * 8 / 3 for stop in rare)
+
+
+def test_large_folds_are_solved_one_at_a_time_with_the_same_scores(monkeypatch):
+    # two threads on a fold's problems: the next fold's start once they are all done, so
+    # that two folds' matrices are never held at once; the scores are those of the
+    # threads taking tasks of any fold
+    import threading
+
+    from textwin.model_selection import _validation
+
+    X, Y = _data(K=3, seed=4)
+    folds = [(np.arange(30, 120), np.arange(30)), (np.arange(90), np.arange(90, 120)),
+             (np.r_[0:30, 90:120], np.arange(30, 90))]
+    params = dict(loss="hinge", random_state=0)
+    events, lock = [], threading.Lock()
+    solve = _validation.held_out_path
+
+    def recorded(fold, built, *args):
+        with lock:
+            events.append(("start", fold.p))
+        try:
+            return solve(fold, built, *args)
+        finally:
+            with lock:
+                events.append(("end", fold.p))
+
+    monkeypatch.setattr(_validation, "held_out_path", recorded)
+
+    def run(one_fold):
+        scores = np.full((120, 3, 2), np.nan)
+        parts = matrix_folds([(X[tr], X[te]) for tr, te in folds], Y, "multilabel", folds,
+                             False, scores, params)
+        FoldPaths(parts, None, True, 120, 3, 2, out=scores,
+                  one_fold_at_a_time=one_fold).extend(np.array([1.0, 0.1]))
+        return scores
+
+    together = run(False)
+    events.clear()
+    np.testing.assert_array_equal(run(True), together)
+    ends = {p: 0 for p in range(3)}
+    for what, p in events:
+        if what == "start":  # every problem of the folds before it has ended
+            assert all(ends[q] == 3 for q in range(p))
+        else:
+            ends[p] += 1
+    assert ends == {0: 3, 1: 3, 2: 3}

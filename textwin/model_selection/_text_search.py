@@ -52,6 +52,10 @@ CHAR_SEARCH_WORK = 8_000_000
 #: only if it did not lose there (``TextClassifierCV(halving=True)``): two, so that a
 #: tuned rule's thresholds for each fold are tuned on another.
 FIRST_ROUND_FOLDS = 2
+#: Folds whose training matrices hold more stored values than this are solved one at a
+#: time, their problems in threads (12 MB as float64 values and int32 columns): two at
+#: once were the peak of ``--auto`` on two threads where character n-grams are searched.
+FOLD_VALUES_IN_PARALLEL = 1_000_000
 
 
 #: The searched parameters of a combination, in the order of its key.
@@ -591,8 +595,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         # the first round on m folds, the second on one more, the last on the rest
         stops = sorted({min(m, F), min(m + 1, F), F})
         rounds = [range(a, b) for a, b in zip([0] + stops, stops)]
+        one_fold = max(matrices.train_nnz) > FOLD_VALUES_IN_PARALLEL
         runs = [FoldPaths([q for q in parts if q.p in r], None, True, Y.shape[0], K, self.n_jobs,
-                          label="textwin-auto", out=scores) for r in rounds]
+                          label="textwin-auto", out=scores, one_fold_at_a_time=one_fold)
+                for r in rounds]
         values = [K * sum(matrices.train_nnz[p] for p in r) for r in rounds]  # read per lam
         solved = [0] * len(runs)  # the lams each round's paths reached
         ticks = 0

@@ -303,13 +303,16 @@ class FoldPaths:
     In threads, a fold's matrices are built when its first task of a step starts and
     dropped when its last one ends (the tasks run fold after fold): a step holds the
     matrices of the folds being solved, never of every fold at once (each step builds
-    them again, a small part of its solves).
+    them again, a small part of its solves). With ``one_fold_at_a_time``, the threads
+    share one fold's tasks and the next fold's start when they are all done: one fold's
+    matrices at a time, for folds large enough that two of them would be the search's
+    peak (two threads starting a second fold while the first one's last problem runs).
     """
 
     def __init__(self, folds, scoring, shared, n_rows, n_columns, n_jobs, label="textwin-cv",
-                 payload=None, out=None):
+                 payload=None, out=None, one_fold_at_a_time=False):
         self.folds, self.scoring, self.shared, self.n_jobs = folds, scoring, shared, n_jobs
-        self.out = out
+        self.out, self.one_fold_at_a_time = out, one_fold_at_a_time
         self.n_rows, self.n_columns = n_rows, n_columns
         F, K = len(folds), n_columns
         self.tasks = [(p, k) for p, fold in enumerate(folds) for k in range(fold.columns.size)]
@@ -429,7 +432,13 @@ class FoldPaths:
                 finally:
                     self._release(p, left)
 
-            map_problems(task, len(tasks), self.n_jobs)
+            batches = [range(len(tasks))]
+            if self.one_fold_at_a_time:
+                keys = [self.folds[self.tasks[j][0]].key for j in tasks]
+                batches = [[i for i, key in enumerate(keys) if key == one]
+                           for one in dict.fromkeys(keys)]
+            for batch in batches:
+                map_problems(lambda b, batch=batch: task(batch[b]), len(batch), self.n_jobs)
         else:  # one task per path on joblib's Dask or Ray cluster (docs/scaling.md)
             map_on_cluster(self.cluster, held_out_path_task, self.data, len(tasks),
                            extra=lambda i: (*self.tasks[tasks[i]], start(tasks[i]), lams),
