@@ -79,7 +79,7 @@ def windows(kept, search, n_challengers):
                 renumbered = copy.copy(judge)
                 renumbered.fold_of = np.argsort(order)[judge.fold_of]
                 judged = renumbered.first(k)
-                reached = np.isfinite(S).all(axis=(0, 1))  # the lams the search solved
+                reached = ~np.isnan(S).all(axis=(0, 1))  # the lams the search solved
                 shown = {r: judged(S[:, :, reached], r) for r in judge.rules}
                 lost = search._lost(incumbent, judged, shown)
                 rows.append({"folds": [int(f) for f in order[:k]], "deficit": lost["deficit"],
