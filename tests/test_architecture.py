@@ -29,7 +29,8 @@ LAYERS = {
                       "textwin.feature_selection", "textwin.metrics", "textwin.persistence",
                       "textwin.calibration", "textwin.explanations",
                       "textwin._io", "textwin._memory", "textwin._languages",
-                      "textwin._version", "textwin._messages", "textwin._folds"),
+                      "textwin._version", "textwin._messages", "textwin._folds",
+                      "textwin._nb_scaling"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}

@@ -400,3 +400,26 @@ def test_search_texts_samples_the_search_says_so_and_refits_on_every_document(
     code, _, err = run(capsys, "train", "--corpus", binary_corpus, "--search-texts", "60")
     assert code == EXIT_USAGE
     one_line_error(err, "--search-texts samples the documents of --auto's search: add --auto")
+
+
+def test_train_auto_loads_no_feature_selection_of_scikit_learn(tmp_path):
+    # the naive Bayes folds need only the ratios (textwin._nb_scaling): scikit-learn's
+    # feature selection brings much of scikit-learn with it, 15 MiB of the process's peak
+    import subprocess
+    import sys
+
+    from _text_corpora import corpus
+
+    texts, labels = corpus(n_per_class=20)
+    path = tmp_path / "c.jsonl"
+    path.write_text("".join(json.dumps({"text": t, "label": str(c)}) + "\n"
+                            for t, c in zip(texts, labels)))
+    code = ("import sys; from textwin.cli import main; "
+            f"main(['train', '--corpus', {str(path)!r}, '--auto', '-q', '--json']); "
+            "print(sorted(m for m in sys.modules if m.startswith('sklearn.feature_selection')),"
+            " file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert json.loads(done.stdout)["auto"]["curves"]  # the search ran, naive Bayes included
+    assert any(c["params"]["nb_scaling"] for c in json.loads(done.stdout)["auto"]["curves"])
+    assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -23,7 +23,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from textwin.text import BLOCK, column_document_counts
+from textwin._nb_scaling import document_counts, nb_ratios, scale_columns
+from textwin.text import column_document_counts
 
 __all__ = ["InformationGain", "information_gain", "top_columns", "nb_ratios",
            "document_counts", "scale_columns"]
@@ -359,32 +360,3 @@ def top_columns(X, Y, k):
     selector = InformationGain(k=k)
     selector.fit(X, Y)
     return np.asarray(selector.get_support(indices=True), dtype=np.int64)
-
-
-def nb_ratios(X, positive, alpha=1.0, counts=None):
-    """Wang & Manning's log-count ratios ``r = log((p / |p|_1) / (q / |q|_1))`` of the
-    binarized features, ``p = alpha + sum`` over the positive rows and ``q`` over the
-    others: scaling column ``j`` by ``r_j`` is NBSVM's feature map. ``counts``: X's
-    :func:`document_counts`, when already counted."""
-    every = document_counts(X) if counts is None else counts
-    p = column_document_counts(X, np.asarray(positive, dtype=bool))
-    p, q = alpha + p, alpha + (every - p)
-    return np.log(p / p.sum()) - np.log(q / q.sum())
-
-
-def document_counts(X):
-    """The rows of CSR ``X`` that hold each column."""
-    return column_document_counts(X)
-
-
-def scale_columns(X, r, out=None):
-    """X with column j scaled by r[j]; its index arrays are X's own (never written).
-    ``out=X``: X itself scaled in place. A block at a time: no ``r[X.indices]`` as long
-    as the values."""
-    data = np.empty_like(X.data) if out is None else out.data
-    for start in range(0, X.nnz, BLOCK):
-        np.multiply(X.data[start:start + BLOCK], r[X.indices[start:start + BLOCK]],
-                    out=data[start:start + BLOCK])
-    if out is not None:
-        return out
-    return sp.csr_matrix((data, X.indices, X.indptr), shape=X.shape)

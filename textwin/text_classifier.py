@@ -26,6 +26,8 @@ from sklearn.utils.validation import check_is_fitted
 
 from textwin._losses_and_regularizers import loss_named
 from textwin._memory import release_free_memory
+from textwin._nb_scaling import (document_counts, nb_ratios,  # noqa: F401 (the old import
+                                 scale_columns)                # path of the two others)
 from textwin._ovr import check_class_weight, store_params
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
@@ -49,12 +51,6 @@ def __getattr__(name):
         import textwin
 
         return textwin.TextClassifierCV
-    # and the naive Bayes scaling's pieces, imported when used: textwin.feature_selection
-    # loads scikit-learn's feature and model selection (15 MB of a `textwin train`)
-    if name in ("document_counts", "nb_ratios", "scale_columns"):
-        from textwin import feature_selection
-
-        return getattr(feature_selection, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -391,8 +387,6 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             target = self._targets(Y, task)
             groups = [(cols, target if cols.size == K else target[:, cols])
                       for cols in (np.flatnonzero(lam == v) for v in np.unique(lam))]
-        if self.nb_scaling:
-            from textwin.feature_selection import nb_ratios
         for cols, part in groups:
             r = nb_ratios(X, part[:, 0]) if self.nb_scaling else None
             if part.ndim == 2 and part.shape[1] == 1:  # one category: its binary problem

@@ -10,14 +10,13 @@ import threading
 import warnings
 
 import numpy as np
-from sklearn.metrics import check_scoring, get_scorer
 
 from textwin._binary import solve_binary_problem
 from textwin._distributed import Scattered, active_cluster, map_on_cluster
 from textwin._memory import release_free_memory
+from textwin._nb_scaling import nb_ratios
 from textwin._ovr import as_canonical_csr, map_problems
 from textwin.linear import DualGaussSeidelClassifier
-from textwin.feature_selection import nb_ratios
 from textwin.metrics import breakeven_points
 from textwin.tasks import ABSENT_SCORE, problem_positives, problem_weights
 from textwin.model_selection._choice import SCORINGS, check_choice
@@ -52,6 +51,10 @@ class Scoring:
         self.bep = self.name == MICRO_BEP
         self.scorer = None
         if not self.bep and not self.native:
+            # scikit-learn's scorers only when asked for: sklearn.metrics is 15 MiB of
+            # imports (textwin's own scorings do without it)
+            from sklearn.metrics import check_scoring, get_scorer
+
             self.scorer = (check_scoring(estimator, scoring=scoring) if callable(self.name)
                            else get_scorer(self.name))
         self.params = {k: v for k, v in estimator.get_params(deep=False).items()
