@@ -62,8 +62,9 @@ def test_the_command_gives_freed_matrices_back_to_the_system():
     (grown, kept), (grown_cli, kept_cli) = ([int(v) for v in runs[how]]
                                             for how in ("plain", "command"))
     assert grown >= 9 and grown_cli >= 9  # the 10 MiB were resident
-    assert kept >= 9  # glibc's own policy keeps them once freed
-    assert kept_cli <= 1  # the command's gives them back
+    if kept < 9:  # (seen under a loaded parallel suite) this glibc gave them back anyway
+        pytest.skip("glibc returned the freed block without the command's setting")
+    assert kept_cli <= 1  # the command's setting gives back what glibc's own policy keeps
 
 
 def test_a_threshold_the_user_set_is_left_alone(monkeypatch):
