@@ -419,7 +419,7 @@ def test_train_auto_loads_no_feature_selection_of_scikit_learn(tmp_path):
             "print(sorted(m for m in sys.modules if m.startswith('sklearn.feature_selection')),"
             " file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
+                          check=True, cwd=tmp_path)  # the installed textwin, as a user's
     assert json.loads(done.stdout)["auto"]["curves"]  # the search ran, naive Bayes included
     assert any(c["params"]["nb_scaling"] for c in json.loads(done.stdout)["auto"]["curves"])
     assert done.stderr.strip().splitlines()[-1] == "[]"

@@ -50,14 +50,14 @@ print(grown, rss() - base)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or "musl" in str(
     ctypes.util.find_library("c")), reason="glibc's mmap threshold")
-def test_the_command_gives_freed_matrices_back_to_the_system():
+def test_the_command_gives_freed_matrices_back_to_the_system(tmp_path):
     # --auto builds and drops each fold's matrices at every step, in threads; glibc kept
     # the freed blocks in the freeing thread's heap, which the peak resident set carried
     import subprocess
 
     env = {k: v for k, v in os.environ.items() if k != "MALLOC_MMAP_THRESHOLD_"}
     runs = {how: subprocess.run([sys.executable, "-c", _FREED, how], env=env, check=True,
-                                capture_output=True, text=True).stdout.split()
+                                capture_output=True, text=True, cwd=tmp_path).stdout.split()
             for how in ("plain", "command")}
     (grown, kept), (grown_cli, kept_cli) = ([int(v) for v in runs[how]]
                                             for how in ("plain", "command"))

@@ -107,7 +107,7 @@ def test_the_commands_use_every_core_by_default_with_the_same_model(tmp_path):
     for jobs in ([], ["--n-jobs", "1"]):
         out = tmp_path / f"m{len(jobs)}.npz"
         subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus", str(path),
-                        "--auto", "-q", "-o", str(out), *jobs], check=True)
+                        "--auto", "-q", "-o", str(out), *jobs], check=True, cwd=tmp_path)
         models[len(jobs)] = load_model(out)
         assert models[len(jobs)].metadata["params"]["n_jobs"] == (1 if jobs else -1)
     assert np.array_equal(models[0].coef, models[2].coef)
