@@ -51,12 +51,17 @@ def search(data, **params):
             "points": int(every_fold.sum()), "dropped": dropped}
 
 
-def run_corpus(name, corpora_dir, workdir, smoke=False):
+def corpus_data(name, corpora_dir, workdir, smoke=False):
+    """Corpus ``name`` as :class:`Data` (with ``smoke``, its first 300 and 100 texts)."""
     train, test, task = corpus_files(name, corpora_dir, workdir)
     if smoke:
         train = head_lines(train, os.path.join(workdir, f"{name}.smoke.train.jsonl"), 300)
         test = head_lines(test, os.path.join(workdir, f"{name}.smoke.test.jsonl"), 100)
-    data = Data(train, test, task)
+    return Data(train, test, task)
+
+
+def run_corpus(name, corpora_dir, workdir, smoke=False):
+    data = corpus_data(name, corpora_dir, workdir, smoke)
     stop = search(data)
     plain = search(data, halving=False)
     whole = search(data, early_stopping=False, halving=False)
@@ -81,8 +86,11 @@ def show(r):
           f"{'yes' if r['same_choice'] else 'NO':5}{chosen}; dropped: {dropped}", flush=True)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def run_on_corpora(description, header, run, show, prefix):
+    """The command of a benchmark over the corpora (``--corpora``, ``--corpora-dir``,
+    ``--json``, ``--smoke``): ``run(args, name, workdir)`` on each,
+    ``show`` each result as it comes, the results and the machine to ``--json``."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=CORPORA)
     parser.add_argument("--corpora-dir", default=None,
                         help="the folder holding agnews-small/ and germeval2018/ "
@@ -96,15 +104,23 @@ def main():
         home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
         args.corpora_dir = os.path.join(home, "corpora")
     info = print_machine()
-    print(f"{'corpus':18}{'train':>7}  {'whole s':>8}{'no halv':>8}{'stop s':>8}{'ratio':>7}"
-          f"{'/ halv':>7}  {'scored':<8}{'CV':>7}{'CV all':>7}  {'same':5}chosen (early stops)")
+    print(header)
     results = []
-    with tempfile.TemporaryDirectory(prefix="bench_early_stop") as workdir:
+    with tempfile.TemporaryDirectory(prefix=prefix) as workdir:
         for name in args.corpora:
-            results.append(run_corpus(name, args.corpora_dir, workdir, args.smoke))
+            results.append(run(args, name, workdir))
             show(results[-1])
     info["load_average_end"] = machine_info()["load_average"]
     emit_json(args.json, {"machine": info, "results": results})
+
+
+def main():
+    run_on_corpora(__doc__.splitlines()[0],
+                   f"{'corpus':18}{'train':>7}  {'whole s':>8}{'no halv':>8}{'stop s':>8}"
+                   f"{'ratio':>7}{'/ halv':>7}  {'scored':<8}{'CV':>7}{'CV all':>7}  "
+                   f"{'same':5}chosen (early stops)", (lambda args, name, workdir:
+                    run_corpus(name, args.corpora_dir, workdir, args.smoke)),
+                   show, "bench_early_stop")
 
 
 if __name__ == "__main__":

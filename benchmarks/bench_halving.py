@@ -12,21 +12,16 @@ one that loses may. One thread.
 
     python benchmarks/bench_halving.py [--corpora r52 reuters90 ...] [--json PATH]
 """
-import argparse
 import copy
-import os
 import sys
-import tempfile
 import warnings
 
 import numpy as np
-from bench_corpora import CORPORA, ROOT, Data, _built_in_place, corpus_files
+from bench_corpora import ROOT, _built_in_place
+from bench_early_stop import corpus_data, run_on_corpora
 
 if _built_in_place():
     sys.path.insert(0, ROOT)
-
-from _common import (add_smoke_arg, emit_json, head_lines, machine_info,  # noqa: E402
-                     print_machine)
 
 
 def settings_scores(data):
@@ -91,11 +86,7 @@ def windows(kept, search, n_challengers):
 
 
 def run_corpus(name, corpora_dir, workdir, smoke=False):
-    train, test, task = corpus_files(name, corpora_dir, workdir)
-    if smoke:
-        train = head_lines(train, os.path.join(workdir, f"{name}.smoke.train.jsonl"), 300)
-        test = head_lines(test, os.path.join(workdir, f"{name}.smoke.test.jsonl"), 100)
-    data = Data(train, test, task)
+    data = corpus_data(name, corpora_dir, workdir, smoke)
     kept, search = settings_scores(data)
     tried = [p for p in search.cv_results_["params"]]
     words = {(p["stem"], p["nb_scaling"]) for p in tried if p["ngrams"] == 1 and not p["chars"]}
@@ -117,29 +108,12 @@ def show(r):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpora", nargs="+", default=list(CORPORA), choices=CORPORA)
-    parser.add_argument("--corpora-dir", default=None,
-                        help="the folder holding agnews-small/ and germeval2018/ "
-                             "(default $TEXTWIN_DATA_HOME/corpora)")
-    parser.add_argument("--json", metavar="PATH")
-    add_smoke_arg(parser)
-    args = parser.parse_args()
-    if args.smoke and args.corpora == list(CORPORA):  # one single-label, one multi-label
-        args.corpora = ["agnews-small", "reuters10"]
-    if args.corpora_dir is None:
-        home = os.environ.get("TEXTWIN_DATA_HOME", os.path.expanduser("~/textwin_data"))
-        args.corpora_dir = os.path.join(home, "corpora")
-    info = print_machine()
-    print(f"{'corpus':18}{'challenger':34}{'':6}{'CV diff':>7}  deficits in margins "
-          "(the standard error of a mean over the window's folds; drops below -1)")
-    results = []
-    with tempfile.TemporaryDirectory(prefix="bench_halving") as workdir:
-        for name in args.corpora:
-            results.append(run_corpus(name, args.corpora_dir, workdir, args.smoke))
-            show(results[-1])
-    info["load_average_end"] = machine_info()["load_average"]
-    emit_json(args.json, {"machine": info, "results": results})
+    run_on_corpora(__doc__.splitlines()[0],
+                   f"{'corpus':18}{'challenger':34}{'':6}{'CV diff':>7}  deficits in margins "
+                   "(the standard error of a mean over the window's folds; drops below -1)",
+                   (lambda args, name, workdir:
+                    run_corpus(name, args.corpora_dir, workdir, args.smoke)),
+                   show, "bench_halving")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,6 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from textwin._nb_scaling import document_counts, nb_ratios, scale_columns
-from textwin.text import column_document_counts
 
 __all__ = ["InformationGain", "information_gain", "top_columns", "nb_ratios",
            "document_counts", "scale_columns"]
