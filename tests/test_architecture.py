@@ -37,7 +37,7 @@ RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}
 # No import runs upwards: the reproduction raises its own errors, which its command
 # (textwin.cli.reproduce) maps to exit codes.
 UPWARD = set()
-# The commands share textwin.cli.common (all), and train and eval what they fit on
+# The commands share textwin.cli.common and textwin.cli.options (all), and train and eval what they fit on
 # (textwin.cli.corpus), how (textwin.cli.training) and what they print of it
 # (textwin.cli.report).
 COMMANDS = ("train", "eval", "predict", "inspect", "data", "reproduce")
@@ -154,7 +154,7 @@ def test_the_commands_import_no_other_command():
     assert commands <= set(MODS)
     crossing = sorted((m, t) for m in commands for t, _ in IMPORTS[m]
                       if t in commands and t != m)
-    assert crossing == [], "what two commands share goes to textwin/cli/common.py"
+    assert crossing == [], "what two commands share goes to textwin/cli/common.py or options.py"
 
 
 def test_the_command_line_builds_no_vectorizer_of_its_own():

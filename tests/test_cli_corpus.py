@@ -560,7 +560,7 @@ def test_bad_ngrams_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments)
 
 
 def test_the_command_lines_ngram_cap_is_the_vectorizers():
-    from textwin.cli.common import MAX_NGRAM
+    from textwin.cli.options import MAX_NGRAM
     from textwin.text import MAX_NGRAM as VECTORIZER_MAX_NGRAM
 
     assert MAX_NGRAM == VECTORIZER_MAX_NGRAM
@@ -677,7 +677,7 @@ def test_bad_chars_are_one_line(capsys, tmp_path, monkeypatch, argv, fragments):
 
 
 def test_the_command_lines_char_ngram_cap_is_the_vectorizers():
-    from textwin.cli.common import MAX_CHAR_NGRAM
+    from textwin.cli.options import MAX_CHAR_NGRAM
     from textwin.text import MAX_CHAR_NGRAM as VECTORIZER_MAX
 
     assert MAX_CHAR_NGRAM == VECTORIZER_MAX

@@ -37,12 +37,12 @@ from .common import (
     EXIT_OK,
     EXIT_USAGE,
     CLIError,
-    HelpFormatter,
     fail,
     n_jobs_error,
     run_command,
     setup_logging,
 )
+from .options import HelpFormatter
 from .eval import CORPUS_METHODS
 from .tuning import TUNING_FOLDS
 from .corpus import BUILTIN_CORPORA

@@ -15,11 +15,11 @@ from .common import (
     EXIT_USAGE,
     SHOWN_ROWS,
     CLIError,
-    columns_of,
     first_names,
     logger,
     reading_reuters,
 )
+from .options import columns_of
 
 
 #: The built-in single-label corpora that ``--corpus`` takes by name (when no file

@@ -8,8 +8,6 @@ from .common import (
     EXIT_NO_DATA,
     EXIT_OK,
     CLIError,
-    HelpFormatter,
-    common_options,
     damaged_corpus,
     first_line,
     logger,
@@ -18,6 +16,7 @@ from .common import (
     print_json,
     reading_reuters,
 )
+from .options import HelpFormatter, common_options
 
 
 def add_parser(sub):

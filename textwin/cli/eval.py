@@ -8,7 +8,6 @@ import warnings
 from .common import (
     EXIT_OK,
     CLIError,
-    HelpFormatter,
     estimator_verbosity,
     first_line,
     fmt,
@@ -17,9 +16,9 @@ from .common import (
     pct,
     print_json,
     progress_enabled,
-    training_options,
     warnings_naming,
 )
+from .options import HelpFormatter, training_options
 from .auto import check_auto, fit_auto, warn_small_classes
 from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,

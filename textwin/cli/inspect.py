@@ -4,12 +4,11 @@ from __future__ import annotations
 from .common import (
     EXIT_OK,
     CLIError,
-    HelpFormatter,
-    common_options,
     open_model,
     out,
     print_json,
 )
+from .options import HelpFormatter, common_options
 
 #: How many terms of each sign per class, unless --terms says.
 DEFAULT_TERMS = 10

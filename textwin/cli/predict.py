@@ -11,15 +11,12 @@ from .common import (
     EXIT_NO_DATA,
     EXIT_OK,
     CLIError,
-    HelpFormatter,
-    columns_of,
-    common_options,
     json_text,
     logger,
     open_model,
     out,
-    table_options,
 )
+from .options import HelpFormatter, columns_of, common_options, table_options
 
 
 def add_parser(sub):

@@ -16,7 +16,6 @@ from .common import (
     EXIT_OK,
     EXIT_USAGE,
     CLIError,
-    HelpFormatter,
     damaged_corpus,
     fail,
     first_line,
@@ -25,6 +24,7 @@ from .common import (
     run_command,
     setup_logging,
 )
+from .options import HelpFormatter
 
 _DESCRIPTION = ("Run the papers' experiments and write docs/reproduction.md with its figures "
                 "(every number measured by this run).")

@@ -8,7 +8,6 @@ from .common import (
     EXIT_INTERNAL,
     EXIT_OK,
     CLIError,
-    HelpFormatter,
     SHOWN_ROWS,
     check_destination,
     fmt,
@@ -17,9 +16,9 @@ from .common import (
     out,
     print_json,
     progress_enabled,
-    training_options,
     warnings_naming,
 )
+from .options import HelpFormatter, training_options
 from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
 from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds,
                      train_calibration, tuning_summary)
