@@ -30,7 +30,7 @@ LAYERS = {
                       "textwin.calibration", "textwin.explanations",
                       "textwin._io", "textwin._memory", "textwin._languages",
                       "textwin._version", "textwin._messages", "textwin._folds",
-                      "textwin._nb_scaling"),
+                      "textwin._nb_scaling", "textwin._tuning"),
     "kernels": ("textwin._kernels",),
 }
 RANK = {layer: rank for rank, layer in enumerate(reversed(LAYERS))}

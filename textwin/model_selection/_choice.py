@@ -15,7 +15,8 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
-from textwin.metrics import THRESHOLD_TUNERS, breakeven_points, f1_from_counts
+from textwin._tuning import tuned_thresholds
+from textwin.metrics import breakeven_points, f1_from_counts
 from textwin.tasks import decide
 
 __all__ = ["SCORINGS", "RULES", "default_scoring", "check_choice", "fold_scores",
@@ -61,23 +62,6 @@ def check_choice(task, scoring, rule, name="select_lam"):
         raise ValueError(f"{name}: rule={rule!r} tunes the one cut of a two-class problem; "
                          f"for multi-label categories use rule='f1' or 'breakeven'.")
     return scoring
-
-
-def tuned_thresholds(S, T, rule, min_positives):
-    """Thresholds of ``rule`` on out-of-fold scores ``S`` (n, K) against the indicator
-    ``T`` (n, K); 0 for a category with fewer than ``min_positives`` (each caller passes
-    its folds): the threshold tuner of the searches, of ``train --tune-thresholds`` and
-    of :class:`~textwin.model_selection.TunedThresholdsClassifierCV`, and their one policy
-    for rare categories.
-
-    With fewer positives than folds, some fold trained without any or with one: its
-    scores say nothing, and the tuned threshold falls far below 0 (a category of two
-    positives in Reuters-21578 then took 585 false positives of the test set).
-    """
-    if rule == "zero":
-        return np.zeros(S.shape[1])
-    t = np.asarray(THRESHOLD_TUNERS[rule](T, S), dtype=np.float64)
-    return np.where(np.asarray(T).sum(axis=0) < min_positives, 0.0, t)
 
 
 def _predictions(S, T, fold_of, n_folds, task, rule):

@@ -23,20 +23,17 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted
 
 from textwin._ovr import sparse_multilabel_tags
+from textwin._tuning import (ARGMAX_OBJECTIVES, argmax_thresholds, thresholds_of_scores,
+                             tuned_thresholds, tuning_folds)
 from textwin.calibration import calibrate
-from textwin.metrics import f1_from_counts
-from textwin.model_selection._choice import tuned_thresholds
-from textwin.model_selection._split import (calibration_fold_count, split_folds,
-                                             stratified_folds, text_folds)
-from textwin.tasks import decide, never_given, predicted_classes
+from textwin.model_selection._split import calibration_fold_count, split_folds, text_folds
+from textwin.tasks import decide
 
 __all__ = ["TunedThresholdsClassifierCV", "argmax_thresholds", "out_of_fold_scores",
-           "task_thresholds", "calibration_folds", "out_of_fold_calibration",
-           "ARGMAX_OBJECTIVES"]
+           "task_thresholds", "tuning_folds", "thresholds_of_scores", "calibration_folds",
+           "out_of_fold_calibration", "ARGMAX_OBJECTIVES"]
 
 _OBJECTIVES = ("f1", "breakeven", "accuracy")
-#: What :func:`argmax_thresholds` maximises.
-ARGMAX_OBJECTIVES = ("accuracy", "f1")
 
 
 def _scores_2d(scores):
@@ -117,10 +114,11 @@ def task_thresholds(estimator, X, Y, task, objective, folds=3):
     - otherwise a threshold per column of ``Y`` (a two-class task: the positive
       class's column alone), on the folds of :func:`out_of_fold_scores`.
 
-    The policy for rare classes and categories is the searches' (:func:`textwin.
-    model_selection._choice.tuned_thresholds`): one with fewer documents than
-    ``folds`` keeps 0, and a single such category is not cross-validated at all (its
-    folds could not be trained).
+    The folds are :func:`~textwin._tuning.tuning_folds`', the thresholds
+    :func:`~textwin._tuning.thresholds_of_scores`' (as ``TextClassifier(thresholds="f1")``
+    tunes its own); the policy for rare classes and categories is the searches': one with
+    fewer documents than ``folds`` keeps 0, and a single such category is not
+    cross-validated at all (its folds could not be trained).
 
     Returns
     -------
@@ -128,21 +126,11 @@ def task_thresholds(estimator, X, Y, task, objective, folds=3):
     rare : ndarray of int
         The columns with some documents, but fewer than ``folds``, that keep 0.
     """
-    Y = np.asarray(Y)
-    counts = (Y != 0).sum(axis=0)
-    rare = np.flatnonzero((counts > 0) & (counts < folds))
-    if task == "multiclass":
-        y = Y.argmax(axis=1)
-        oof = _quiet_out_of_fold(estimator, X, Y, stratified_folds(folds, y))
-        present = counts > 0  # a class without documents is never given, left out here
-        thresholds = never_given(Y)
-        thresholds[present] = argmax_thresholds(np.cumsum(present)[y] - 1, oof[:, present],
-                                                objective, tunable=counts[present] >= folds)
-        return thresholds, rare
-    if counts.size == 1 and counts[0] < folds:
-        return np.zeros(1), rare
-    oof = _quiet_out_of_fold(estimator, X, Y, folds)
-    return tuned_thresholds(oof, Y != 0, objective, folds), rare
+    pairs = tuning_folds(Y, task, folds)
+    if pairs is None:  # a single category rarer than the folds: nothing to cross-validate
+        return thresholds_of_scores(None, Y, task, objective, folds)
+    oof = _quiet_out_of_fold(estimator, X, np.asarray(Y), pairs)
+    return thresholds_of_scores(oof, Y, task, objective, folds)
 
 
 def calibration_folds(name, Y, task, classes):
@@ -171,125 +159,6 @@ def out_of_fold_calibration(estimator_for, X, Y, task, folds):
     target = Y[:, [1]] if task == "binary" else Y
     oof = _quiet_out_of_fold(estimator_for(fold_n), X, target, folds)
     return calibrate(oof, target.astype(bool), folds=len(folds))
-
-
-def _argmax_score(y, predicted, K, objective):
-    """Accuracy, or macro-F1 over the classes that are true or predicted somewhere."""
-    if objective == "accuracy":
-        return float(np.mean(predicted == y))
-    true = np.bincount(y, minlength=K)
-    pred = np.bincount(predicted, minlength=K)
-    tp = np.bincount(y[predicted == y], minlength=K)
-    return _macro_f1(tp, pred, true)
-
-
-def _macro_f1(tp, pred, true):
-    """Macro-F1 of counts (..., K), over the classes with ``pred + true > 0``."""
-    f1 = f1_from_counts(tp, pred, true, zero_division=0.0)
-    return f1.sum(axis=-1) / np.maximum((pred + true > 0).sum(axis=-1), 1)
-
-
-def _cut_scores(y, d, k, r, K, objective):
-    """The objective when class ``k``'s threshold lies below the ``j``-th smallest of
-    ``d`` (j = 0..n): the documents below it go to their runner-up ``r``, the
-    others to ``k`` (``d``, ``r`` sorted by ``d``)."""
-    n = d.size
-    if objective == "accuracy":
-        to_k = np.r_[0, np.cumsum(y == k)]       # right answers lost by leaving k
-        to_r = np.r_[0, np.cumsum(y == r)]       # right answers won by going to r
-        return (to_k[-1] - to_k + to_r) / n
-    moved = np.zeros((n + 1, K), dtype=np.int64)
-    np.add.at(moved, (np.arange(1, n + 1), r), 1)
-    moved[1:, k] -= 1
-    pred = np.cumsum(moved, axis=0)
-    pred[:, k] += n
-    hits = np.zeros((n + 1, K), dtype=np.int64)
-    right_r = np.flatnonzero(y == r)
-    np.add.at(hits, (right_r + 1, r[right_r]), 1)
-    hits[1:, k] -= y == k
-    tp = np.cumsum(hits, axis=0)
-    tp[:, k] += int(np.sum(y == k))
-    return _macro_f1(tp, pred, np.bincount(y, minlength=K))
-
-
-def _best_threshold(S, y, t, k, objective, current):
-    """Class ``k``'s threshold of the best objective given the others' (``t``), or
-    ``t[k]`` unless some cut point improves on ``current``."""
-    others = S - t
-    others[:, k] = -np.inf
-    r = np.argmax(others, axis=1)                 # the class a document gets without k
-    d = S[:, k] - others[np.arange(S.shape[0]), r]  # k wins while its threshold is below d
-    if not np.isfinite(d).all():
-        return t[k]
-    order = np.argsort(d, kind="stable")
-    d, values = d[order], _cut_scores(y[order], d[order], k, r[order], S.shape[1], objective)
-    # a threshold can only lie between two different values of d (or beyond them all);
-    # values equal but for rounding are one (the comparison at predict time may differ)
-    cut = np.r_[True, np.diff(d) > 1e-9 * np.maximum(1.0, np.abs(d[1:])), True]
-    candidates = np.r_[d[0] - 1.0, d[:-1] / 2 + d[1:] / 2, d[-1] + 1.0]
-    values = np.where(cut, values, -np.inf)
-    if values.max() <= current:
-        return t[k]
-    best = np.flatnonzero(values == values.max())
-    return float(candidates[best[np.argmin(np.abs(candidates[best] - t[k]))]])
-
-
-def argmax_thresholds(y, scores, objective="accuracy", *, tunable=None, max_sweeps=5):
-    """Per-class thresholds for a multi-class argmax, tuned on held-out scores.
-
-    A document gets the class ``argmax_k(scores[:, k] - thresholds[k])``
-    (:func:`textwin.tasks.predicted_classes`): a threshold is an offset
-    subtracted from the class's one-vs-rest score. Starting from 0, each
-    tunable class in turn takes the threshold, among the cut points where some
-    document changes class, that gives the best ``objective`` on ``scores``
-    with the other thresholds fixed (coordinate ascent), and keeps it only if
-    it improves on the thresholds so far; sweeps over the classes repeat
-    until one changes nothing, at most ``max_sweeps`` times. The result is
-    deterministic and never scores below all-zero thresholds on ``scores``.
-
-    Parameters
-    ----------
-    y : array-like of int, shape (n_samples,)
-        Each document's class, a column index of ``scores``.
-    scores : array-like of shape (n_samples, n_classes)
-        Out-of-fold scores (each document scored by a model that did not see it).
-    objective : {"accuracy", "f1"}
-        Accuracy, or macro-F1 over the classes true or predicted somewhere.
-    tunable : array-like of bool, shape (n_classes,), optional
-        The classes whose threshold may move (default: all); the others keep 0.
-    max_sweeps : int, default=5
-
-    Returns
-    -------
-    thresholds : ndarray of shape (n_classes,)
-
-    Examples
-    --------
-    >>> S = [[1.0, 0.9], [1.0, 0.8], [1.0, 0.7], [1.0, 2.0]]
-    >>> argmax_thresholds([1, 1, 0, 1], S)
-    array([0.25, 0.  ])
-    """
-    S = np.asarray(scores, dtype=np.float64)
-    y = np.asarray(y, dtype=np.intp)
-    if objective not in ARGMAX_OBJECTIVES:
-        raise ValueError(f"objective={objective!r} is not one of {', '.join(ARGMAX_OBJECTIVES)}")
-    if S.ndim != 2 or y.shape != S.shape[:1] or not np.isfinite(S).all():
-        raise ValueError("scores must be finite, one row per label of y, one column per class")
-    K = S.shape[1]
-    tunable = np.ones(K, dtype=bool) if tunable is None else np.asarray(tunable, dtype=bool)
-    t = np.zeros(K)
-    best = _argmax_score(y, predicted_classes(S, t), K, objective)
-    for _ in range(max_sweeps):
-        moved = False
-        for k in np.flatnonzero(tunable):
-            trial = t.copy()
-            trial[k] = _best_threshold(S, y, t, k, objective, best)
-            score = _argmax_score(y, predicted_classes(S, trial), K, objective)
-            if score > best:
-                t, best, moved = trial, score, True
-        if not moved:
-            break
-    return t
 
 
 class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
