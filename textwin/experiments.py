@@ -15,7 +15,6 @@ Paper settings that the extracted text lost are marked "reconstructed" in
 """
 from __future__ import annotations
 
-import difflib
 import functools
 import logging
 import time
@@ -23,6 +22,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+
+from .datasets._training_set import (  # the names of the categories, public here too
+    TOP10,
+    UnknownCategoryError,
+    closest_names,
+    resolve_categories,
+)
 
 __all__ = [
     "Method", "METHODS", "PAPER_METHODS", "UnknownCategoryError", "UnknownMethodError",
@@ -32,57 +38,8 @@ __all__ = [
 
 logger = logging.getLogger("textwin")
 
-#: The paper's categories in its table order (earn is in the experiment; its row was
-#: lost in the extracted tables, so it has no per-category paper figure).
-TOP10 = ("earn", "acq", "money-fx", "grain", "crude", "trade", "interest", "ship", "wheat",
-         "corn")
-
-
-class UnknownCategoryError(ValueError):
-    """A category name that the corpus does not have."""
-
-
 class UnknownMethodError(ValueError):
     """A method name that is not in :data:`METHODS`."""
-
-
-def _closest(name, choices, n=5):
-    close = difflib.get_close_matches(name, choices, n=n, cutoff=0.5)
-    if not close:  # prefix or substring matches for short names like "gr"
-        close = [c for c in choices if name.lower() in c.lower()][:n]
-    return close
-
-
-def resolve_categories(categories, available):
-    """Turn ``"top10"``, ``"all"``, a comma-separated string or a list into names.
-
-    Raises :class:`UnknownCategoryError` naming the closest valid names.
-    """
-    available = list(available)
-    if categories is None or categories == "top10":
-        names = list(TOP10)
-    elif categories == "all":
-        return available
-    elif isinstance(categories, str) and categories.strip() in available:
-        names = [categories.strip()]  # one name, commas and all ("sports, games")
-    elif isinstance(categories, str):  # a comma inside a name is written "\,"
-        names = [c.strip().replace("\0", ",")
-                 for c in categories.replace("\\,", "\0").split(",") if c.strip()]
-    else:
-        names = list(categories)
-    if not names:
-        raise UnknownCategoryError("no category given")
-    twice = sorted({n for n in names if names.count(n) > 1})
-    if twice:
-        raise UnknownCategoryError(f"category {twice[0]!r} is listed more than once")
-    known = set(available)
-    for name in names:
-        if name not in known:
-            close = _closest(name, available)
-            hint = (f"closest: {', '.join(close)}" if close
-                    else f"{len(available)} categories exist, e.g. {', '.join(available[:5])}")
-            raise UnknownCategoryError(f"unknown category {name!r} ({hint})")
-    return names
 
 
 # ---------------------------------------------------------------------------
@@ -326,7 +283,7 @@ def resolve_methods(methods):
     out = []
     for key in keys:
         if key not in METHODS:
-            close = _closest(key, list(METHODS))
+            close = closest_names(key, list(METHODS))
             raise UnknownMethodError(
                 f"unknown method {key!r}" + (f" (closest: {', '.join(close)})" if close else "")
                 + f"; {choices}")

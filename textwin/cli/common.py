@@ -22,7 +22,7 @@ from pathlib import Path
 
 from .._distributed import ClusterError, connect, connect_ray
 from .._io import NotARegularFileError, OverwriteRefusedError, check_overwrite
-from .._messages import first_line
+from .._messages import first_line, first_names  # noqa: F401 (the commands')
 from ..datasets import (
     CacheDirError,
     ReutersFormatError,
@@ -185,14 +185,6 @@ def num(x):
 
 def fmt(x, width=7):
     return "-".rjust(width) if x is None else f"{x:{width}.1f}"
-
-
-def first_names(names, shown=10):
-    """``names`` joined by commas, the first ``shown`` of them and how many more: a
-    corpus of hundreds of rare categories keeps its warnings to a line."""
-    more = len(names) - shown
-    return ", ".join(names[:shown]) + (f" and {more} more (--json names them)" if more > 0
-                                       else "")
 
 
 # ---------------------------------------------------------------------------

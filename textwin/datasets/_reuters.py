@@ -36,6 +36,7 @@ from ._base import (
     sha256_file,
 )
 from ._sgml_parser import ReutersFormatError, parse_sgml_file
+from ._training_set import TOP10
 
 __all__ = [
     "REUTERS_TOP10",
@@ -46,10 +47,7 @@ __all__ = [
 ]
 
 #: The ten largest ModApte categories, in the order of the paper's tables.
-REUTERS_TOP10 = [
-    "earn", "acq", "money-fx", "grain", "crude",
-    "trade", "interest", "ship", "wheat", "corn",
-]
+REUTERS_TOP10 = list(TOP10)
 
 #: Folder of the SGML files inside the data home.
 CORPUS_DIR = "reuters21578"
