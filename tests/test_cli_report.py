@@ -10,7 +10,7 @@ import pytest
 from textwin._io import is_textwin_figure
 from textwin.cli.common import CLIError
 from textwin.cli.corpus import TrainingData
-from textwin.cli.report import (check_plot, constant_note, cv_line, order_text, plot_cv,
+from textwin.cli.report import (check_outputs, constant_note, cv_line, order_text, plot_cv,
                                 positive_label, task_text, try_plot)
 
 
@@ -59,13 +59,19 @@ def test_cv_line_is_one_line_with_the_grid_and_the_choice():
     assert cv_line(per_class).endswith("acq 0.1, earn 0.01")
 
 
-def test_check_plot_refuses_before_any_training(tmp_path):
+def test_check_outputs_refuses_before_any_training(tmp_path):
     base = dict(output=None, force=False)
     with pytest.raises(CLIError, match="give a .png, .pdf or .svg file"):
-        check_plot(Namespace(plot=tmp_path / "cv.txt", **base))
+        check_outputs(Namespace(plot=tmp_path / "cv.txt", **base))
     with pytest.raises(CLIError, match="the plot would replace the model"):
-        check_plot(Namespace(plot=tmp_path / "m.png", output=tmp_path / "m.png", force=False))
-    check_plot(Namespace(plot=None, **base))  # no plot asked: nothing checked
+        check_outputs(Namespace(plot=tmp_path / "m.png", output=tmp_path / "m.png", force=False))
+    notes = tmp_path / "notes.npz"
+    notes.write_bytes(b"a user's file, not a model")
+    with pytest.raises(CLIError, match="cannot write the model to"):
+        check_outputs(Namespace(plot=None, output=notes, force=False))
+    assert notes.read_bytes() == b"a user's file, not a model"
+    check_outputs(Namespace(plot=None, output=notes, force=True))  # --force: replaced later
+    check_outputs(Namespace(plot=None, **base))  # nothing to write: nothing checked
 
 
 def test_plot_cv_writes_a_figure_textwin_recognises(tmp_path):

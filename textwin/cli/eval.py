@@ -21,10 +21,10 @@ from .common import (
 from .options import HelpFormatter, training_options
 from .auto import check_auto, fit_auto, warn_small_classes
 from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
-from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
+from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot)
 from .training import (LAM_ONE_OVER_N, cv_summary, fit_options, fit_task, fit_texts,
-                       given_settings, method_settings, shared_words, summarize)
+                       checked_methods, method_settings, shared_words, summarize)
 
 #: The methods `textwin eval --corpus` compares by default: one of each family.
 #: (``winnow``, the paper's positive Winnow, scores near chance on tf-idf over a whole
@@ -118,7 +118,7 @@ def _micro_breakeven(args):
 def _paper_methods(args):
     """The methods of --micro-breakeven and the settings given for each, checked (and the
     options that are for --corpus refused) before any data is loaded."""
-    methods, given = _eval_methods(args, None)
+    methods, given = checked_methods(args.methods, args)
     overrides = {}
     for m in methods:
         mine = {k: v for k, v in given.items() if k in m.settings}
@@ -129,7 +129,7 @@ def _paper_methods(args):
                 m.build(1, **mine)
             except ValueError as exc:
                 raise CLIError(f"--methods {m.key}: {first_line(exc)}") from None
-    check_plot(args)
+    check_outputs(args)
     given_corpus = [opt for opt, key, _ in CORPUS_ONLY if getattr(args, key, None)]
     for opt in ("ngrams", "chars"):  # train reads Reuters' texts for them; the protocol is words
         if getattr(args, opt):
@@ -160,30 +160,13 @@ def _paper_data(args):
     return data
 
 
-def _eval_methods(args, default):
-    """The methods of `textwin eval` and the settings given for them."""
-    from ..experiments import UnknownMethodError, resolve_methods
-
-    try:
-        methods = resolve_methods(args.methods if args.methods is not None else default)
-    except UnknownMethodError as exc:
-        raise CLIError(str(exc)) from None
-    given = given_settings(args)
-    unused = sorted(k for k in given if not any(k in m.settings for m in methods))
-    if unused:
-        raise CLIError(
-            f"{', '.join('--' + u for u in unused)} applies to none of the methods "
-            f"({', '.join(m.key for m in methods)}); `textwin eval --help` lists each "
-            "method's settings")
-    return methods, given
-
-
 def _eval_corpus(args):
     """Every method on the user's corpus: one row each, its summary and its time."""
-    methods, given = _eval_methods(args, CORPUS_METHODS)
+    methods, given = checked_methods(
+        CORPUS_METHODS if args.methods is None else args.methods, args)
     if given.get("lam") == "auto":  # not every method can choose lam: before any training
         methods = _able_to_choose_lam(args, methods)
-    check_plot(args)
+    check_outputs(args)
     d = training_data(args, args.categories)  # texts: each method's TextClassifier's
     if args.auto:  # before any training
         check_auto(args, d)

@@ -142,8 +142,18 @@ def auto_line(summary):
                       f"{setting_text(d['params'])}" for d in summary.get("dropped", ())))
 
 
-def check_plot(args):
-    """--plot: matplotlib present and the file writable, before any training."""
+def check_outputs(args):
+    """The files a command writes, checked before any training: --plot (matplotlib
+    present, the file writable), then --output's model file (new, empty, or a model file
+    textwin wrote, unless --force)."""
+    _check_plot(args)
+    if getattr(args, "output", None) is not None:
+        from ..persistence import is_model_file
+
+        check_destination(args.output, "model", is_model_file, args)
+
+
+def _check_plot(args):
     if getattr(args, "plot", None) is None:
         return
     if importlib.util.find_spec("matplotlib") is None:

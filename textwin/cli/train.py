@@ -9,7 +9,6 @@ from .common import (
     EXIT_OK,
     CLIError,
     SHOWN_ROWS,
-    check_destination,
     fmt,
     logger,
     num,
@@ -23,17 +22,12 @@ from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
 from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds,
                      train_calibration, tuning_summary)
 from .corpus import training_data
-from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_plot, constant_note, cv_line,
+from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot,
                      tuning_line)
 from .training import (class_thresholds, cv_summary, fit_options, fit_task, fit_texts,
-                       fitted, given_settings, method_settings, summarize,
+                       checked_methods, fitted, method_settings, summarize,
                        two_class_thresholds)
-
-
-def _options(keys):
-    """Settings as the command line names them: --class-weight for class_weight."""
-    return ", ".join("--" + k.replace("_", "-") for k in keys)
 
 
 def add_parser(sub, methods_help, method_names):
@@ -89,19 +83,9 @@ r52 are read from the data home's Reuters-21578.
     p.set_defaults(func=cmd_train)
 
 
-def _overrides(args, method):
-    """Settings given on the command line, checked against the method's."""
-    given = given_settings(args)
-    unknown = sorted(set(given) - set(method.settings))
-    if unknown:
-        raise CLIError(
-            f"method {method.key!r} has no setting {_options(unknown)}; "
-            f"its settings: {_options(sorted(method.settings))}")
-    return given
-
-
 def cmd_train(args):
-    method, given = _checked_method(args)
+    (method,), given = checked_methods([args.method], args)
+    check_outputs(args)  # before the training, not after it
     opts = fit_options(args)  # what every fit takes of the options
     d = training_data(args, args.category)  # texts: the estimator's
     check_tuning(opts.tune, d.task)
@@ -186,24 +170,6 @@ def _fit_auto(args, method, d):
             fit = replace(fit, thresholds=auto_class_thresholds(args.tune_thresholds,
                                                                 fit.estimator, fit.data))
     return fit
-
-
-def _checked_method(args):
-    """The method and the settings given for it, and the files to write checked: all
-    before any training."""
-    from ..experiments import resolve_methods
-
-    try:
-        (method,) = resolve_methods([args.method])
-    except ValueError as exc:
-        raise CLIError(str(exc)) from None
-    given = _overrides(args, method)
-    check_plot(args)
-    if args.output is not None:  # before the training, not after it
-        from ..persistence import is_model_file
-
-        check_destination(args.output, "model", is_model_file, args)
-    return method, given
 
 
 def _log_training(method, d, empty_train=None):

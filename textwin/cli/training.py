@@ -64,6 +64,36 @@ def given_settings(args):
     return given
 
 
+def checked_methods(names, args):
+    """The methods ``names`` name (:func:`textwin.experiments.resolve_methods`: train's
+    --method, eval's --methods) and the settings given on the command line
+    (:func:`given_settings`), each of which must apply: to train's method, or to one of
+    eval's."""
+    from ..experiments import UnknownMethodError, resolve_methods
+
+    try:
+        methods = resolve_methods(names)
+    except UnknownMethodError as exc:
+        raise CLIError(str(exc)) from None
+    given = given_settings(args)
+    unused = sorted(k for k in given if not any(k in m.settings for m in methods))
+    if unused and args.command == "train":
+        (method,) = methods
+        raise CLIError(f"method {method.key!r} has no setting {_options(unused)}; "
+                       f"its settings: {_options(sorted(method.settings))}")
+    if unused:
+        raise CLIError(
+            f"{', '.join('--' + u for u in unused)} applies to none of the methods "
+            f"({', '.join(m.key for m in methods)}); `textwin eval --help` lists each "
+            "method's settings")
+    return methods, given
+
+
+def _options(keys):
+    """Settings as the command line names them: --class-weight for class_weight."""
+    return ", ".join("--" + k.replace("_", "-") for k in keys)
+
+
 def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None,
                    single_label=False, cv_params=None):
     """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
