@@ -337,3 +337,34 @@ def test_training_matrix_is_stacked_and_renumbered_as_small_counts():
     np.testing.assert_array_equal(X.toarray()[:50],
                                   TextVectorizer(weighting="tfidf", char_ngrams=(2, 5)).fit(
                                       texts).transform(texts[:50]).toarray())
+
+
+def test_the_kernels_table_keeps_every_ngram_through_its_growth():
+    """The counting kernel (src/charngrams.c) alone, its hash table (src/slots.h) grown
+    from 1,024 slots past 262,144 by about 130,000 distinct n-grams of random words:
+    each document's n-grams and counts are scikit-learn's char_wb analyzer's, each
+    column one distinct n-gram, numbered in order of first occurrence. A rehash that
+    lost an id splits an n-gram into two columns; one that misplaced it merges two."""
+    from textwin._kernels._chars import count_char_ngrams
+    from textwin.text import _UNICODE_SPACES
+
+    rng = random.Random(5)
+    letters = "abcdefghijklmnopqrstuvwxyzäöüß日本語中文"
+    docs = [" ".join("".join(rng.choice(letters) for _ in range(rng.randint(1, 9)))
+                     for _ in range(rng.randint(0, 30)))
+            for _ in range(2500)]
+    codes = np.array([ord(c) for c in "".join(docs)], dtype=np.uint32)
+    ends = np.cumsum([len(d) for d in docs]).astype(np.int64)
+    indptr, ids, counts, first, length, padded = count_char_ngrams(
+        codes, ends, 1, 5, _UNICODE_SPACES)
+    chars = "".join(map(chr, padded))
+    grams = [chars[a:a + n] for a, n in zip(first.tolist(), length.tolist())]
+    assert len(set(grams)) == len(grams) > 130_000
+    assert (ids[np.sort(np.unique(ids, return_index=True)[1])] == np.arange(len(grams))).all()
+    analyze = CountVectorizer(analyzer="char_wb", ngram_range=(1, 5),
+                              lowercase=False).build_analyzer()
+    for d, doc in enumerate(docs):
+        row = slice(indptr[d], indptr[d + 1])
+        ours = {grams[j]: c for j, c in zip(ids[row].tolist(), counts[row].tolist())}
+        assert len(ours) == indptr[d + 1] - indptr[d]
+        assert ours == collections.Counter(analyze(doc)), d

@@ -4,6 +4,8 @@ text; the same sorted order as Python's; character n-grams looked up from code p
 as their strings are; and a vectorizer's vocabulary through a model file and a pickle."""
 import pickle
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -11,6 +13,7 @@ import pytest
 from textwin._kernels._vocabulary import Vocabulary
 from textwin.persistence import ModelFormatError, Terms, load_model, save_model
 from textwin.text import CHAR_PREFIX, TextVectorizer
+from _textwin_process import CWD, ENV  # tests/ on sys.path
 
 # Latin with accents, Greek, Cyrillic, CJK, Devanagari, emoji (beyond the BMP),
 # combining marks, a lone surrogate (what surrogatepass keeps), and ASCII.
@@ -116,3 +119,81 @@ def test_a_vectorizers_vocabulary_through_a_model_file_and_a_pickle(tmp_path):
     old.__setstate__(state)
     assert isinstance(old.vocabulary_, Vocabulary)
     assert (old.transform(TEXTS) != vec.transform(TEXTS)).nnz == 0
+
+
+def test_every_term_is_found_after_the_table_grew_many_times():
+    """The open-addressing table (src/slots.h) from 16 slots past 262,144: 120,000
+    distinct terms added in batches (each batch's repeats and earlier terms found, not
+    added), then every term found again at its column, by bytes and by code points, in
+    copies made by take, from_buffers and a pickle (tables sized up front), while as
+    many absent terms sharing the present ones' text are not found. A rehash that lost
+    or misplaced one id fails this."""
+    rng = random.Random(4)
+    terms = [f"{k:x}|{rng.choice(ALPHABET)}" for k in range(120_000)]
+    vocab = Vocabulary()
+    for start in range(0, len(terms), 10_000):
+        batch = terms[start:start + 10_000]
+        earlier = rng.sample(range(start), min(start, 100))
+        got = vocab.columns(batch + batch[::-3] + [terms[j] for j in earlier], True)
+        want = list(range(start, start + len(batch)))
+        assert got.tolist() == want + want[::-3] + earlier
+    assert len(vocab) == len(terms) and vocab.nbytes() > 4 * 262_144
+    columns = np.arange(len(terms))
+    absent = [t + "~" for t in terms[::3]] + [t[:-1] for t in terms[::3]]
+    assert vocab.columns(absent, False).tolist() == [-1] * len(absent)
+    for copy in (vocab, vocab.take(columns), Vocabulary.from_buffers(vocab.utf8, vocab.offsets),
+                 pickle.loads(pickle.dumps(vocab))):
+        assert (copy.columns(terms, False) == columns).all()
+        assert all(copy[terms[j]] == j for j in range(0, len(terms), 97))
+    codes = np.array([ord(c) for c in "".join(terms)], dtype=np.uint32)
+    length = np.array([len(t) for t in terms], dtype=np.int32)
+    first = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    assert (vocab.columns_of_codes("", codes, first, length, False) == columns).all()
+    by_codes = Vocabulary()
+    assert (by_codes.columns_of_codes("", codes, first, length, True) == columns).all()
+    assert by_codes == vocab
+
+
+# In a process whose address space is capped 64 MiB above what it holds: a vocabulary
+# grown until its memory runs out, then character n-grams counted past it.
+OUT_OF_MEMORY = """
+import os, resource
+import numpy as np
+from textwin._kernels._chars import count_char_ngrams
+from textwin._kernels._vocabulary import Vocabulary
+from textwin.text import _UNICODE_SPACES
+
+rng = np.random.default_rng(0)
+codes = rng.integers(97, 97 + 26, size=4_000_000, dtype=np.uint32)
+codes[::9] = 32
+held = int(open("/proc/self/statm").read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+resource.setrlimit(resource.RLIMIT_AS, (held + 64 * 2**20, resource.RLIM_INFINITY))
+vocab = Vocabulary()
+try:
+    for k in range(0, 10**8, 10**5):
+        vocab.columns([f"t{j}" for j in range(k, k + 10**5)], True)
+except MemoryError as e:
+    print(e)
+n = len(vocab)
+for k in range(0, n, 10**5):
+    ids = np.arange(k, min(k + 10**5, n))
+    assert (vocab.columns([f"t{j}" for j in ids], False) == ids).all()
+assert f"t{n}" not in vocab
+del vocab
+try:
+    count_char_ngrams(codes, np.array([codes.size], dtype=np.int64), 1, 8, _UNICODE_SPACES)
+except MemoryError as e:
+    print(e)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="caps memory as Linux does")
+def test_memory_running_out_raises_memoryerror_and_keeps_what_is_in():
+    """The C kernels' allocation failures (src/slots.h's growth among them) reach Python
+    as MemoryError, never a crash: the vocabulary keeps every term it took, each found
+    at its column."""
+    run = subprocess.run([sys.executable, "-c", OUT_OF_MEMORY], env=ENV, cwd=CWD,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["out of memory for a vocabulary",
+                                       "out of memory counting character n-grams"]
