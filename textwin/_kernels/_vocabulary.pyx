@@ -22,12 +22,14 @@ cdef extern from "Python.h":
     object PyUnicode_DecodeUTF8(const char *, Py_ssize_t, const char *)
 
 cdef extern from "vocabulary.h" nogil:
+    ctypedef struct tw_slots:
+        int64_t n_slots
     ctypedef struct tw_vocab:
         uint8_t *bytes
         int64_t n_bytes
         int64_t *offsets
         int64_t n_terms
-        int64_t n_slots
+        tw_slots table
     int tw_vocab_init(tw_vocab *v)
     void tw_vocab_free(tw_vocab *v)
     int64_t tw_vocab_find(const tw_vocab *v, const uint8_t *s, int64_t length)
@@ -194,7 +196,7 @@ cdef class Vocabulary:
 
     def nbytes(self):
         """The bytes it holds (the terms, their offsets, the table)."""
-        return self.v.n_bytes + 8 * (self.v.n_terms + 1) + 4 * self.v.n_slots
+        return self.v.n_bytes + 8 * (self.v.n_terms + 1) + 4 * self.v.table.n_slots
 
     def __reduce__(self):
         return Vocabulary.from_buffers, (self.utf8, self.offsets)

@@ -68,53 +68,46 @@ static int tw_grow_nnz(tw_char_counts *o)
     return 0;
 }
 
-/* Double the hash table (kept at most half full) and reinsert every id. */
-static int tw_rehash(tw_char_counts *o)
+/* The hash of n-gram id (ctx: the counts), for the table's growth. */
+static uint64_t tw_hash_of(const void *ctx, int64_t id)
 {
-    int64_t n = o->n_slots * 2;
-    int32_t *slots = malloc((size_t)n * sizeof(int32_t));
-    if (slots == NULL)
-        return -1;
-    memset(slots, 0xFF, (size_t)n * sizeof(int32_t));
-    uint64_t mask = (uint64_t)n - 1;
-    for (int64_t k = 0; k < o->n_distinct; k++) {
-        uint64_t i = o->hash[k] & mask;
-        while (slots[i] >= 0)
-            i = (i + 1) & mask;
-        slots[i] = (int32_t)k;
-    }
-    free(o->slots);
-    o->slots = slots;
-    o->n_slots = n;
-    return 0;
+    return ((const tw_char_counts *)ctx)->hash[id];
+}
+
+/* An n-gram sought: padded[start : start + n], of hash h. */
+typedef struct {
+    const tw_char_counts *o;
+    uint64_t h;
+    int64_t start;
+    int n;
+} tw_gram;
+
+/* Whether n-gram id is the one sought (ctx: a tw_gram): its hash first, then its
+   characters. */
+static int tw_same_gram(const void *ctx, int32_t id)
+{
+    const tw_gram *g = ctx;
+    const tw_char_counts *o = g->o;
+    return o->hash[id] == g->h && o->length[id] == g->n
+           && memcmp(o->padded + o->first[id], o->padded + g->start,
+                     (size_t)g->n * sizeof(uint32_t)) == 0;
 }
 
 /* Count one occurrence of padded[start : start + n] (hash h) in document d. */
 static inline int tw_count(tw_char_counts *o, uint64_t h, int64_t start, int n, int64_t d)
 {
-    uint64_t mask = (uint64_t)o->n_slots - 1;
-    uint64_t i = h & mask;
-    const uint32_t *gram = o->padded + start;
-    int32_t id;
-    for (;;) {
-        id = o->slots[i];
-        if (id < 0)
-            break;
-        if (o->hash[id] == h && o->length[id] == n
-            && memcmp(o->padded + o->first[id], gram, (size_t)n * sizeof(uint32_t)) == 0)
-            break;
-        i = (i + 1) & mask;
-    }
+    tw_gram gram = {o, h, start, n};
+    uint64_t slot = tw_slots_find(&o->table, h, tw_same_gram, &gram);
+    int32_t id = o->table.ids[slot];
     if (id < 0) {
         if (o->n_distinct >= INT32_MAX || tw_grow_distinct(o))
             return -1;
         id = (int32_t)o->n_distinct++;
-        o->slots[i] = id;
         o->first[id] = start;
         o->length[id] = n;
         o->hash[id] = h;
         o->stamp[id] = -1;
-        if (2 * o->n_distinct > o->n_slots && tw_rehash(o))
+        if (tw_slots_insert(&o->table, slot, id, tw_hash_of, o))
             return -1;
     }
     if (o->stamp[id] == d) {
@@ -157,11 +150,10 @@ static int tw_word_ngrams(tw_char_counts *o, int64_t p, int64_t len, int min_n, 
    their lengths: the capacities doubled as they grew. */
 static void tw_char_counts_trim(tw_char_counts *o)
 {
-    free(o->slots);
+    tw_slots_free(&o->table);
     free(o->hash);
     free(o->stamp);
     free(o->pos);
-    o->slots = NULL;
     o->hash = NULL;
     o->stamp = NULL;
     o->pos = NULL;
@@ -199,11 +191,8 @@ int tw_count_char_ngrams(const uint32_t *text, const int64_t *doc_end, int64_t n
     }
     o->padded = malloc((size_t)(padded_len + 1) * sizeof(uint32_t));
     o->indptr = malloc((size_t)(n_docs + 1) * sizeof(int64_t));
-    o->n_slots = 1024;
-    o->slots = malloc((size_t)o->n_slots * sizeof(int32_t));
-    if (o->padded == NULL || o->indptr == NULL || o->slots == NULL)
+    if (o->padded == NULL || o->indptr == NULL || tw_slots_alloc(&o->table, 1024))
         goto fail;
-    memset(o->slots, 0xFF, (size_t)o->n_slots * sizeof(int32_t));
     o->indptr[0] = 0;
     int64_t p = 0;
     for (int64_t d = 0, i = 0; d < n_docs; d++) {
@@ -238,7 +227,7 @@ void tw_char_counts_free(tw_char_counts *o)
     free(o->first);
     free(o->length);
     free(o->padded);
-    free(o->slots);
+    tw_slots_free(&o->table);
     free(o->hash);
     free(o->stamp);
     free(o->pos);

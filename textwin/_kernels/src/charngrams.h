@@ -10,14 +10,16 @@
    points, the documents one after the other): a CSR matrix of counts whose
    columns are the chunk's distinct n-grams, numbered in order of first
    occurrence, and for each distinct n-gram where it first occurs in the
-   padded words.  The n-grams are found in one hash table keyed by their
-   characters (compared exactly, never by hash alone); each document's counts
+   padded words.  The n-grams are found in one hash table (slots.h) keyed by
+   their characters (compared exactly, never by hash alone); each document's counts
    are gathered with a per-n-gram stamp of the last document that held it, so
    the work is linear in the number of n-grams. */
 #ifndef TEXTWIN_CHARNGRAMS_H
 #define TEXTWIN_CHARNGRAMS_H
 
 #include <stdint.h>
+
+#include "slots.h"
 
 typedef struct {
     /* the counts, CSR: n_docs + 1 row pointers, nnz columns (n-gram ids) and counts */
@@ -32,9 +34,8 @@ typedef struct {
     /* the words, each padded with a space on either side, one after the other */
     uint32_t *padded;
     int64_t padded_len;
-    /* private: the hash table (ids, -1 empty) and per-id hash, stamp and position */
-    int32_t *slots;
-    int64_t n_slots;
+    /* private: the hash table of the ids (slots.h) and per-id hash, stamp and position */
+    tw_slots table;
     uint64_t *hash;
     int64_t *stamp;
     int64_t *pos;

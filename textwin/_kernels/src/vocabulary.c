@@ -14,6 +14,30 @@ static inline uint64_t tw_vocab_hash(const uint8_t *s, int64_t len)
     return tw_fmix64(h ^ (uint64_t)len);
 }
 
+/* The hash of term id (ctx: the vocabulary), for the table's growth. */
+static uint64_t tw_vocab_hash_of(const void *ctx, int64_t id)
+{
+    const tw_vocab *v = ctx;
+    int64_t a = v->offsets[id];
+    return tw_vocab_hash(v->bytes + a, v->offsets[id + 1] - a);
+}
+
+/* A term sought: s[0:len] in the vocabulary v. */
+typedef struct {
+    const tw_vocab *v;
+    const uint8_t *s;
+    int64_t len;
+} tw_vocab_key;
+
+/* Whether term id is the term sought (ctx: a tw_vocab_key). */
+static int tw_vocab_same(const void *ctx, int32_t id)
+{
+    const tw_vocab_key *key = ctx;
+    int64_t a = key->v->offsets[id];
+    return key->v->offsets[id + 1] - a == key->len
+           && memcmp(key->v->bytes + a, key->s, (size_t)key->len) == 0;
+}
+
 static int tw_vocab_resize(void **p, int64_t cap, size_t item)
 {
     void *q = realloc(*p, (size_t)(cap > 0 ? cap : 1) * item);
@@ -26,20 +50,15 @@ static int tw_vocab_resize(void **p, int64_t cap, size_t item)
 static int tw_vocab_alloc(tw_vocab *v, int64_t terms, int64_t bytes)
 {
     memset(v, 0, sizeof(*v));
-    int64_t slots = 16;
-    while (slots < 2 * terms + 2)
-        slots *= 2;
     v->terms_cap = terms > 16 ? terms : 16;
     v->bytes_cap = bytes > 64 ? bytes : 64;
     v->offsets = malloc((size_t)(v->terms_cap + 1) * sizeof(int64_t));
     v->bytes = malloc((size_t)v->bytes_cap);
-    v->slots = malloc((size_t)slots * sizeof(int32_t));
-    if (v->offsets == NULL || v->bytes == NULL || v->slots == NULL) {
+    if (v->offsets == NULL || v->bytes == NULL
+        || tw_slots_alloc(&v->table, tw_slots_for(terms, 16))) {
         tw_vocab_free(v);
         return -1;
     }
-    memset(v->slots, 0xFF, (size_t)slots * sizeof(int32_t));
-    v->n_slots = slots;
     v->offsets[0] = 0;
     return 0;
 }
@@ -53,52 +72,20 @@ void tw_vocab_free(tw_vocab *v)
 {
     free(v->bytes);
     free(v->offsets);
-    free(v->slots);
+    tw_slots_free(&v->table);
     memset(v, 0, sizeof(*v));
 }
 
-/* The slot holding the term s[0:len] (hash h), or the empty slot where it would go. */
-static inline uint64_t tw_vocab_slot(const tw_vocab *v, const uint8_t *s, int64_t len,
-                                     uint64_t h)
+/* The slot holding the term s[0:len], or the empty slot where it would go. */
+static inline uint64_t tw_vocab_slot(const tw_vocab *v, const uint8_t *s, int64_t len)
 {
-    uint64_t mask = (uint64_t)v->n_slots - 1;
-    uint64_t i = h & mask;
-    for (;;) {
-        int32_t id = v->slots[i];
-        if (id < 0)
-            return i;
-        int64_t a = v->offsets[id];
-        if (v->offsets[id + 1] - a == len && memcmp(v->bytes + a, s, (size_t)len) == 0)
-            return i;
-        i = (i + 1) & mask;
-    }
+    tw_vocab_key key = {v, s, len};
+    return tw_slots_find(&v->table, tw_vocab_hash(s, len), tw_vocab_same, &key);
 }
 
 int64_t tw_vocab_find(const tw_vocab *v, const uint8_t *s, int64_t len)
 {
-    return v->slots[tw_vocab_slot(v, s, len, tw_vocab_hash(s, len))];
-}
-
-/* Double the table and reinsert every id (the hashes recomputed from the bytes). */
-static int tw_vocab_rehash(tw_vocab *v)
-{
-    int64_t n = v->n_slots * 2;
-    int32_t *slots = malloc((size_t)n * sizeof(int32_t));
-    if (slots == NULL)
-        return -1;
-    memset(slots, 0xFF, (size_t)n * sizeof(int32_t));
-    uint64_t mask = (uint64_t)n - 1;
-    for (int64_t k = 0; k < v->n_terms; k++) {
-        int64_t a = v->offsets[k];
-        uint64_t i = tw_vocab_hash(v->bytes + a, v->offsets[k + 1] - a) & mask;
-        while (slots[i] >= 0)
-            i = (i + 1) & mask;
-        slots[i] = (int32_t)k;
-    }
-    free(v->slots);
-    v->slots = slots;
-    v->n_slots = n;
-    return 0;
+    return v->table.ids[tw_vocab_slot(v, s, len)];
 }
 
 /* Append the term s[0:len] as the next id into the empty slot `slot`. */
@@ -124,16 +111,15 @@ static int64_t tw_vocab_append(tw_vocab *v, const uint8_t *s, int64_t len, uint6
     v->n_bytes += len;
     int64_t id = v->n_terms++;
     v->offsets[v->n_terms] = v->n_bytes;
-    v->slots[slot] = (int32_t)id;
-    if (2 * v->n_terms > v->n_slots && tw_vocab_rehash(v))
+    if (tw_slots_insert(&v->table, slot, (int32_t)id, tw_vocab_hash_of, v))
         return -2;
     return id;
 }
 
 int64_t tw_vocab_add(tw_vocab *v, const uint8_t *s, int64_t len)
 {
-    uint64_t slot = tw_vocab_slot(v, s, len, tw_vocab_hash(s, len));
-    int32_t id = v->slots[slot];
+    uint64_t slot = tw_vocab_slot(v, s, len);
+    int32_t id = v->table.ids[slot];
     return id >= 0 ? id : tw_vocab_append(v, s, len, slot);
 }
 
@@ -182,8 +168,8 @@ int tw_vocab_codes(tw_vocab *v, const uint8_t *prefix, int prefix_len, const uin
         const uint32_t *c = codes + first[k];
         for (int32_t i = 0; i < length[k]; i++)
             len += tw_utf8(c[i], term + len);
-        uint64_t slot = tw_vocab_slot(v, term, len, tw_vocab_hash(term, len));
-        int64_t id = v->slots[slot];
+        uint64_t slot = tw_vocab_slot(v, term, len);
+        int64_t id = v->table.ids[slot];
         if (id < 0 && grow) {
             id = tw_vocab_append(v, term, len, slot);
             if (id == -2) {
@@ -247,8 +233,7 @@ int tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *
         return -1;
     for (int64_t k = 0; k < n; k++) {
         int64_t a = src->offsets[ids[k]], len = src->offsets[ids[k] + 1] - a;
-        uint64_t slot = tw_vocab_slot(dst, src->bytes + a, len,
-                                      tw_vocab_hash(src->bytes + a, len));
+        uint64_t slot = tw_vocab_slot(dst, src->bytes + a, len);
         if (tw_vocab_append(dst, src->bytes + a, len, slot) < 0) {
             tw_vocab_free(dst);
             tw_vocab_init(dst);
@@ -265,8 +250,8 @@ int64_t tw_vocab_from_buffers(const uint8_t *bytes, const int64_t *offsets, int6
         return -1;
     for (int64_t k = 0; k < n; k++) {
         int64_t a = offsets[k], len = offsets[k + 1] - a;
-        uint64_t slot = tw_vocab_slot(dst, bytes + a, len, tw_vocab_hash(bytes + a, len));
-        if (dst->slots[slot] >= 0)
+        uint64_t slot = tw_vocab_slot(dst, bytes + a, len);
+        if (dst->table.ids[slot] >= 0)
             return 1 + k;
         if (tw_vocab_append(dst, bytes + a, len, slot) < 0) {
             tw_vocab_free(dst);

@@ -1,8 +1,8 @@
 /* A vocabulary of terms held compactly: their UTF-8 bytes one after the other, where
-   each starts, and an open-addressing hash table of their ids (linear probing, kept at
-   most half full).  A term is found by its bytes, compared exactly after the hash
-   matches: two terms never share an id.  About the size of the terms' text plus 16
-   bytes a term, where a Python dict of str takes about 100.
+   each starts, and an open-addressing hash table of their ids (slots.h).  A term is
+   found by its bytes, compared exactly after the hash matches: two terms never share an
+   id.  About the size of the terms' text plus 16 bytes a term, where a Python dict of
+   str takes about 100.
 
    Ids are 0 to n_terms - 1 in order of insertion.  UTF-8 bytes in memcmp order are the
    code points in order, so tw_vocab_sorted orders terms as Python sorts str. */
@@ -11,13 +11,14 @@
 
 #include <stdint.h>
 
+#include "slots.h"
+
 typedef struct {
     uint8_t *bytes;    /* term j: bytes[offsets[j] : offsets[j + 1]] */
     int64_t n_bytes, bytes_cap;
     int64_t *offsets;  /* n_terms + 1 of them (offsets[0] = 0) */
     int64_t n_terms, terms_cap;
-    int32_t *slots;    /* ids, -1 empty; n_slots a power of two */
-    int64_t n_slots;
+    tw_slots table;    /* the ids, by their terms' hashes (slots.h) */
 } tw_vocab;
 
 /* An empty vocabulary; 0, or -1 when memory ran out. */
