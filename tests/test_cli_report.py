@@ -10,15 +10,23 @@ import pytest
 from textwin._io import is_textwin_figure
 from textwin.cli.common import CLIError
 from textwin.cli.corpus import TrainingData
-from textwin.cli.report import (check_outputs, constant_note, cv_line, order_text, plot_cv,
-                                positive_label, task_text, try_plot)
+from textwin.cli.report import (
+    check_outputs,
+    constant_note,
+    cv_line,
+    order_text,
+    plot_cv,
+    positive_label,
+    task_text,
+    try_plot,
+)
+from textwin.datasets import TrainingSet
 
 
 def _data(task, categories, Y_test, constant=None):
-    return TrainingData(categories=categories, X_train=None, X_test=None, Y_train=None,
-                        Y_test=np.asarray(Y_test), vocabulary={}, support=None,
-                        preprocessing={}, idf=None, source="test", task=task, report=None,
-                        constant=constant or {})
+    return TrainingData.of(TrainingSet("test", categories, task, None, None, None,
+                                       np.asarray(Y_test), constant=constant or {}),
+                           vocabulary={})
 
 
 def test_order_text_says_the_seed_of_a_shuffle():

@@ -9,6 +9,7 @@ import pytest
 
 from textwin.cli.common import CLIError
 from textwin.cli.corpus import TrainingData
+from textwin.datasets import TrainingSet
 from textwin.cli.training import (FitOptions, class_thresholds, cv_settings, default_lam,
                                   example_order, fit_options, given_settings, method_settings,
                                   summarize, two_class_scores, two_class_thresholds)
@@ -24,11 +25,11 @@ def _args(**given):
 
 def _data(Y_train, Y_test, task, as_corpus=True, constant=None):
     Y_train, Y_test = np.asarray(Y_train), np.asarray(Y_test)
-    return TrainingData(
-        categories=[f"c{j}" for j in range(Y_train.shape[1])], X_train=np.zeros((len(Y_train), 3)),
-        X_test=np.zeros((len(Y_test), 3)), Y_train=Y_train, Y_test=Y_test, vocabulary=None,
-        support=None, preprocessing={}, idf=None, source="test", task=task, report=None,
-        as_corpus=as_corpus, constant=constant or {})
+    return TrainingData.of(
+        TrainingSet("test", [f"c{j}" for j in range(Y_train.shape[1])], task,
+                    np.zeros((len(Y_train), 3)), np.zeros((len(Y_test), 3)), Y_train, Y_test,
+                    constant=constant or {}),
+        as_corpus=as_corpus)
 
 
 def test_default_lam_is_scikit_learns_c_of_one():

@@ -20,7 +20,7 @@ from .common import (
 )
 from .options import HelpFormatter, training_options
 from .auto import check_auto, fit_auto, warn_small_classes
-from .corpus import CORPUS_ONLY, check_trainable, protocol_data, training_data
+from .corpus import CORPUS_ONLY, checked, paper_set, training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot)
 from .training import (LAM_ONE_OVER_N, cv_summary, fit_options, fit_task, fit_texts,
@@ -146,17 +146,11 @@ def _paper_methods(args):
 def _paper_data(args):
     """The ModApte split with the paper's features; named categories must be learnable,
     'all' keeps the unlearnable ones with a warning."""
-    from ..experiments import UnknownCategoryError
-
-    try:
-        data = protocol_data(args.categories, args)
-    except UnknownCategoryError as exc:
-        raise CLIError(str(exc)) from None
+    data, training_set = paper_set(args, args.categories)
     logger.info("ModApte: %d training, %d test documents, %d features, %d categories",
                 data.X_train.shape[0], data.X_test.shape[0], data.X_train.shape[1],
                 len(data.categories))
-    check_trainable(data.categories, data.Y_train, "the ModApte training set",
-                    args.categories in (None, "top10", "all"))
+    checked(args, training_set, "the ModApte training set")
     return data
 
 

@@ -1,5 +1,6 @@
 """Data sets: Reuters-21578 (ModApte; its single-label R8 and R52), synthetic Winnow
-data, a user's own corpus in any layout of :data:`LAYOUTS`, and where they live.
+data, a user's own corpus in any layout of :data:`LAYOUTS`, and where they live; a
+labelled corpus resolved once for a fit (:class:`TrainingSet`).
 
 Nothing is downloaded at import; :func:`fetch_reuters21578` downloads only when
 the corpus is missing and ``download_if_missing=True``. The names are imported
@@ -19,6 +20,11 @@ _LAZY = {
     "fetch_reuters21578": "_reuters",
     "fetch_reuters_single_label": "_reuters",
     "load_reuters_vectorized": "_reuters",
+    "load_reuters_corpus": "_reuters",
+    "TrainingSet": "_training_set",
+    "TextRows": "_training_set",
+    "UnknownCategoryError": "_training_set",
+    "resolve_categories": "_training_set",
     "make_winnow_data": "_synthetic",
     "LAYOUTS": "_layouts",
     "describe_layouts": "_layouts",

@@ -43,6 +43,7 @@ __all__ = [
     "ReutersFormatError",
     "fetch_reuters21578",
     "fetch_reuters_single_label",
+    "load_reuters_corpus",
     "load_reuters_vectorized",
 ]
 
@@ -753,3 +754,36 @@ def fetch_reuters_single_label(
     return Bunch(data=data, target=target, target_names=names,
                  ids=np.array([d.newid for d in docs], dtype=np.int64),
                  DESCR=SINGLE_LABEL_DESCR)
+
+
+def load_reuters_corpus(name="modapte", *, data_home=None, download_if_missing=True):
+    """Reuters-21578 as a text :class:`~textwin.datasets.CustomCorpus`, ModApte's own
+    split: ``"modapte"``, every story with its topics (multi-label), or ``"r8"`` /
+    ``"r52"``, the single-label subsets (:func:`fetch_reuters_single_label`)."""
+    from ._corpus import corpus_from_labels
+
+    name = name.lower()
+    if name == "modapte":
+        tr, te = (fetch_reuters21578(data_home=data_home, subset=subset,
+                                     download_if_missing=download_if_missing)
+                  for subset in ("train", "test"))
+        names = np.asarray(tr.target_names)
+
+        def labels(part):
+            return [names[np.flatnonzero(row)].tolist() for row in np.asarray(part.target)]
+
+        source = "Reuters-21578 ModApte"
+    else:
+        tr, te = (fetch_reuters_single_label(name, data_home=data_home, subset=subset,
+                                             download_if_missing=download_if_missing)
+                  for subset in ("train", "test"))
+
+        names = tr.target_names  # the classes of the training part, for both
+
+        def labels(part):
+            return [[names[k]] for k in part.target]
+
+        source = f"Reuters-21578 {name.upper()}"
+    return corpus_from_labels(tr.data, labels(tr), te.data, labels(te), source=source,
+                              ids_train=[str(i) for i in tr.ids],
+                              ids_test=[str(i) for i in te.ids])
