@@ -718,3 +718,42 @@ def test_class_weight_balanced_on_the_command_line(tmp_path):
     assert code == 0, err
     weights = {c["params"].get("class_weight") for c in json.loads(out)["auto"]["curves"]}
     assert weights == {None, "balanced"}
+
+
+@pytest.mark.parametrize("classes, argv", [
+    (("grain", "money"), ["--tune-thresholds", "accuracy", "--proba"]),
+    (("grain", "money", "oil"), ["--tune-thresholds", "f1", "--proba"]),
+])
+def test_tune_thresholds_and_proba_are_the_text_classifiers_own(tmp_path, classes, argv):
+    """`textwin train --tune-thresholds OBJ --proba` as a user runs it is
+    TextClassifier(thresholds=OBJ, probability=True) fitted on the same texts: the model
+    file holds the estimator's thresholds and calibration (not ones the command tuned on
+    its own road), and gives its labels and probabilities."""
+    import subprocess
+
+    from _text_corpora import corpus
+
+    from textwin import TextClassifier
+
+    texts, y = corpus(n_per_class=40, classes=classes, noise=0.6)
+    path, model = tmp_path / "c.jsonl", tmp_path / "m.npz"
+    split = ["train" if i % 4 else "test" for i in range(len(texts))]
+    with open(path, "w") as fh:
+        for text, label, part in zip(texts, y, split):
+            fh.write(json.dumps({"text": text, "labels": [label], "split": part}) + "\n")
+    done = subprocess.run([*COMMAND, "train", "--corpus", path, *argv, "--json", "-q",
+                           "-o", model], cwd=CWD, env=ENV, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    result, loaded = json.loads(done.stdout), load_model(model)
+    train = [t for t, s in zip(texts, split) if s == "train"]
+    test = [t for t, s in zip(texts, split) if s == "test"]
+    clf = TextClassifier(thresholds=argv[1], probability=True).fit(
+        train, [c for c, s in zip(y, split) if s == "train"])
+    # lam = 1/n given to the command's method is TextClassifier's None in every fold
+    np.testing.assert_allclose(loaded.thresholds, clf.thresholds_, rtol=1e-6, atol=1e-9)
+    assert np.any(loaded.thresholds != 0)
+    np.testing.assert_allclose(loaded.calibration.a, clf.calibration_.a, rtol=1e-6)
+    np.testing.assert_allclose(loaded.calibration.b, clf.calibration_.b, rtol=1e-6, atol=1e-9)
+    np.testing.assert_array_equal(loaded.predict(test), clf.predict(test))
+    np.testing.assert_allclose(loaded.predict_proba(test), clf.predict_proba(test), rtol=1e-6)
+    assert [r["threshold"] for r in result["categories"]][-1] == loaded.thresholds[-1]

@@ -829,3 +829,31 @@ def test_search_keeps_a_settings_scores_only_at_the_lams_its_rules_choose(one_se
         assert kept[rule].base.nbytes == S[:, :, 0].nbytes  # one lam stored
 
 
+
+
+def test_thresholds_tunes_the_refitted_models_class_offsets():
+    # --auto --tune-thresholds on one class per text: the refitted model tunes its class
+    # offsets on folds of its own, each fold a whole TextClassifier of the chosen settings
+    # at the chosen C (lam times the texts over the fold's)
+    from sklearn.base import clone
+
+    from textwin._tuning import thresholds_of_scores, tuning_folds
+    from textwin.tasks import encode_labels
+
+    texts, y = corpus(noise=0.6)
+    search = TextClassifierCV(stem=False, ngrams=1, chars=None, nb_scaling=False, cv=3,
+                              thresholds="accuracy").fit(texts, y)
+    best = search.best_estimator_
+    Y, _, task = encode_labels(y, None)
+    oof = np.empty(Y.shape)
+    for train, test in tuning_folds(Y, task, 3):
+        fold = clone(best).set_params(thresholds=None, lam=best.lam * len(texts) / train.size)
+        fold.fit([texts[i] for i in train], np.asarray(y)[train])
+        oof[test] = fold.decision_function([texts[i] for i in test])
+    expected, _ = thresholds_of_scores(oof, Y, task, "accuracy", 3)
+    np.testing.assert_allclose(best.thresholds_, expected, rtol=1e-9, atol=1e-12)
+    assert np.any(best.thresholds_ != 0)
+    np.testing.assert_array_equal(search.predict(texts), best.predict(texts))
+    texts, labels = multilabel_corpus()
+    with pytest.raises(ValueError, match="the class offsets of one class per text"):
+        TextClassifierCV(thresholds="f1").fit(texts, labels)

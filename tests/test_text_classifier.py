@@ -339,3 +339,88 @@ def test_scores_of_wide_weights_are_the_products_bit_for_bit():
     X = sp.random(40, 2**18, density=2e-4, format="csr", random_state=0)
     coef = rng.standard_normal((5, 2**18))
     np.testing.assert_array_equal(times_transposed(X, coef), np.asarray(X @ coef.T))
+
+
+# ---------------------------------------------------------------------------
+# Thresholds tuned and probabilities calibrated by the estimator itself
+# ---------------------------------------------------------------------------
+
+def _task_data(task):
+    if task == "multilabel":
+        return multilabel_corpus()
+    return corpus(classes=("grain", "money", "oil")[:3 if task == "multiclass" else 2],
+                  noise=0.6)
+
+
+@pytest.mark.parametrize("task,objective", [("multilabel", "f1"), ("multilabel", "breakeven"),
+                                            ("binary", "accuracy"), ("binary", "f1"),
+                                            ("multiclass", "f1"), ("multiclass", "accuracy")])
+def test_thresholds_by_name_are_task_thresholds_of_a_text_classifier_per_fold(task, objective):
+    # each fold a whole TextClassifier fitted on the fold's texts (its own vocabulary, idf,
+    # lam = 1/n of them), scored on the held-out ones: the estimator's thresholds are the
+    # objective's on those scores, on the folds of task_thresholds
+    from textwin.model_selection import task_thresholds
+    from textwin.tasks import encode_labels
+
+    texts, y = _task_data(task)
+    clf = TextClassifier(stem=False, thresholds=objective, threshold_folds=4).fit(texts, y)
+    Y, _, found = encode_labels(y, None)
+    target = Y[:, 1:] if task == "binary" else Y  # two classes: the positive's problem
+    reference = TextClassifier(stem=False, task="multilabel" if task == "binary" else found)
+    expected, _ = task_thresholds(reference, texts, target, task, objective, 4)
+    assert clf.task_ == task
+    np.testing.assert_allclose(clf.thresholds_, expected, rtol=1e-9, atol=1e-12)
+    assert np.any(clf.thresholds_ != 0)
+    # the model predicts with them, and its model file keeps them
+    untuned = TextClassifier(stem=False, thresholds=clf.thresholds_).fit(texts, y)
+    np.testing.assert_array_equal(clf.predict(texts), untuned.predict(texts))
+
+
+def test_a_lam_given_is_the_final_models_c_in_the_folds():
+    # lam = 1/n given is lam=None's model; in a fold of m texts both are lam = 1/m (the
+    # final model's C = 1), so the calibration and the thresholds are the same
+    texts, y = corpus(noise=0.6)
+    given = TextClassifier(lam=1 / len(texts), probability=True, thresholds="f1").fit(texts, y)
+    default = TextClassifier(probability=True, thresholds="f1").fit(texts, y)
+    np.testing.assert_allclose(given.thresholds_, default.thresholds_, rtol=1e-6)
+    np.testing.assert_allclose(given.predict_proba(texts), default.predict_proba(texts),
+                               rtol=1e-6)
+    # a classifier's lam too: the command's road (the registry's method at lam = 1/n)
+    classifier = DualGaussSeidelClassifier(lam=1 / len(texts), random_state=0, **BIAS)
+    theirs = TextClassifier(classifier=classifier, probability=True,
+                            thresholds="f1").fit(texts, y)
+    np.testing.assert_allclose(theirs.thresholds_, default.thresholds_, rtol=1e-6)
+    np.testing.assert_allclose(theirs.predict_proba(texts), default.predict_proba(texts),
+                               rtol=1e-6)
+
+
+def test_tuned_thresholds_and_calibration_travel_in_the_model_file(tmp_path):
+    texts, y = corpus(noise=0.6)
+    clf = TextClassifier(thresholds="accuracy", probability=True).fit(texts, y)
+    path = tmp_path / "model.npz"
+    clf.save(path)
+    back, model = TextClassifier.load(path), load_model(path)
+    np.testing.assert_array_equal(model.thresholds, clf.thresholds_)
+    assert model.calibration.to_json() == clf.calibration_.to_json()
+    np.testing.assert_array_equal(back.predict(texts), clf.predict(texts))
+    np.testing.assert_array_equal(model.predict(texts), clf.predict(texts))
+    np.testing.assert_allclose(back.predict_proba(texts), clf.predict_proba(texts), atol=1e-12)
+
+
+def test_a_classifier_that_tunes_its_own_thresholds_keeps_them():
+    from textwin.model_selection import DualGaussSeidelClassifierCV
+
+    texts, labels = multilabel_corpus()
+    clf = TextClassifier(classifier=DualGaussSeidelClassifierCV(thresholds="f1", cv=3)).fit(
+        texts, labels)
+    np.testing.assert_array_equal(clf.thresholds_, clf.classifier_.thresholds_)
+    assert np.any(clf.thresholds_ != 0)
+
+
+def test_a_thresholds_objective_the_task_cannot_tune_is_refused():
+    texts, y = corpus()
+    with pytest.raises(ValueError, match="thresholds='breakeven' is not an objective of a "
+                                         "multiclass task: give one of 'f1', 'accuracy'"):
+        TextClassifier(thresholds="breakeven").fit(texts, y)
+    with pytest.raises(ValueError, match="threshold_folds=1"):
+        TextClassifier(thresholds="f1", threshold_folds=1).fit(texts, y)

@@ -18,7 +18,11 @@ from textwin.metrics import THRESHOLD_TUNERS, f1_from_counts
 from textwin.tasks import never_given, predicted_classes
 
 __all__ = ["tuned_thresholds", "argmax_thresholds", "tuning_folds", "thresholds_of_scores",
-           "rare_columns", "ARGMAX_OBJECTIVES"]
+           "rare_columns", "ARGMAX_OBJECTIVES", "OBJECTIVES"]
+
+#: What thresholds can be tuned for, by task.
+OBJECTIVES = {"multilabel": ("f1", "breakeven"), "binary": ("f1", "breakeven", "accuracy"),
+              "multiclass": ("f1", "accuracy")}
 
 #: What :func:`argmax_thresholds` maximises.
 ARGMAX_OBJECTIVES = ("accuracy", "f1")

@@ -17,7 +17,7 @@ the words found once (:func:`textwin.text.fold_matrices`), the out-of-fold engin
 model's own decision rule (docs/mathematics.md §13), and the best setting is refitted.
 """
 import warnings
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -29,6 +29,7 @@ from textwin._memory import release_free_memory
 from textwin._nb_scaling import (document_counts, nb_ratios,  # noqa: F401 (the old import
                                  scale_columns)                # path of the two others)
 from textwin._ovr import check_class_weight, store_params
+from textwin._tuning import OBJECTIVES, thresholds_of_scores, tuning_folds
 from textwin.calibration import Calibration, calibrate
 from textwin.linear import DualGaussSeidelClassifier
 from textwin._folds import SmallClassWarning, calibration_fold_count, text_folds
@@ -120,6 +121,14 @@ def column_classes(classes, found, y):
     return named
 
 
+def chosen_model(search, lam):
+    """The unfitted :class:`~textwin.DualGaussSeidelClassifier` of a search's settings
+    (``DualGaussSeidelClassifierCV``'s) at ``lam``."""
+    known = DualGaussSeidelClassifier().get_params()
+    return DualGaussSeidelClassifier(**{k: v for k, v in search.get_params().items()
+                                        if k in known and k != "lam"}, lam=lam)
+
+
 def problem_class_weight(class_weight, classes, cols, task, alone):
     """``class_weight`` (None, "balanced" or a dict of ``classes``) as the model fitted for
     the problems ``cols`` reads its labels (:func:`textwin.tasks.problem_weights`)."""
@@ -180,10 +189,23 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         The regularization; None is ``1/n`` for ``n`` training texts
         (scikit-learn's ``C = 1``). An array (multi-label only) gives each
         category its own.
-    thresholds : float, array of shape (n_classes,) or None, default=None
+    thresholds : float, array of shape (n_classes,), str or None, default=None
         Multi-label: a text is in a category where its score is above the
         category's threshold (None: 0). Single-label: subtracted from the scores
-        before the argmax.
+        before the argmax. A name tunes them on out-of-fold scores, as
+        scikit-learn's ``TunedThresholdsClassifierCV`` does (``textwin train
+        --tune-thresholds``): ``threshold_folds`` unshuffled folds (stratified for
+        one class per text), each fold's vectorizer and model fitted on its training
+        texts at the final model's ``C``, score every text, and the thresholds that
+        maximise the objective on those scores are kept
+        (:func:`textwin.model_selection.task_thresholds` on the same folds gives the
+        same): "f1" (a category's F1, the positive class's, or macro-F1 over
+        classes), "breakeven" (multi-label and two classes: precision = recall) or
+        "accuracy" (two classes, or one class per text). A category or class with
+        fewer texts than the folds keeps 0. With a ``classifier`` that tunes its own
+        (``DualGaussSeidelClassifierCV(thresholds=...)``), None keeps its.
+    threshold_folds : int, default=3
+        The folds of tuned ``thresholds`` (``textwin train --tune-thresholds``'s).
     task : {None, "multiclass", "multilabel"}, default=None
         Force the task (see :func:`textwin.tasks.detect_task`).
     probability : bool, default=False
@@ -193,7 +215,10 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         texts (fewer for a class of fewer than 5 texts), each fold's vectorizer and
         model fitted on its training part, give every text an out-of-fold score, and
         Platt's sigmoid fitted on them per class turns the final model's scores into
-        probabilities (:mod:`textwin.calibration`). About 4 more fits. Without it
+        probabilities (:mod:`textwin.calibration`); each fold's model is at the
+        final model's ``C`` (a ``lam`` given, a classifier's too, scaled by the texts
+        over the fold's; a classifier that chose its ``lam``, the model of its choice).
+        About 4 more fits. Without it
         the logistic loss's scores are log-odds already (at the default ``lam``,
         too timid ones: on AG News their log-loss is 0.57, against 0.38 calibrated).
     tol, max_epochs, random_state, n_jobs, verbose
@@ -253,7 +278,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                  min_df=1, nb_scaling=False, loss="hinge", fit_intercept=True,
                  class_weight=None, lam=None,
                  thresholds=None, task=None, probability=False, tol=1e-3, max_epochs=1000,
-                 random_state=0, n_jobs=None, verbose=0, features=None, classifier=None):
+                 random_state=0, n_jobs=None, verbose=0, features=None, classifier=None,
+                 threshold_folds=3):
         store_params(self, locals())
 
     def _vectorizer(self, language):
@@ -288,6 +314,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         """
         texts, (Y, found, task) = training_data(X, y, self.task, type(self).__name__)
         classes = found if classes is None else column_classes(classes, found, y)
+        self._check_objective(task)
         self.language_ = resolve_language(self.language, texts)
         self.chars_, self.script_ = resolve_chars(self.chars, texts)
         vectorizer = self._vectorizer(self.language_)
@@ -297,6 +324,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         self._fit_matrix(Xm, Y, task, classes)
         self.vectorizer_, self.classes_, self.task_ = vectorizer, classes, task
         self.n_features_in_ = Xm.shape[1]
+        if isinstance(self.thresholds, str):  # tuned on out-of-fold scores
+            self.thresholds_ = self._tuned_thresholds(texts, Y, task, classes, vectorizer,
+                                                      words)
         self.__dict__.pop("calibration_", None)
         own = getattr(getattr(self, "classifier_", None), "calibration_", None)
         if self.probability:
@@ -308,21 +338,78 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _calibrate(self, texts, Y, task, classes, vectorizer, words):
-        """Platt's sigmoids on out-of-fold scores: on each fold, a vectorizer and a model
-        fitted on its training texts score its held-out ones."""
+        """Platt's sigmoids on out-of-fold scores (:meth:`_out_of_fold`) of shuffled
+        folds, stratified for one class per text."""
         name = type(self).__name__
         n = len(texts)
-        smallest = n if task == "multilabel" else int(Y.sum(axis=0).min())
+        counts = Y.sum(axis=0)  # a class without texts limits no fold
+        smallest = n if task == "multilabel" else int(counts[counts > 0].min())
         k = calibration_fold_count(f"{name}: probability=True", smallest, n, "texts")
         folds = text_folds(name, k, Y, task, classes, self.random_state)
+        scores = self._out_of_fold(texts, Y, task, classes, vectorizer, words, folds)
+        return calibrate(scores, problem_positives(Y, task), folds=len(folds))
+
+    def _check_objective(self, task):
+        """A ``thresholds`` name that ``task`` can tune, and ``threshold_folds``."""
+        if not isinstance(self.thresholds, str):
+            return
+        takes = OBJECTIVES[task]
+        if self.thresholds not in takes:
+            raise ValueError(f"thresholds={self.thresholds!r} is not an objective of a "
+                             f"{task} task: give one of {', '.join(map(repr, takes))}, or "
+                             "the thresholds themselves")
+        folds = self.threshold_folds
+        if not (isinstance(folds, Integral) and folds >= 2):
+            raise ValueError(f"threshold_folds={folds!r}: give a number of folds >= 2")
+
+    def _tuned_thresholds(self, texts, Y, task, classes, vectorizer, words):
+        """The thresholds of the objective ``thresholds`` on out-of-fold scores
+        (:meth:`_out_of_fold`) of :func:`~textwin._tuning.tuning_folds`, as
+        :func:`~textwin._tuning.thresholds_of_scores` tunes them."""
+        k = self.threshold_folds
+        target = Y[:, 1:] if task == "binary" else Y  # a two-class task: the positive's
+        folds = tuning_folds(target, task, k)
+        scores = (None if folds is None
+                  else self._out_of_fold(texts, Y, task, classes, vectorizer, words, folds))
+        tuned, _ = thresholds_of_scores(scores, target, task, self.thresholds, k)
+        return tuned if task == "binary" else never_given(Y, tuned)
+
+    def _out_of_fold(self, texts, Y, task, classes, vectorizer, words, folds):
+        """Every text's scores (n_texts, n_problems) by a model that did not see it: on
+        each of ``folds``, a vectorizer and a model fitted on its training texts (the
+        final model's ``C``: :meth:`_fold_model`) score its held-out ones."""
+        n = len(texts)
         scores = np.empty((n, 1 if task == "binary" else Y.shape[1]))
-        fold = clone(self).set_params(probability=False, verbose=0)
         for (train, test), (A, B) in zip(folds, fold_matrices(vectorizer, texts, folds, words)):
+            fold = self._fold_model(n / train.size)
             with warnings.catch_warnings():  # the final fit says what the folds' would
                 warnings.simplefilter("ignore")
                 fold._fit_matrix(A, Y[train], task, classes)
             scores[test] = fold.scores_of(fold._selected(B))
-        return calibrate(scores, problem_positives(Y, task), folds=len(folds))
+        return scores
+
+    def _fold_model(self, scale):
+        """An unfitted copy that fits a fold of ``1 / scale`` of the texts at the final
+        model's ``C``: a ``lam`` given, and a classifier's, times ``scale`` (None is
+        1/n of the fold's texts already); a classifier that chose its ``lam`` (a search)
+        is the model of its choice. Neither tunes nor calibrates."""
+        fold = clone(self).set_params(probability=False, thresholds=None, verbose=0)
+        if self.lam is not None:
+            fold.set_params(lam=np.asarray(self.lam, dtype=np.float64) * scale
+                            if np.ndim(self.lam) else float(self.lam) * scale)
+        if self.classifier is not None:
+            chosen = getattr(self, "search_", self.classifier_)
+            if hasattr(chosen, "cv_summary"):  # lam chosen by cross-validation
+                model = chosen_model(chosen, float(chosen.lam_[0]) * scale)
+            else:
+                model = clone(self.classifier)
+                lam = model.get_params().get("lam")
+                if isinstance(lam, Real) and not isinstance(lam, bool):
+                    model.set_params(lam=lam * scale)
+            if "verbose" in model.get_params():
+                model.set_params(verbose=0)
+            fold.set_params(classifier=model)
+        return fold
 
     def _checked_lam(self, default):
         """``lam`` as float64 (``default`` for None), or a ValueError that says what it takes."""
@@ -410,8 +497,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                                         model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
         self.duality_gap_, self.n_iter_ = gap, n_iter
-        given = np.broadcast_to(np.asarray(0.0 if self.thresholds is None else self.thresholds,
-                                           dtype=np.float64), (K,))
+        given = np.broadcast_to(np.asarray(self._given_thresholds(), dtype=np.float64), (K,))
         # a class without training texts is never given (a constant model could win an argmax)
         self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
 
@@ -434,10 +520,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             # a search chooses its lam among the classes of the texts (they compete); the
             # model of that lam is fitted on every class, those without texts included
             self.search_ = clone(self.classifier).fit(X, np.argmax(Y, axis=1))
-            known = DualGaussSeidelClassifier().get_params()
-            model = DualGaussSeidelClassifier(**{
-                k: v for k, v in self.search_.get_params().items() if k in known and k != "lam"},
-                lam=float(self.search_.lam_[0])).fit(X, Y)
+            model = chosen_model(self.search_, float(self.search_.lam_[0])).fit(X, Y)
         else:
             model = clone(self.classifier).fit(X, Y[:, 0] if K == 1 else Y)
         self.classifier_ = model
@@ -458,9 +541,16 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                 setattr(self, attr, getattr(model, attr))
             else:
                 self.__dict__.pop(attr, None)
-        given = np.broadcast_to(np.asarray(0.0 if self.thresholds is None else self.thresholds,
-                                           dtype=np.float64), (K,))
+        own = getattr(model, "thresholds_", None)  # tuned in its own folds (a search's)
+        given = np.broadcast_to(np.asarray(
+            own if self.thresholds is None and own is not None else self._given_thresholds(),
+            dtype=np.float64), (K,))
         self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
+
+    def _given_thresholds(self):
+        """The ``thresholds`` given (0 for None, and for a name until they are tuned)."""
+        return 0.0 if self.thresholds is None or isinstance(self.thresholds, str) else (
+            self.thresholds)
 
     # -- prediction -----------------------------------------------------------
     def features_of(self, X):
@@ -586,7 +676,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             own = estimator_metadata(model)
         else:
             params = {k: v for k, v in self.get_params().items()
-                      if k not in ("lam", "thresholds", "classifier")
+                      if k not in ("lam", "thresholds", "classifier", "threshold_folds")
                       and not (k == "features" and v is None)}
             own = {"estimator": "textwin.TextClassifier", "params": params,
                    "lam": self.lam_.tolist(), "duality_gap": self.duality_gap_.tolist(),

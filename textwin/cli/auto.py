@@ -95,6 +95,7 @@ def auto_search(args, d, progress):
         max_epochs=args.epochs if args.epochs is not None else 1000,
         random_state=0 if args.seed is None else args.seed, n_jobs=args.n_jobs,
         time_budget=getattr(args, "time_budget", None), verbose=int(progress),
+        thresholds=getattr(args, "tune_thresholds", None),  # multi-class: the class offsets
         **_sample_option(getattr(args, "search_texts", None)))
 
 
@@ -133,13 +134,14 @@ def fit_auto(args, d, progress):
                 idf=getattr(vec, "idf_", None), preprocessing=vec.preprocessing_params())
     scores = best.decision_function(d.texts_test)
     scores = scores[:, None] if scores.ndim == 1 else np.asarray(scores)
-    thresholds = best.thresholds_ if d.task == "multilabel" else None
+    tuned = d.task == "multilabel" or getattr(args, "tune_thresholds", None)
+    thresholds = best.thresholds_ if tuned else None
     if d.task == "binary":
         scores, thresholds = two_class_scores(scores), two_class_thresholds(best.thresholds_[-1])
     settings = {"lam": search.best_params_["lam"]} if not isinstance(
         search.best_params_["lam"], list) else {}
     return Fit(d, best, seconds, scores, settings, thresholds, auto_summary(search, d),
-               search)
+               search, getattr(best, "calibration_", None))
 
 
 def auto_summary(search, d):

@@ -19,14 +19,14 @@ from .common import (
 )
 from .options import HelpFormatter, training_options
 from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
-from .tuning import (TUNING_FOLDS, auto_class_thresholds, check_tuning, problem_thresholds,
-                     train_calibration, tuning_summary)
+from .tuning import (TUNING_FOLDS, check_proba, check_tuning, problem_thresholds,
+                     train_calibration, tuning_summary, warn_rare_classes)
 from .corpus import training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot,
                      tuning_line)
 from .training import (class_thresholds, cv_summary, fit_options, fit_task, fit_texts,
-                       checked_methods, fitted, method_settings, summarize,
+                       checked_methods, method_settings, summarize,
                        two_class_thresholds)
 
 
@@ -89,6 +89,7 @@ def cmd_train(args):
     opts = fit_options(args)  # what every fit takes of the options
     d = training_data(args, args.category)  # texts: the estimator's
     check_tuning(opts.tune, d.task)
+    check_proba(opts, d)
     fit = _fit_auto(args, method, d) if opts.auto else _fit_method(opts, method, d, given)
     d, cv = fit.data, fit.cv
     summary, per = summarize(d, fit.scores, fit.thresholds)
@@ -110,11 +111,10 @@ def cmd_train(args):
         result["features"] = d.preprocessing
     if d.report is not None:
         result["corpus_report"] = d.report
-    calibration = train_calibration(opts, method, fitted(fit.estimator), d, fit.settings)
     if opts.proba:
-        result["log_loss"] = test_log_loss(calibration, d, fit.scores)
+        result["log_loss"] = test_log_loss(fit.calibration, d, fit.scores)
     if args.output is not None:
-        _save_model(args.output, fit, method, result, summary, calibration)
+        _save_model(args.output, fit, method, result, summary)
         result["model"] = str(args.output)
     plot_error = None
     if cv is not None and args.plot is not None:  # after the model: a plot is not worth it
@@ -139,36 +139,34 @@ def _fit_method(opts, method, d, given):
     settings = method_settings(method, d, given)
     if settings.get("lam") == "auto":
         warn_small_classes(d, "--lam auto")
-    if d.text is not None:  # texts: a TextClassifier of the options
+    if d.text is not None:  # texts: a TextClassifier of the options, which tunes its own
         fit = fit_texts(method, d, settings, opts)
         d = fit.data
         _log_training(method, d, fit.estimator.n_empty_texts_)
-    else:
-        _log_training(method, d)
-        fit = fit_task(method, d, settings, opts)
-    est = fitted(fit.estimator)
-    cv = cv_summary(fit.estimator, list(d.problem_names))
+        if opts.tune and fit.estimator.thresholds is not None:  # not --lam auto's folds'
+            warn_rare_classes(opts.tune, d)
+        return replace(fit, cv=cv_summary(fit.estimator, list(d.problem_names)))
+    _log_training(method, d)  # a matrix: feature values, or the paper's cached features
+    fit = fit_task(method, d, settings, opts)
+    est = fit.estimator
     with warnings_naming(d.problem_names):
         thresholds = problem_thresholds(opts, method, est, d, settings)
     if thresholds is not None and d.task == "binary":
         thresholds = two_class_thresholds(thresholds[0])
-    return replace(fit, thresholds=thresholds, cv=cv)
+    return replace(fit, thresholds=thresholds, cv=cv_summary(est, list(d.problem_names)),
+                   calibration=train_calibration(opts, method, est, d, settings))
 
 
 def _fit_auto(args, method, d):
     """--auto: the features, the bias and lam chosen together by cross-validation (the
     fit's data has the chosen features); a :class:`~textwin.cli.training.Fit`."""
-    from dataclasses import replace
-
     check_auto(args, d, method.key)
     logger.info("searching the features and lambda of %s by %d-fold cross-validation on %d "
                 "documents, %d categor%s (%s)", method.key, AUTO_FOLDS, len(d.texts_train),
                 len(d.categories), "y" if len(d.categories) == 1 else "ies", d.task)
     fit = fit_auto(args, d, progress_enabled(args))
     if args.tune_thresholds:  # multi-class (check_auto refused the others): class offsets
-        with warnings_naming(d.problem_names):
-            fit = replace(fit, thresholds=auto_class_thresholds(args.tune_thresholds,
-                                                                fit.estimator, fit.data))
+        warn_rare_classes(args.tune_thresholds, d)
     return fit
 
 
@@ -229,28 +227,23 @@ def test_log_loss(calibration, d, scores):
     return float(-np.mean(np.log(P[Y])))
 
 
-def _save_model(path, fit, method, result, summary, calibration=None):
-    """Write the model file: the estimator's model (--auto: the search's, with what it
-    chose; a method fitted on a matrix: :func:`_matrix_model`), with what it was tested
-    on."""
-    import numpy as np
-
+def _save_model(path, fit, method, result, summary):
+    """Write the model file: the estimator's model (a TextClassifier's, with its
+    thresholds and calibration; --auto: the search's, with what it chose; a method
+    fitted on a matrix: :func:`_matrix_model`), with what it was tested on."""
     from ..persistence import save_model
 
-    d, est, thresholds = fit.data, fit.estimator, fit.thresholds
-    thresholds = (class_thresholds(d) if thresholds is None  # binary: the second class's
-                  else thresholds[-1:] if d.task == "binary" else thresholds)
+    d, est = fit.data, fit.estimator
     metadata = {"method": method.key, "settings": result["settings"], "corpus": d.source,
                 "task": d.task, **positive_label(d), "test": result["categories"],
                 "summary": summary}
-    if hasattr(est, "vectorizer_"):  # a TextClassifier, its thresholds tuned on its folds
-        est.thresholds_ = np.zeros(est.intercept_.size) if thresholds is None else (
-            np.asarray(thresholds, dtype=np.float64))
-        if calibration is not None:
-            est.calibration_ = calibration
+    if hasattr(est, "vectorizer_"):  # a TextClassifier
         model = (est if fit.search is None else fit.search).to_model(metadata)
     else:
-        model = _matrix_model(fit, thresholds, metadata, calibration)
+        thresholds = fit.thresholds
+        thresholds = (class_thresholds(d) if thresholds is None  # binary: the second class's
+                      else thresholds[-1:] if d.task == "binary" else thresholds)
+        model = _matrix_model(fit, thresholds, metadata, fit.calibration)
     try:
         save_model(path, model)
     except OSError as exc:

@@ -11,7 +11,7 @@ import warnings
 from dataclasses import dataclass
 
 from .common import CLIError, estimator_verbosity, first_line, num, warnings_naming
-from .tuning import in_lam_folds
+from .tuning import TUNING_FOLDS, in_lam_folds
 
 # Method settings that may be given on the command line: option -> setting name.
 SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma", "class_weight")
@@ -129,6 +129,7 @@ class Fit:
     thresholds: object = None  # a threshold per category (None: 0, or the argmax)
     cv: dict = None       # what --lam auto or --auto chose, and their curves
     search: object = None  # --auto: the TextClassifierCV, whose best_estimator_ is estimator
+    calibration: object = None  # the probabilities' (--proba, or the logistic loss's link)
 
 
 @dataclass(frozen=True)
@@ -223,9 +224,11 @@ def fit_task(method, d, settings, opts):
 def fit_texts(method, d, settings, opts, words=None):
     """Fit ``method`` on a text corpus's texts as the :class:`textwin.TextClassifier` of the
     options (``d.text``'s vectorizer, --features K, the registry's ``method`` as its
-    classifier) and score the test texts: a :class:`Fit` whose estimator is that
-    TextClassifier and whose data has its matrices (the columns it keeps) and model parts.
-    ``words``: :func:`shared_words`, for fitting several methods on the same texts."""
+    classifier, --tune-thresholds as its ``thresholds``, --proba as its ``probability``)
+    and score the test texts: a :class:`Fit` whose estimator is that TextClassifier, with
+    its thresholds (tuned: --lam auto's own folds, or its own) and calibration, and whose
+    data has its test matrix (the columns it keeps) and model parts. ``words``:
+    :func:`shared_words`, for fitting several methods on the same texts."""
     from dataclasses import replace
 
     from .._ovr import ConstantModelWarning
@@ -247,24 +250,27 @@ def fit_texts(method, d, settings, opts, words=None):
                                           verbose=opts.verbose, order=opts.order,
                                           single_label=d.task == "multiclass",
                                           cv_params=cv_params)
+            own = cv_params is not None and cv_params["thresholds"] is not None
             clf = TextClassifier(**d.text, features=None if opts.features == "all"
                                  else opts.features, classifier=classifier,
-                                 task="multilabel" if d.task == "multilabel" else "multiclass")
+                                 task="multilabel" if d.task == "multilabel" else "multiclass",
+                                 thresholds=None if own else opts.tune,  # own: the search's
+                                 threshold_folds=TUNING_FOLDS, probability=opts.proba)
             clf.fit(d.texts_train, d.Y_train, words=words, classes=d.categories)
         except ValueError as exc:  # the estimators' own words, which name the parameter
             raise CLIError(first_line(exc)) from None
     seconds = time.perf_counter() - t0
     vec = clf.vectorizer_
-    # the training matrix again only for what cross-validates on it
-    folds = opts.tune or opts.proba
-    d = replace(d, X_train=clf.features_of(d.texts_train) if folds else None,
-                X_test=clf.features_of(d.texts_test), vocabulary=vec.vocabulary_,
-                support=clf.selected_,
+    d = replace(d, X_train=None, X_test=clf.features_of(d.texts_test),
+                vocabulary=vec.vocabulary_, support=clf.selected_,
                 preprocessing=vec.preprocessing_params(), idf=getattr(vec, "idf_", None))
     scores = clf.scores_of(d.X_test)
+    thresholds = [float(t) for t in clf.thresholds_] if opts.tune else None
     if d.task == "binary":
         scores = two_class_scores(scores)
-    return Fit(d, clf, seconds, scores, settings)
+        thresholds = thresholds and two_class_thresholds(thresholds[0])
+    return Fit(d, clf, seconds, scores, settings, thresholds,
+               calibration=getattr(clf, "calibration_", None))
 
 
 def cv_summary(estimator, names):

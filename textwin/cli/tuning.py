@@ -1,17 +1,25 @@
-"""`train --tune-thresholds`: the decision thresholds of each task, tuned on out-of-fold
-scores of the training set.
+"""`train --tune-thresholds` and `--proba` as options: which objective each task takes,
+the folds' checks before any training, the warning that names the rare classes, and the
+summary. The estimators tune and calibrate themselves:
+
+- a text corpus's :class:`~textwin.TextClassifier` takes --tune-thresholds as its
+  ``thresholds`` (an objective, tuned on :data:`TUNING_FOLDS` folds of the texts) and
+  --proba as ``probability=True``; --auto's :class:`~textwin.TextClassifierCV` tunes
+  multi-label and two-class thresholds itself, and a multi-class corpus's class offsets
+  as its ``thresholds``;
+- with ``--lam auto``, multi-label and two-class thresholds for F1 or the break-even
+  point are tuned in the folds that choose lambda (``DualGaussSeidelClassifierCV(
+  thresholds=...)``), which the TextClassifier keeps;
+- a matrix (feature values, the paper's cached features) has no TextClassifier: its
+  thresholds and calibration are tuned here on the estimator of the method
+  (:func:`problem_thresholds`, :func:`train_calibration`) by
+  :mod:`textwin.model_selection._thresholds`.
 
 - Multi-label: a threshold per category, for the largest F1 or at the break-even point.
 - Two-class: one threshold on the positive class's score, for the positive class's F1,
   the break-even point or accuracy.
 - Multi-class: a threshold per class, subtracted from its score before the argmax
   (:func:`textwin.thresholds.argmax_thresholds`), for accuracy or macro-F1.
-
-With ``--lam auto``, multi-label and two-class thresholds for F1 or the break-even
-point are tuned in the folds that choose lambda; the others on folds of their own at the
-chosen lambda. ``--auto`` chooses multi-label and two-class thresholds itself; on a
-multi-class corpus the class offsets are tuned for the settings it chose, in folds of
-their own.
 """
 from __future__ import annotations
 
@@ -22,15 +30,14 @@ from .common import CLIError, first_line, first_names
 #: The folds of `train --tune-thresholds` (without --lam auto's own).
 TUNING_FOLDS = 3
 
-#: What --tune-thresholds maximises on each task.
-OBJECTIVES = {"multilabel": ("f1", "breakeven"), "binary": ("f1", "breakeven", "accuracy"),
-              "multiclass": ("f1", "accuracy")}
 _WHAT = {"multilabel": "multi-label", "binary": "two-class", "multiclass": "multi-class"}
 
 
 def check_tuning(objective, task):
     """Refuse, in one line before any training, an ``objective`` of --tune-thresholds that
     the task has no use for."""
+    from .._tuning import OBJECTIVES  # what each task's thresholds are tuned for
+
     if objective is None or objective in OBJECTIVES[task]:
         return
     takes = [_WHAT[t] for t, objectives in OBJECTIVES.items() if objective in objectives]
@@ -60,38 +67,52 @@ def problem_thresholds(opts, method, est, d, settings):
         est = build_method(method, d.X_train.shape[0],
                            {**settings, "lam": float(est.lam_[0])}, n_jobs=opts.n_jobs,
                            order=opts.order)
-    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-    names = d.categories if d.task == "multiclass" else d.problem_names
-    return _tuned(est, d.X_train, Y, d.task, opts.tune, names)
-
-
-def auto_class_thresholds(objective, best, d):
-    """--auto --tune-thresholds on a multi-class corpus: class offsets from out-of-fold
-    scores of the chosen model's settings, its vectorizer fitted on each fold's texts."""
-    return _tuned(best, d.texts_train, d.Y_train, d.task, objective, d.categories)
-
-
-def _tuned(est, X, Y, task, objective, names):
-    """The thresholds of :func:`~textwin.model_selection._thresholds.task_thresholds`,
-    its rare classes or categories named in a warning."""
-    import numpy as np
-
     from ..model_selection._thresholds import task_thresholds
 
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     try:
-        thresholds, rare = task_thresholds(est, X, Y, task, objective, TUNING_FOLDS)
+        thresholds, _ = task_thresholds(est, d.X_train, Y, d.task, opts.tune, TUNING_FOLDS)
     except ValueError as exc:  # e.g. a category with too few documents for the folds
         raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
-    if rare.size:
-        counts = (np.asarray(Y) != 0).sum(axis=0)
-        named = [f"{names[j] if j < len(names) else j} ({int(counts[j])})" for j in rare]
-        n = len(named)
-        one, many = ("class", "classes") if task == "multiclass" else ("category", "categories")
-        warnings.warn(f"--tune-thresholds: {n} {one + ' has' if n == 1 else many + ' have'} "
-                      f"fewer training documents than the {TUNING_FOLDS} folds and "
-                      f"keep{'s' if n == 1 else ''} threshold 0: {first_names(named)}",
-                      stacklevel=2)
+    warn_rare_classes(opts.tune, d)
     return thresholds
+
+
+def warn_rare_classes(objective, d):
+    """Name, in a warning, the classes or categories with fewer training documents than
+    the :data:`TUNING_FOLDS` folds, whose thresholds stay 0 (the estimators' policy:
+    :func:`textwin._tuning.rare_columns`)."""
+    import numpy as np
+
+    from .._tuning import rare_columns
+
+    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    rare = rare_columns(Y, TUNING_FOLDS)
+    if not rare.size:
+        return
+    names = d.categories if d.task == "multiclass" else d.problem_names
+    counts = (np.asarray(Y) != 0).sum(axis=0)
+    named = [f"{names[j] if j < len(names) else j} ({int(counts[j])})" for j in rare]
+    n = len(named)
+    one, many = (("class", "classes") if d.task == "multiclass"
+                 else ("category", "categories"))
+    warnings.warn(f"--tune-thresholds: {n} {one + ' has' if n == 1 else many + ' have'} "
+                  f"fewer training documents than the {TUNING_FOLDS} folds and "
+                  f"keep{'s' if n == 1 else ''} threshold 0: {first_names(named)}",
+                  stacklevel=2)
+
+
+def check_proba(opts, d):
+    """--proba: enough training documents of every class for the calibration's folds,
+    checked before any training (one line that says what to do)."""
+    if not opts.proba or opts.auto:
+        return
+    from ..model_selection._thresholds import calibration_folds
+
+    try:
+        calibration_folds("--proba", d.Y_train, d.task, d.categories)
+    except ValueError as exc:
+        raise CLIError(f"{exc}, or leave out --proba") from None
 
 
 #: What each objective maximises, by task.

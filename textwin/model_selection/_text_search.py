@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 from tqdm import tqdm
 
 from textwin._ovr import check_class_weight, store_params
+from textwin._tuning import OBJECTIVES
 from textwin.calibration import calibrate
 from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
 from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
@@ -210,7 +211,13 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         Two classes and multi-label categories: "auto" lets the folds choose between
         the score 0 and a tuned rule (two classes: a cut tuned for ``scoring``;
         multi-label: a threshold per category tuned for F1); True always tunes,
-        False never (0). One class of several is the argmax, never tuned.
+        False never (0). One class of several is the argmax, never tuned here.
+    thresholds : {None, "f1", "accuracy"}, default=None
+        One class of several: the refitted model tunes an offset per class before
+        the argmax for macro-F1 or accuracy, on folds of its own
+        (``TextClassifier(thresholds=...)``, ``textwin train --auto
+        --tune-thresholds``); None: the argmax. The other tasks' rule is the
+        search's (``tune_thresholds``).
     one_se : bool, default=True
         The one-standard-error rule for ``lam`` (see ``select_lam``): the largest
         ``lam`` whose mean score is within one standard error of the best's. On
@@ -297,7 +304,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                  chars=(None, (2, 5)), language="auto", min_df=1, nb_scaling="auto", loss="hinge",
                  fit_intercept=True, class_weight=None, lam=None,
                  lam_grid=None,
-                 scoring=None, tune_thresholds="auto", one_se=True, early_stopping=True,
+                 scoring=None, tune_thresholds="auto", thresholds=None, one_se=True,
+                 early_stopping=True,
                  halving=True, cv=5,
                  task=None, tol=1e-3, fold_tol=None, max_epochs=1000, time_budget=None,
                  max_search_texts=50_000, random_state=0, n_jobs=None, verbose=0):
@@ -398,6 +406,12 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"{type(self).__name__}: {name}={getattr(self, name)!r} "
                                  "is not True or False")
         self._fold_tol()  # checked before the search
+        if self.thresholds is not None and (task != "multiclass" or self.thresholds
+                                            not in OBJECTIVES["multiclass"]):
+            raise ValueError(f"{type(self).__name__}: thresholds={self.thresholds!r}: give "
+                             f"{' or '.join(map(repr, OBJECTIVES['multiclass']))}, the class "
+                             "offsets of one class per text (another task's rule is the "
+                             "search's own: tune_thresholds), or None")
         for weight in _weight_candidates(self.class_weight):
             check_class_weight(weight, np.asarray(classes))
         self._classes = classes  # a class_weight dict weights the folds' problems by them
@@ -729,7 +743,8 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         self.best_params_ = {**p, "rule": rule, "lam": lam}
         clf = TextClassifier(
             weighting=self.weighting, language=self.language_, min_df=self.min_df, lam=lam,
-            thresholds=self._best_thresholds, task=self.task, tol=self.tol,
+            thresholds=(self._best_thresholds if self.thresholds is None
+                        else self.thresholds), task=self.task, tol=self.tol,
             max_epochs=self.max_epochs, random_state=self.random_state, n_jobs=self.n_jobs,
             **p)
         clf.fit(texts, y, words=words, classes=classes)
