@@ -57,6 +57,8 @@ def test_sorted_columns_are_pythons_sorted_order():
     kept = vocab.sorted_columns()[::3]
     taken = vocab.take(kept)
     assert taken == {terms[j]: k for k, j in enumerate(kept)}
+    with pytest.raises(ValueError, match=f"column {kept[1]} is given twice"):
+        vocab.take([kept[0], kept[1], kept[2], kept[1]])
 
 
 def test_char_ngrams_from_code_points_are_their_strings_columns():

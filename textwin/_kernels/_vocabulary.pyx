@@ -38,7 +38,7 @@ cdef extern from "vocabulary.h" nogil:
                        const uint32_t *codes, const int64_t *first, const int32_t *length,
                        int64_t n, int grow, int64_t *out)
     int tw_vocab_sorted(const tw_vocab *v, int64_t *order)
-    int tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst)
+    int64_t tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst)
     int64_t tw_vocab_from_buffers(const uint8_t *data, const int64_t *offsets, int64_t n,
                                   tw_vocab *dst)
 
@@ -258,16 +258,19 @@ cdef class Vocabulary:
         return out
 
     def take(self, columns):
-        """A new vocabulary of the terms of ``columns`` (distinct, each in range), the
-        k-th in column k."""
+        """A new vocabulary of the terms of ``columns`` (each in range), the k-th in
+        column k. A column given twice raises ValueError(message, k) (k: the repeat)."""
         cdef const int64_t[::1] ids = np.ascontiguousarray(columns, dtype=np.int64)
         cdef int64_t n = ids.shape[0], dummy = 0
         if n and (np.min(columns) < 0 or np.max(columns) >= self.v.n_terms):
             raise IndexError("a column out of the vocabulary's range")
         out = Vocabulary()
         tw_vocab_free(&out.v)
-        if tw_vocab_take(&self.v, &ids[0] if n else &dummy, n, &out.v):
+        cdef int64_t status = tw_vocab_take(&self.v, &ids[0] if n else &dummy, n, &out.v)
+        if status < 0:
             raise MemoryError("out of memory for a vocabulary")
+        if status > 0:
+            raise ValueError(f"column {ids[status - 1]} is given twice", status - 1)
         return out
 
     def copy(self):

@@ -224,32 +224,23 @@ int tw_vocab_sorted(const tw_vocab *v, int64_t *order)
     return 0;
 }
 
-int tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst)
+/* *dst: a new vocabulary of the terms bytes[offsets[j] : offsets[j + 1]] for j = ids[k]
+   (ids NULL: j = k), k = 0 to n - 1, in that order.  0; -1 when memory ran out (then
+   *dst is empty); or 1 + k when the k-th repeats an earlier one (*dst then holds the
+   terms before it). */
+static int64_t tw_vocab_build(const uint8_t *bytes, const int64_t *offsets, const int64_t *ids,
+                              int64_t n, tw_vocab *dst)
 {
-    int64_t bytes = 0;
-    for (int64_t k = 0; k < n; k++)
-        bytes += src->offsets[ids[k] + 1] - src->offsets[ids[k]];
-    if (tw_vocab_alloc(dst, n, bytes))
-        return -1;
+    int64_t n_bytes = 0;
     for (int64_t k = 0; k < n; k++) {
-        int64_t a = src->offsets[ids[k]], len = src->offsets[ids[k] + 1] - a;
-        uint64_t slot = tw_vocab_slot(dst, src->bytes + a, len);
-        if (tw_vocab_append(dst, src->bytes + a, len, slot) < 0) {
-            tw_vocab_free(dst);
-            tw_vocab_init(dst);
-            return -1;
-        }
+        int64_t j = ids != NULL ? ids[k] : k;
+        n_bytes += offsets[j + 1] - offsets[j];
     }
-    return 0;
-}
-
-int64_t tw_vocab_from_buffers(const uint8_t *bytes, const int64_t *offsets, int64_t n,
-                              tw_vocab *dst)
-{
-    if (tw_vocab_alloc(dst, n, offsets[n]))
+    if (tw_vocab_alloc(dst, n, n_bytes))
         return -1;
     for (int64_t k = 0; k < n; k++) {
-        int64_t a = offsets[k], len = offsets[k + 1] - a;
+        int64_t j = ids != NULL ? ids[k] : k;
+        int64_t a = offsets[j], len = offsets[j + 1] - a;
         uint64_t slot = tw_vocab_slot(dst, bytes + a, len);
         if (dst->table.ids[slot] >= 0)
             return 1 + k;
@@ -260,4 +251,15 @@ int64_t tw_vocab_from_buffers(const uint8_t *bytes, const int64_t *offsets, int6
         }
     }
     return 0;
+}
+
+int64_t tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst)
+{
+    return tw_vocab_build(src->bytes, src->offsets, ids, n, dst);
+}
+
+int64_t tw_vocab_from_buffers(const uint8_t *bytes, const int64_t *offsets, int64_t n,
+                              tw_vocab *dst)
+{
+    return tw_vocab_build(bytes, offsets, NULL, n, dst);
 }

@@ -44,9 +44,10 @@ int tw_vocab_codes(tw_vocab *v, const uint8_t *prefix, int prefix_len, const uin
    memory ran out. */
 int tw_vocab_sorted(const tw_vocab *v, int64_t *order);
 
-/* *dst: a new vocabulary of the terms ids[0:n] of src, in that order (the ids distinct).
-   0, or -1 when memory ran out (then *dst is empty). */
-int tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst);
+/* *dst: a new vocabulary of the terms ids[0:n] of src, in that order.  0; -1 when memory
+   ran out (then *dst is empty); or 1 + k when ids[k] repeats an earlier id (*dst then
+   holds the terms before it). */
+int64_t tw_vocab_take(const tw_vocab *src, const int64_t *ids, int64_t n, tw_vocab *dst);
 
 /* *dst: the n terms bytes[offsets[j] : offsets[j + 1]] (offsets checked by the caller:
    from 0, never decreasing).  0; -1 when memory ran out; or 1 + j when term j repeats an
