@@ -29,7 +29,7 @@ extensions = [
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
         depends=[str(C_SRC / h) for h in ("rowops.h", "rowops_inline.h", "charngrams.h",
-                                                       "vocabulary.h", "slots.h", "fmix64.h")],
+                                          "vocabulary.h", "slots.h", "resize.h", "fmix64.h")],
     )
     for pyx in sorted((HERE / "textwin").rglob("*.pyx"))
     for name in [".".join(pyx.relative_to(HERE).with_suffix("").parts)]

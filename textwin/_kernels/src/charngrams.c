@@ -4,6 +4,7 @@
 
 #include "charngrams.h"
 #include "fmix64.h"
+#include "resize.h"
 
 #define TW_HASH_SEED 0x84222325CBF29CE4ULL
 #define TW_HASH_MUL 0x100000001B3ULL
@@ -26,16 +27,6 @@ static inline int tw_is_space(uint32_t c, const uint32_t *spaces, int n_spaces)
         else
             hi = mid - 1;
     }
-    return 0;
-}
-
-/* realloc *p to cap items of item bytes; the old block stays on failure. */
-static int tw_resize(void **p, int64_t cap, size_t item)
-{
-    void *q = realloc(*p, (size_t)cap * item);
-    if (q == NULL)
-        return -1;
-    *p = q;
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "fmix64.h"
+#include "resize.h"
 #include "vocabulary.h"
 
 /* FNV-1a over the bytes, then MurmurHash3's finalizer (fmix64.h). */
@@ -36,15 +37,6 @@ static int tw_vocab_same(const void *ctx, int32_t id)
     int64_t a = key->v->offsets[id];
     return key->v->offsets[id + 1] - a == key->len
            && memcmp(key->v->bytes + a, key->s, (size_t)key->len) == 0;
-}
-
-static int tw_vocab_resize(void **p, int64_t cap, size_t item)
-{
-    void *q = realloc(*p, (size_t)(cap > 0 ? cap : 1) * item);
-    if (q == NULL)
-        return -1;
-    *p = q;
-    return 0;
 }
 
 static int tw_vocab_alloc(tw_vocab *v, int64_t terms, int64_t bytes)
@@ -95,7 +87,7 @@ static int64_t tw_vocab_append(tw_vocab *v, const uint8_t *s, int64_t len, uint6
         return -2;
     if (v->n_terms + 1 > v->terms_cap) {
         int64_t cap = 2 * v->terms_cap;
-        if (tw_vocab_resize((void **)&v->offsets, cap + 1, sizeof(int64_t)))
+        if (tw_resize((void **)&v->offsets, cap + 1, sizeof(int64_t)))
             return -2;
         v->terms_cap = cap;
     }
@@ -103,7 +95,7 @@ static int64_t tw_vocab_append(tw_vocab *v, const uint8_t *s, int64_t len, uint6
         int64_t cap = 2 * v->bytes_cap;
         while (cap < v->n_bytes + len)
             cap *= 2;
-        if (tw_vocab_resize((void **)&v->bytes, cap, 1))
+        if (tw_resize((void **)&v->bytes, cap, 1))
             return -2;
         v->bytes_cap = cap;
     }
@@ -158,7 +150,7 @@ int tw_vocab_codes(tw_vocab *v, const uint8_t *prefix, int prefix_len, const uin
         int64_t need = prefix_len + 4 * (int64_t)length[k];
         if (need > cap) {
             cap = need > 2 * cap ? need : 2 * cap;
-            if (tw_vocab_resize((void **)&term, cap, 1)) {
+            if (tw_resize((void **)&term, cap, 1)) {
                 free(term);
                 return -1;
             }
