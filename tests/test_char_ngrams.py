@@ -345,8 +345,7 @@ def test_the_kernels_table_keeps_every_ngram_through_its_growth():
     each document's n-grams and counts are scikit-learn's char_wb analyzer's, each
     column one distinct n-gram, numbered in order of first occurrence. A rehash that
     lost an id splits an n-gram into two columns; one that misplaced it merges two."""
-    from textwin._kernels._chars import count_char_ngrams
-    from textwin.text import _UNICODE_SPACES
+    from textwin.text import _UNICODE_SPACES, count_char_ngrams
 
     rng = random.Random(5)
     letters = "abcdefghijklmnopqrstuvwxyzäöüß日本語中文"
