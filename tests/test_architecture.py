@@ -166,6 +166,21 @@ def test_the_command_line_builds_no_vectorizer_of_its_own():
     assert builders == []
 
 
+#: What reading a corpus for a fit resolves: the library's TrainingSet does, once
+#: (textwin/datasets/_training_set.py), never the command line.
+CORPUS_RESOLVERS = {"resolve_categories", "detect_task", "detect_language", "resolve_chars",
+                    "top_columns", "constant_models"}
+
+
+def test_the_command_line_resolves_no_corpus_of_its_own():
+    # the options become a TrainingSet, which resolves the categories, the task, the
+    # constant models and how the texts become rows
+    resolvers = sorted(f"{m}: {', '.join(sorted(_code_names(path) & CORPUS_RESOLVERS))}"
+                       for m, path in MODS.items() if m.startswith("textwin.cli")
+                       and _code_names(path) & CORPUS_RESOLVERS)
+    assert resolvers == []
+
+
 def test_the_kernels_import_no_python_module_of_the_package():
     kernels = PACKAGE / "_kernels"
     for source in [*kernels.glob("*.pyx"), *kernels.glob("*.pxd")]:

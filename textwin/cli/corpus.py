@@ -286,8 +286,8 @@ def _corpus_training_data(args, categories_arg, corpus, task=None):
             positive_label=getattr(args, "positive_label", None), features=args.features,
             weighting=args.weighting or "tfidf", stem=not args.no_stem,
             language=args.language or "auto", ngrams=args.ngrams, chars=args.chars or "auto")
-    _say_rows(training_set.rows)
-    checked(args, training_set)
+        _say_rows(training_set.rows)  # before the warning or error of the check
+        training_set.check_trainable()
     return TrainingData.of(training_set, as_corpus=True)
 
 
