@@ -159,7 +159,8 @@ class TrainingSet:
     become rows (:class:`TextRows`; None for feature values); ``constant`` the
     categories that get a constant model, ``{category: why}``; ``named``: the categories
     were named one by one, so that one of them that cannot be learned is an error
-    (:meth:`check_trainable`), not a warning."""
+    (:meth:`check_trainable`), not a warning. ``constant``, if not given, is read from
+    ``Y_train`` (:func:`constant_models`)."""
 
     source: str
     categories: list
