@@ -43,6 +43,20 @@ cdef extern from "vocabulary.h" nogil:
                                   tw_vocab *dst)
 
 
+cdef inline object _utf8(term, const uint8_t **s, Py_ssize_t *length):
+    """Point ``*s`` at the UTF-8 bytes of the str ``term``, ``*length`` of them (a lone
+    surrogate as surrogatepass writes it): its own when ASCII, else an encoded copy.
+    Returns what holds them, to keep while ``*s`` is read."""
+    if PyUnicode_IS_ASCII(term):
+        s[0] = <const uint8_t *>PyUnicode_DATA(term)
+        length[0] = PyUnicode_GET_LENGTH(term)
+        return term
+    raw = (<str>term).encode("utf-8", "surrogatepass")
+    s[0] = <const uint8_t *><const char *>raw
+    length[0] = len(raw)
+    return raw
+
+
 cdef class Vocabulary:
     """``{term: column}`` for str terms, the columns 0 to n - 1 in order of insertion
     (see the module's docstring). Reads as a dict does (``v[term]``, ``get``, ``in``,
@@ -107,14 +121,11 @@ cdef class Vocabulary:
     cdef int64_t _find(self, term) except -2:
         """The column of ``term`` (a str; anything else is absent), or -1."""
         cdef const uint8_t *s
-        cdef int64_t length
+        cdef Py_ssize_t length
         if not isinstance(term, str):
             return -1
-        if PyUnicode_IS_ASCII(term):
-            return tw_vocab_find(&self.v, <const uint8_t *>PyUnicode_DATA(term),
-                                 PyUnicode_GET_LENGTH(term))
-        raw = (<str>term).encode("utf-8", "surrogatepass")
-        return tw_vocab_find(&self.v, <const uint8_t *><const char *>raw, len(raw))
+        held = _utf8(term, &s, &length)
+        return tw_vocab_find(&self.v, s, length)
 
     def __getitem__(self, term):
         cdef int64_t j = self._find(term)
@@ -212,12 +223,7 @@ cdef class Vocabulary:
         cdef const uint8_t *s
         cdef Py_ssize_t length
         for k in range(n):
-            term = terms[k]
-            if PyUnicode_IS_ASCII(term):
-                s, length = <const uint8_t *>PyUnicode_DATA(term), PyUnicode_GET_LENGTH(term)
-            else:
-                raw = (<str>term).encode("utf-8", "surrogatepass")
-                s, length = <const uint8_t *><const char *>raw, len(raw)
+            held = _utf8(terms[k], &s, &length)
             j = tw_vocab_add(&self.v, s, length) if grow else tw_vocab_find(&self.v, s, length)
             if j == -2:
                 raise MemoryError("out of memory for a vocabulary")
