@@ -12,7 +12,8 @@ from textwin.cli.corpus import TrainingData
 from textwin.datasets import TrainingSet
 from textwin.cli.training import (FitOptions, class_thresholds, cv_settings, default_lam,
                                   example_order, fit_options, given_settings, method_settings,
-                                  summarize, two_class_scores, two_class_thresholds)
+                                  summarize, two_class_scores)
+from textwin.cli.tuning import two_class_thresholds
 from textwin.experiments import METHODS
 
 

@@ -15,19 +15,17 @@ from .common import (
     out,
     print_json,
     progress_enabled,
-    warnings_naming,
 )
 from .options import HelpFormatter, training_options
 from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
-from .tuning import (TUNING_FOLDS, check_proba, check_tuning, problem_thresholds,
-                     train_calibration, tuning_summary, warn_rare_classes)
+from .tuning import (TUNING_FOLDS, check_tuning, matrix_tuning, tuning_summary,
+                     warn_rare_classes)
 from .corpus import training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot,
                      tuning_line)
 from .training import (class_thresholds, cv_summary, fit_options, fit_task, fit_texts,
-                       checked_methods, method_settings, summarize,
-                       two_class_thresholds)
+                       checked_methods, method_settings, summarize)
 
 
 def add_parser(sub, methods_help, method_names):
@@ -88,8 +86,7 @@ def cmd_train(args):
     check_outputs(args)  # before the training, not after it
     opts = fit_options(args)  # what every fit takes of the options
     d = training_data(args, args.category)  # texts: the estimator's
-    check_tuning(opts.tune, d.task)
-    check_proba(opts, d)
+    check_tuning(opts, d)
     fit = _fit_auto(args, method, d) if opts.auto else _fit_method(opts, method, d, given)
     d, cv = fit.data, fit.cv
     summary, per = summarize(d, fit.scores, fit.thresholds)
@@ -148,13 +145,9 @@ def _fit_method(opts, method, d, given):
         return replace(fit, cv=cv_summary(fit.estimator, list(d.problem_names)))
     _log_training(method, d)  # a matrix: feature values, or the paper's cached features
     fit = fit_task(method, d, settings, opts)
-    est = fit.estimator
-    with warnings_naming(d.problem_names):
-        thresholds = problem_thresholds(opts, method, est, d, settings)
-    if thresholds is not None and d.task == "binary":
-        thresholds = two_class_thresholds(thresholds[0])
-    return replace(fit, thresholds=thresholds, cv=cv_summary(est, list(d.problem_names)),
-                   calibration=train_calibration(opts, method, est, d, settings))
+    thresholds, calibration = matrix_tuning(opts, method, fit.estimator, d, settings)
+    return replace(fit, thresholds=thresholds, calibration=calibration,
+                   cv=cv_summary(fit.estimator, list(d.problem_names)))
 
 
 def _fit_auto(args, method, d):

@@ -12,7 +12,7 @@ summary. The estimators tune and calibrate themselves:
   thresholds=...)``), which the TextClassifier keeps;
 - a matrix (feature values, the paper's cached features) has no TextClassifier: its
   thresholds and calibration are tuned here on the estimator of the method
-  (:func:`problem_thresholds`, :func:`train_calibration`) by
+  (:func:`matrix_tuning`) by
   :mod:`textwin.model_selection._thresholds`.
 
 - Multi-label: a threshold per category, for the largest F1 or at the break-even point.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 
-from .common import CLIError, first_line, first_names
+from .common import CLIError, first_line, first_names, warnings_naming
 
 #: The folds of `train --tune-thresholds` (without --lam auto's own).
 TUNING_FOLDS = 3
@@ -33,16 +33,19 @@ TUNING_FOLDS = 3
 _WHAT = {"multilabel": "multi-label", "binary": "two-class", "multiclass": "multi-class"}
 
 
-def check_tuning(objective, task):
-    """Refuse, in one line before any training, an ``objective`` of --tune-thresholds that
-    the task has no use for."""
+def check_tuning(opts, d):
+    """Refuse, in one line before any training, an objective of --tune-thresholds that the
+    task of ``d`` has no use for, and --proba without enough training documents of every
+    class for the calibration's folds."""
     from .._tuning import OBJECTIVES  # what each task's thresholds are tuned for
 
-    if objective is None or objective in OBJECTIVES[task]:
-        return
-    takes = [_WHAT[t] for t, objectives in OBJECTIVES.items() if objective in objectives]
-    raise CLIError(f"--tune-thresholds {objective} is for {' and '.join(takes)} corpora; "
-                   f"this corpus is {_WHAT[task]}: give {' or '.join(OBJECTIVES[task])}")
+    objective, task = opts.tune, d.task
+    if objective is not None and objective not in OBJECTIVES[task]:
+        takes = [_WHAT[t] for t, objectives in OBJECTIVES.items() if objective in objectives]
+        raise CLIError(f"--tune-thresholds {objective} is for {' and '.join(takes)} corpora; "
+                       f"this corpus is {_WHAT[task]}: give {' or '.join(OBJECTIVES[task])}")
+    if opts.proba and not opts.auto:
+        _calibration_folds(d)
 
 
 def in_lam_folds(objective, task):
@@ -51,7 +54,26 @@ def in_lam_folds(objective, task):
     return task != "multiclass" and objective in ("f1", "breakeven")
 
 
-def problem_thresholds(opts, method, est, d, settings):
+def matrix_tuning(opts, method, est, d, settings):
+    """The thresholds and the calibration of ``method``'s estimator ``est`` fitted on a
+    matrix (feature values, the paper's cached features: no TextClassifier holds them):
+    ``(thresholds, calibration)``, each None unless --tune-thresholds (a threshold per
+    class, a two-class corpus's as ``[-cut, cut]``) or --proba asked for it (or the
+    estimator has its own calibration: the logistic loss's link)."""
+    with warnings_naming(d.problem_names):
+        thresholds = _problem_thresholds(opts, method, est, d, settings)
+    if thresholds is not None and d.task == "binary":
+        thresholds = two_class_thresholds(thresholds[0])
+    return thresholds, _calibration(opts, method, est, d, settings)
+
+
+def two_class_thresholds(cut):
+    """The one problem decides ``s > cut``: the classes' thresholds ``[-cut, cut]``
+    (0, never -0.0, at a cut of 0)."""
+    return [0.0 - float(cut), float(cut)]
+
+
+def _problem_thresholds(opts, method, est, d, settings):
     """--tune-thresholds: a threshold per binary problem (a two-class corpus has one, a
     multi-class corpus one per class), from --lam auto's own folds or tuned by
     :func:`~textwin.model_selection._thresholds.task_thresholds` on folds of their own;
@@ -102,15 +124,13 @@ def warn_rare_classes(objective, d):
                   stacklevel=2)
 
 
-def check_proba(opts, d):
-    """--proba: enough training documents of every class for the calibration's folds,
-    checked before any training (one line that says what to do)."""
-    if not opts.proba or opts.auto:
-        return
+def _calibration_folds(d):
+    """--proba's folds (:func:`~textwin.model_selection._thresholds.calibration_folds`),
+    or the one line that says what to do when a class is too small for them."""
     from ..model_selection._thresholds import calibration_folds
 
     try:
-        calibration_folds("--proba", d.Y_train, d.task, d.categories)
+        return calibration_folds("--proba", d.Y_train, d.task, d.categories)
     except ValueError as exc:
         raise CLIError(f"{exc}, or leave out --proba") from None
 
@@ -130,7 +150,7 @@ def tuning_summary(objective, task, cv):
             "folds": int(cv["folds"]) if own else TUNING_FOLDS}
 
 
-def train_calibration(opts, method, est, d, settings):
+def _calibration(opts, method, est, d, settings):
     """--proba: Platt's sigmoids fitted on out-of-fold scores of the training set
     (:func:`~textwin.model_selection._thresholds.out_of_fold_calibration`), each fold's
     model at the final model's ``C`` (its ``lam`` times ``n`` over the fold's training
@@ -141,12 +161,9 @@ def train_calibration(opts, method, est, d, settings):
     import numpy as np
 
     from ..experiments import build_method
-    from ..model_selection._thresholds import calibration_folds, out_of_fold_calibration
+    from ..model_selection._thresholds import out_of_fold_calibration
 
-    try:
-        folds = calibration_folds("--proba", d.Y_train, d.task, d.categories)
-    except ValueError as exc:
-        raise CLIError(f"{exc}, or leave out --proba") from None
+    folds = _calibration_folds(d)
     n = d.n_train
     lam = float(np.ravel(est.lam_)[0]) if hasattr(est, "lam_") else settings.get("lam")
     if lam == "auto":  # the model refitted at the search's choice (a class without documents)
