@@ -54,7 +54,7 @@ def settings_scores(data):
 def windows(kept, search, n_challengers):
     """Each challenger's deficit on every window of 2 and 3 consecutive folds."""
     from textwin.model_selection._choice import shared_choice
-    from textwin.model_selection._text_search import _at_the_choices
+    from textwin.model_selection._choice import at_the_choices
 
     def score(W):  # the setting's score at its choice, as the search compares them
         return max(mean[i] for i, mean, _ in (shared_choice(w, True) for w in W.values()))
@@ -65,7 +65,7 @@ def windows(kept, search, n_challengers):
         name, S, W, judge = kept[j]
         inc = max(range(j), key=lambda i: (score(kept[i][2]), -i))  # the best so far
         _, S_inc, W_inc, _ = kept[inc]
-        incumbent = (_at_the_choices(S_inc, W_inc, True), W_inc)
+        incumbent = (at_the_choices(S_inc, W_inc, True), W_inc)
         F = next(iter(W.values())).shape[0]
         rows = []
         for k in (2, 3):

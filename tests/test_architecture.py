@@ -371,3 +371,11 @@ def test_no_package_the_command_line_uses_imports_it_back():
     # engine that the command line calls, or that folder would import the command line
     # that imports it (the reproduction's engine is textwin.reproduction)
     assert _packages_importing_the_command_line() == []
+
+
+def test_the_search_and_the_text_classifier_stay_readable():
+    # a file that grows past 800 lines has more than one job: split it, as the search
+    # was split into textwin/model_selection/
+    files = [*sorted((PACKAGE / "model_selection").glob("*.py")), PACKAGE / "text_classifier.py"]
+    long = {p.name: n for p in files if (n := len(p.read_text(encoding="utf-8").splitlines())) > 800}
+    assert long == {}, f"over 800 lines: {long}"

@@ -136,3 +136,28 @@ def test_one_standard_error_takes_the_largest_lam_the_folds_cannot_tell_from_the
     # lam 1 scores .855, within one standard error (.0071) of lam 2's .86
     assert shared_choice(whole, one_se=True)[0] == 1
 
+
+@pytest.mark.parametrize("one_se", [False, True])
+def test_search_keeps_a_settings_scores_only_at_the_lams_its_rules_choose(one_se):
+    # every setting's out-of-fold scores at every lam, kept to the end of the search, were
+    # most of its memory on many classes: one lam is kept per choice, and choosing from
+    # it gives the choice, thresholds and score of the whole grid's scores
+    from textwin.model_selection._choice import at_the_choices, choice_of, fold_scores
+
+    rng = np.random.default_rng(3)
+    n, K, L = 60, 3, 6
+    Y = np.zeros((n, K), dtype=int)
+    Y[np.arange(n), rng.integers(0, K, n)] = 1
+    Y[rng.random((n, K)) < 0.2] = 1  # multi-label
+    fold_of = np.arange(n) % 5
+    S = rng.normal(size=(n, K, L)) + Y[:, :, None] * np.linspace(0.2, 2.0, L)
+    whole = {rule: fold_scores(S, Y > 0, fold_of, task="multilabel", scoring="micro-f1",
+                               rule=rule) for rule in ("zero", "f1")}
+    kept = at_the_choices(S, whole, one_se)
+    for rule, scores in whole.items():
+        args = dict(task="multilabel", scoring="micro-f1", rule=rule, one_se=one_se)
+        full, compact = (choice_of(scores, x, Y, fold_of, **args) for x in (S, kept[rule]))
+        assert compact.index == full.index and compact.score == full.score
+        np.testing.assert_array_equal(compact.thresholds, full.thresholds)
+        np.testing.assert_array_equal(kept[rule][:, :, full.index], S[:, :, full.index])
+        assert kept[rule].base.nbytes == S[:, :, 0].nbytes  # one lam stored

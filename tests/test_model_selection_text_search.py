@@ -79,7 +79,7 @@ def test_cv_holds_one_settings_scores_at_a_time_and_none_at_the_refit(monkeypatc
 
     made, kept, alive_at = [], [], {}
     paths, at_the_choices, refit = (_text_search.TextClassifierCV._paths,
-                                    _text_search._at_the_choices,
+                                    _text_search.at_the_choices,
                                     _text_search.TextClassifierCV._refit)
 
     def recorded_paths(self, *args, **kwargs):
@@ -99,7 +99,7 @@ def test_cv_holds_one_settings_scores_at_a_time_and_none_at_the_refit(monkeypatc
         return refit(self, *args, **kwargs)
 
     monkeypatch.setattr(_text_search.TextClassifierCV, "_paths", recorded_paths)
-    monkeypatch.setattr(_text_search, "_at_the_choices", recorded_choices)
+    monkeypatch.setattr(_text_search, "at_the_choices", recorded_choices)
     monkeypatch.setattr(_text_search.TextClassifierCV, "_refit", recorded_refit)
     texts, y = corpus(noise=0.6)
     TextClassifierCV(lam_grid=[10.0, 1.0, 0.1], cv=3, chars=None).fit(texts, y)
@@ -800,35 +800,6 @@ def test_cv_with_a_class_weight_dict_scores_each_fold_as_the_weighted_classifier
                                   **params).fit(list(texts), y)
     assert unweighted.best_score_ != pytest.approx(np.mean(accuracies))  # the weights matter
     assert search.best_score_ == pytest.approx(np.mean(accuracies))
-
-
-@pytest.mark.parametrize("one_se", [False, True])
-def test_search_keeps_a_settings_scores_only_at_the_lams_its_rules_choose(one_se):
-    # every setting's out-of-fold scores at every lam, kept to the end of the search, were
-    # most of its memory on many classes: one lam is kept per choice, and choosing from
-    # it gives the choice, thresholds and score of the whole grid's scores
-    from textwin.model_selection._choice import choice_of, fold_scores
-    from textwin.model_selection._text_search import _at_the_choices
-
-    rng = np.random.default_rng(3)
-    n, K, L = 60, 3, 6
-    Y = np.zeros((n, K), dtype=int)
-    Y[np.arange(n), rng.integers(0, K, n)] = 1
-    Y[rng.random((n, K)) < 0.2] = 1  # multi-label
-    fold_of = np.arange(n) % 5
-    S = rng.normal(size=(n, K, L)) + Y[:, :, None] * np.linspace(0.2, 2.0, L)
-    whole = {rule: fold_scores(S, Y > 0, fold_of, task="multilabel", scoring="micro-f1",
-                               rule=rule) for rule in ("zero", "f1")}
-    kept = _at_the_choices(S, whole, one_se)
-    for rule, scores in whole.items():
-        args = dict(task="multilabel", scoring="micro-f1", rule=rule, one_se=one_se)
-        full, compact = (choice_of(scores, x, Y, fold_of, **args) for x in (S, kept[rule]))
-        assert compact.index == full.index and compact.score == full.score
-        np.testing.assert_array_equal(compact.thresholds, full.thresholds)
-        np.testing.assert_array_equal(kept[rule][:, :, full.index], S[:, :, full.index])
-        assert kept[rule].base.nbytes == S[:, :, 0].nbytes  # one lam stored
-
-
 
 
 def test_thresholds_tunes_the_refitted_models_class_offsets():

@@ -283,6 +283,21 @@ def choice_of(whole, oof_scores, Y, fold_of, *, task, scoring, rule, one_se=Fals
                  thresholds=thresholds, scoring=scoring, rule=rule)
 
 
+def at_the_choices(S, whole, one_se):
+    """Per rule of ``whole`` (rule -> the folds' scores), the out-of-fold scores ``S``
+    (texts x problems x lams) as :func:`choice_of` reads
+    them: only at the lam its choice takes, stored once and seen at every lam (a
+    read-only view as wide as ``S``). Every setting's scores at every lam, kept to the
+    end of the search, were most of its memory on many classes (R52: 19 MB a setting)."""
+    kept, out = {}, {}
+    for rule, scores in whole.items():
+        index = shared_choice(scores, one_se)[0] if np.isfinite(scores).any() else 0
+        if index not in kept:
+            kept[index] = np.broadcast_to(S[:, :, index:index + 1].copy(), S.shape)
+        out[rule] = kept[index]
+    return out
+
+
 def turned(whole, one_se=False):
     """Is the choice of the folds' scores ``whole`` (n_folds, lams so far) above the last
     lam: the best mean (the first, the largest lam, on a tie), or with ``one_se`` the

@@ -25,8 +25,9 @@ from textwin._ovr import check_class_weight, store_params
 from textwin._tuning import OBJECTIVES
 from textwin.calibration import calibrate
 from textwin.model_selection._budget import BAR_FORMAT, TimeBudget
-from textwin.model_selection._choice import (FoldJudge, check_choice, choice_of, descend,
-                                             mean_and_se, rule_for, shared_choice)
+from textwin.model_selection._choice import (FoldJudge, at_the_choices, check_choice,
+                                             choice_of, descend, mean_and_se, rule_for,
+                                             shared_choice)
 from textwin.model_selection._results import cv_results, result_rows, search_summary
 from textwin.model_selection._split import (SmallClassWarning, fold_of, search_sample,
                                              text_folds)
@@ -82,21 +83,6 @@ def _char_candidates(value):
         raise ValueError(f"chars={value!r}: give None, a pair of lengths such as (2, 5), or a "
                          "list of them")
     return [None if v is None else tuple(v) for v in values]
-
-
-def _at_the_choices(S, whole, one_se):
-    """Per rule of ``whole`` (rule -> the folds' scores), the out-of-fold scores ``S``
-    (texts x problems x lams) as :func:`~textwin.model_selection._choice.choice_of` reads
-    them: only at the lam its choice takes, stored once and seen at every lam (a
-    read-only view as wide as ``S``). Every setting's scores at every lam, kept to the
-    end of the search, were most of its memory on many classes (R52: 19 MB a setting)."""
-    kept, out = {}, {}
-    for rule, scores in whole.items():
-        index = shared_choice(scores, one_se)[0] if np.isfinite(scores).any() else 0
-        if index not in kept:
-            kept[index] = np.broadcast_to(S[:, :, index:index + 1].copy(), S.shape)
-        out[rule] = kept[index]
-    return out
 
 
 class _Weights(dict):
@@ -565,7 +551,7 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
                                              bar, budget, described[variant],
                                              len(keys) - keys.index(key) - 1, incumbent)
                     if S is not None:
-                        oof[key], whole[key] = _at_the_choices(S, W, self.one_se), W
+                        oof[key], whole[key] = at_the_choices(S, W, self.one_se), W
                     if lost is not None:
                         dropped[key] = lost
                     if S is not None or lost is not None:
