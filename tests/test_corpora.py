@@ -98,9 +98,10 @@ def test_jsonl_unlabelled_needs_the_option(tmp_path):
         + [{"text": "no labels field"}, {"text": "   "}])
     with pytest.raises(CorpusError, match=r"u.jsonl:7: no \"labels\""):
         read_jsonl(path)
-    c = read_jsonl(path, allow_unlabeled=True, test_size=0.25)
-    assert len(c.train) + len(c.test) == 8  # an empty text is a document (it scores the bias)
-    assert c.report["unlabeled"] == 5 and c.report["skipped"] == {}
+    with pytest.warns(UserWarning, match=r"skipped 1 row: 1 row with an empty text"):
+        c = read_jsonl(path, allow_unlabeled=True, test_size=0.25)
+    assert len(c.train) + len(c.test) == 7  # an empty text is skipped, as in CSV
+    assert c.report["unlabeled"] == 4 and c.report["skipped"] == {"empty_text": [f"{path}:8"]}
 
 
 @pytest.mark.parametrize("labels, message", [

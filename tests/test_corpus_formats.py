@@ -175,6 +175,42 @@ def test_rows_with_an_empty_text_are_skipped_and_named(tmp_path):
     assert "skipped 2 rows: 2 rows with an empty text" in proc.stderr
 
 
+def test_empty_texts_are_skipped_alike_in_json_lines_and_csv(tmp_path):
+    # JSON Lines kept a line of an empty text (or failed on pandas' null) as a document,
+    # where CSV skips the row: the same corpus gave two models
+    docs = [(f"the team won match {i}", "sport") for i in range(8)] + [
+        (f"the vote in parliament {i}", "politics") for i in range(8)]
+    docs[3], docs[12] = ("  ", "sport"), (None, "politics")
+    jsonl, table = tmp_path / "c.jsonl", tmp_path / "c.csv"
+    jsonl.write_text("".join(json.dumps({"text": t, "label": lab}) + "\n" for t, lab in docs),
+                     encoding="utf-8")
+    table.write_text("text,label\n" + "".join(f"{t or ''},{lab}\n" for t, lab in docs),
+                     encoding="utf-8")
+
+    def run(*argv):  # in the corpus's folder, as a user runs it
+        return subprocess.run([*_TEXTWIN, *argv], env=_ENV, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600, check=False)
+
+    reports, models = [], []
+    for path in (jsonl, table):
+        proc = run("train", "--corpus", path.name, "--json", "--output", f"{path.name}.npz")
+        assert proc.returncode == 0, proc.stderr
+        assert "skipped 2 rows: 2 rows with an empty text" in proc.stderr, proc.stderr
+        reports.append(json.loads(proc.stdout)["corpus_report"])
+        models.append(_model_arrays(tmp_path / f"{path.name}.npz"))
+    assert reports[0]["skipped"] == {"empty_text": [f"{jsonl.name}:4", f"{jsonl.name}:13"]}
+    assert reports[1]["skipped"] == {"empty_text": [f"{table.name}:5", f"{table.name}:14"]}
+    assert reports[0]["documents"] == reports[1]["documents"] == {"train": 10, "test": 4}
+    assert models[0].keys() == models[1].keys()
+    for key in models[0]:
+        assert np.array_equal(models[0][key], models[1][key]), key
+    jsonl.write_text('{"text": " ", "label": "a"}\n{"text": null, "label": "b"}\n',
+                     encoding="utf-8")
+    _one_line_error(run("train", "--corpus", jsonl.name),
+                    f"{jsonl.name}: no documents found (skipped 2 rows with an empty text",
+                    f"{jsonl.name}:1, {jsonl.name}:2", "give a corpus")
+
+
 def test_named_columns_a_separator_and_lists_in_cells(tmp_path):
     path = tmp_path / "reviews.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as fh:  # a BOM, as Excel writes

@@ -31,14 +31,14 @@ def write_jsonl(path, records):
 
 @pytest.fixture
 def corpus(tmp_path):
-    """A tiny two-category JSON Lines corpus with a fixed split and an empty document."""
+    """A tiny two-category JSON Lines corpus with a fixed split and a document of no word."""
     recs = []
     for i in range(40):
         spam = i % 2 == 0
         words = "cheap pills offer free" if spam else "meeting project lunch report"
         recs.append({"text": f"{words} the {i % 5}", "labels": ["spam"] if spam else ["ham"],
                      "split": "test" if i % 4 == 3 else "train"})
-    recs.append({"text": "", "labels": ["ham"], "split": "train"})
+    recs.append({"text": "12 34 !!", "labels": ["ham"], "split": "train"})
     return write_jsonl(tmp_path / "mail.jsonl", recs)
 
 
@@ -180,8 +180,10 @@ def test_stdin_bytes_that_are_not_utf8(capsys, tmp_path, corpus, monkeypatch):
     ([], "no documents found"),
     ([{"text": "a", "labels": []}, {"text": "b", "labels": []}], "no document has a label"),
     ([{"text": "a", "labels": ["x"]}, {"text": "b"}], "c.jsonl:2: no \"labels\" field"),
-    ([{"text": "", "labels": ["x"]}, {"text": "  ", "labels": ["y"]}] * 4,
+    ([{"text": "12", "labels": ["x"]}, {"text": " !! ", "labels": ["y"]}] * 4,
      "contain no word at all"),
+    ([{"text": "", "labels": ["x"]}, {"text": "  ", "labels": ["y"]}] * 4,
+     "c.jsonl: no documents found (skipped 8 rows with an empty text"),
 ])
 def test_empty_corpus_or_no_usable_labels(capsys, tmp_path, records, fragment):
     path = write_jsonl(tmp_path / "c.jsonl", records)

@@ -266,7 +266,7 @@ def finish(found, *, test_size=0.25, random_state=0):
     source, docs, ids = found.source, found.docs, found.ids
     labels = clean_labels(source, found.labels, ids)
     if len(found) == 0:
-        raise CorpusError(f"{source}: no documents found")
+        raise _no_documents(found)
     Y, names = indicator_matrix(labels, key=found.label_key)
     if not names:
         raise CorpusError(f"{source}: no document has a label; give each document its "
@@ -290,6 +290,15 @@ def finish(found, *, test_size=0.25, random_state=0):
                         [ids[i] for i in tr], [ids[i] for i in te], report)
 
 
+def _no_documents(found):
+    """The error of a corpus with no document: an empty file, or every one skipped."""
+    skipped = [f"{counted(reason, len(paths))} ({examples(paths)})"
+               for reason, paths in (found.skipped or {}).items() if paths]
+    why = "skipped " + "; ".join(skipped) if skipped else "it is empty, or a header alone"
+    return CorpusError(f"{found.source}: no documents found ({why}); give a corpus of "
+                       "texts and their labels")
+
+
 def join_split(train, test, test_source):
     """One :class:`Documents` of a training part and a test part read apart
     (``test_source``: how the report names the test part)."""
@@ -298,7 +307,7 @@ def join_split(train, test, test_source):
                           f"holds {_KINDS[train.kind]}: give a test set of the same kind")
     for part in (train, test):
         if len(part) == 0:
-            raise CorpusError(f"{part.source}: no documents found")
+            raise _no_documents(part)
     check = None
     if train.kind == "text":
         docs = list(train.docs) + list(test.docs)

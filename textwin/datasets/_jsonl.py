@@ -4,8 +4,9 @@ A single ``"label"`` (as Hugging Face datasets and pandas write them) is a
 list of one. An empty label list is a legal document in no category; a line
 without either field is an error (or, with ``allow_unlabeled=True``, a document
 in no category). An optional ``"split": "train"|"test"`` field fixes the split.
-Blank lines are ignored; a line whose text is empty is a document (it scores
-the bias). The file is UTF-8 (a byte order mark allowed) or UTF-16 with its
+Blank lines are ignored; a line whose text is empty (white space only) or null,
+as pandas writes a missing text, is skipped and named in one warning, as the
+rows of CSV, fastText and Parquet are. The file is UTF-8 (a byte order mark allowed) or UTF-16 with its
 byte order mark, and may be gzip'd (a name ending in ``.gz``).
 """
 import gzip
@@ -13,7 +14,7 @@ import json
 import zlib
 from pathlib import Path
 
-from ._corpus import CorpusError, Documents, finish
+from ._corpus import CorpusError, Documents, finish, warn_skipped
 from ._lines import text_lines
 
 __all__ = ["jsonl_documents", "jsonl_inputs", "read_jsonl"]
@@ -28,21 +29,25 @@ _LONG_LINE = ("JSON Lines holds one document per line (a JSON array, or JSON wit
               "breaks, is not JSON Lines): write one object per line")
 
 
-def _object(line, where):
-    """The JSON object of one line, which has a ``"text"``."""
+def _object(line, where, text_may_be_null=False):
+    """The JSON object of one line, which has a ``"text"`` (or ``null`` there, when
+    ``text_may_be_null``)."""
     try:
         rec = json.loads(line)
     except json.JSONDecodeError as exc:
         raise CorpusError(f"{where}: not valid JSON ({exc.msg}); each line must be "
                           'one object like {"text": "...", "labels": ["a"]}') from None
-    if not isinstance(rec, dict) or not isinstance(rec.get("text"), str):
+    if not isinstance(rec, dict) or not (
+            isinstance(rec.get("text"), str)
+            or text_may_be_null and "text" in rec and rec["text"] is None):
         raise CorpusError(f'{where}: each line needs a "text" string')
     return rec
 
 
 def _record(line, where, allow_unlabeled):
-    """``(text, labels, id or None, split)`` of one line."""
-    rec = _object(line, where)
+    """``(text, labels, id or None, split)`` of one line; its text is None when it is
+    null."""
+    rec = _object(line, where, text_may_be_null=True)
     if "labels" in rec and "label" in rec:
         raise CorpusError(f'{where}: both "labels" and "label"; give one of them')
     key = "labels" if "labels" in rec else "label"  # "label": Hugging Face, pandas
@@ -105,13 +110,18 @@ def jsonl_documents(path, *, allow_unlabeled=False):
     """The :class:`Documents` of a JSON Lines file (see the module docstring)."""
     path = Path(path)
     docs, labels, ids, splits = [], [], [], []
+    skipped = {"empty_text": []}
     try:
         for lineno, line in _lines(path):
             if not line.strip():
                 continue
-            if not docs:
+            if not docs and not skipped["empty_text"]:
                 _refuse_array(path, line)
-            text, labs, doc_id, split = _record(line, f"{path}:{lineno}", allow_unlabeled)
+            where = f"{path}:{lineno}"
+            text, labs, doc_id, split = _record(line, where, allow_unlabeled)
+            if text is None or not text.strip():
+                skipped["empty_text"].append(where)
+                continue
             docs.append(text)
             labels.append(labs)
             ids.append(str(lineno if doc_id is None else doc_id))
@@ -121,7 +131,8 @@ def jsonl_documents(path, *, allow_unlabeled=False):
     if any(s is not None for s in splits) and any(s is None for s in splits):
         raise CorpusError(f"{path}: some lines have a \"split\" field and some do not; "
                           "give it to every line or to none")
-    return Documents(docs, labels, ids, "text", str(path), splits=splits)
+    warn_skipped(str(path), skipped)
+    return Documents(docs, labels, ids, "text", str(path), splits=splits, skipped=skipped)
 
 
 def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
@@ -129,8 +140,7 @@ def read_jsonl(path, *, test_size=0.25, random_state=0, allow_unlabeled=False):
 
     ``allow_unlabeled=True`` reads a line without ``"labels"`` as a document in
     no category; otherwise such a line is an error naming it. A line whose text
-    is empty (white space only) is a document, which scores the bias; blank
-    lines are skipped.
+    is empty (white space only) or null, and a blank line, are skipped.
     """
     return finish(jsonl_documents(path, allow_unlabeled=allow_unlabeled),
                   test_size=test_size, random_state=random_state)
