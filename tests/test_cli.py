@@ -870,6 +870,23 @@ def test_predict_skips_binary_files_and_hidden_folders(capsys, tmp_path, jsonl_c
     assert_one_line_error(err, "no document to score")
 
 
+def test_predict_of_empty_files_names_them(tmp_path, jsonl_corpus):
+    # it said "give files, a folder, or lines on stdin" to a user who gave files
+    from _textwin_process import run_textwin
+
+    assert run_textwin("train", "--corpus", jsonl_corpus, "--category", "grain", "-o", "m.npz",
+                       "-q", cwd=tmp_path).returncode == 0
+    (tmp_path / "new.jsonl").write_text("\n\n", encoding="utf-8")
+    (tmp_path / "new.csv").write_text("text,label\n", encoding="utf-8")
+    proc = run_textwin("predict", "m.npz", "new.jsonl", "new.csv", cwd=tmp_path)
+    assert proc.returncode == EXIT_USAGE and proc.stdout == ""
+    assert_one_line_error(proc.stderr, "no document to score in new.jsonl, new.csv (empty, "
+                          "blank lines or a header alone)", "give files holding the documents")
+    proc = run_textwin("predict", "m.npz", cwd=tmp_path, input="")
+    assert proc.returncode == EXIT_USAGE
+    assert_one_line_error(proc.stderr, "stdin held no line", "lines on stdin")
+
+
 def test_predict_names_a_skipped_named_pipe_in_a_sentence(capsys, tmp_path, jsonl_corpus):
     # it said 'skipped 2 not a regular file files (a named pipe, ...)'
     model = tmp_path / "m.npz"

@@ -248,11 +248,21 @@ def _predict(args, model):
         n_documents += len(ids)
     _warn_skipped(skipped)
     if not n_documents:
-        raise CLIError("no document to score: give files, a folder, or lines on stdin"
-                       if model.vocabulary is not None else
-                       "no document to score: the svmlight files are empty")
+        raise CLIError(_nothing_to_score(args.inputs, model, skipped))
     write(None, None)
     return EXIT_OK
+
+
+def _nothing_to_score(inputs, model, skipped):
+    """What to say when the inputs held no document."""
+    if model.vocabulary is None:
+        return "no document to score: the svmlight files are empty"
+    if not inputs or inputs == ["-"]:
+        return "no document to score: stdin held no line; give files, a folder, or lines on stdin"
+    shown = ", ".join(inputs[:3]) + (f" and {len(inputs) - 3} more" if len(inputs) > 3 else "")
+    why = ("skipped, as the warning says" if any(skipped.values()) else
+           "empty, blank lines or a header alone")
+    return f"no document to score in {shown} ({why}); give files holding the documents"
 
 
 def _results(args, model, ids, scores, docs):
