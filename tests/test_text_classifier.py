@@ -424,3 +424,28 @@ def test_a_thresholds_objective_the_task_cannot_tune_is_refused():
         TextClassifier(thresholds="breakeven").fit(texts, y)
     with pytest.raises(ValueError, match="threshold_folds=1"):
         TextClassifier(thresholds="f1", threshold_folds=1).fit(texts, y)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(thresholds=[0.1, 0.2]), r"thresholds=\[0.1, 0.2\]: give one number or one per "
+                                   r"class \(3 here\), not 2"),
+    (dict(thresholds=[[0.1] * 3]), r"one per class \(3 here\), not an array of shape \(1, 3\)"),
+    (dict(thresholds=[0.1, np.nan, 0.0]), "give numbers, not NaN"),
+    (dict(thresholds=["high"] * 3), r"give one number or one per class \(3 here\)$"),
+    (dict(lam=[0.1, 0.2]), r"lam=\[0.1, 0.2\]: give one number, not 2"),
+])
+def test_thresholds_and_lam_of_the_wrong_length_are_refused_in_the_estimators_words(
+        params, message):
+    # not numpy's "operands could not be broadcast together"
+    texts, y = corpus(classes=("grain", "money", "oil"))
+    with pytest.raises(ValueError, match=message):
+        TextClassifier(**params).fit(texts, y)
+
+
+def test_a_threshold_per_class_and_inf_are_taken_as_given():
+    texts, y = corpus(classes=("grain", "money", "oil"))
+    clf = TextClassifier(thresholds=[0.0, 0.5, np.inf]).fit(texts, y)
+    assert clf.thresholds_.tolist() == [0.0, 0.5, np.inf]
+    assert "oil" not in set(clf.predict(texts))  # +inf: the class is never given
+    with pytest.raises(ValueError, match=r"give one number \(the positive class's\), not 2"):
+        TextClassifier(thresholds=[0.1, 0.2]).fit(*corpus(classes=("grain", "money")))

@@ -98,6 +98,25 @@ def _texts(X, name):
 # The estimator
 # ---------------------------------------------------------------------------
 
+def _per_problem(values, K, task, what, allow_inf=False, single_label_each=True):
+    """``values`` (one number, or one per binary problem) as ``K`` float64 values, or a
+    ValueError that starts with ``what`` and says how many it takes (a single-label task
+    takes one per class only if ``single_label_each``)."""
+    per = ("" if task != "multilabel" and not single_label_each
+           else "(the positive class's)" if task == "binary"
+           else f"or one per {'category' if task == 'multilabel' else 'class'} ({K} here)")
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}: give one number {per}".rstrip()) from None
+    if values.ndim > 1 or (values.ndim == 1 and values.shape != (K,)):
+        got = f"{values.size}" if values.ndim == 1 else f"an array of shape {values.shape}"
+        raise ValueError(f"{what}: give one number {per}".rstrip() + f", not {got}")
+    if np.isnan(values).any() or not (allow_inf or np.isfinite(values).all()):
+        raise ValueError(f"{what}: give numbers, not NaN")
+    return np.broadcast_to(values, (K,))
+
+
 def intercept_params(fit_intercept):
     """The DualGaussSeidelClassifier parameters of a bias as a constant feature (or none)."""
     return ({"fit_intercept": True, "intercept_solver": "constant_feature"} if fit_intercept
@@ -459,7 +478,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_classifier(X, Y, task)
         n, K = X.shape[0], (1 if task == "binary" else Y.shape[1])
         check_class_weight(self.class_weight, np.asarray(classes))
-        lam = np.broadcast_to(self._checked_lam(1.0 / n), (K,))
+        lam = _per_problem(self._checked_lam(1.0 / n), K, task, f"lam={self.lam!r}",
+                           single_label_each=False)
         if np.unique(lam).size > 1 and task != "multilabel":
             raise ValueError("a lam per class is for multi-label categories; single-label "
                              "classes share one lam (their scores meet in the argmax)")
@@ -497,7 +517,7 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
                                                         model.n_iter_)
         self.coef_, self.intercept_, self.lam_ = coef, intercept, np.array(lam)
         self.duality_gap_, self.n_iter_ = gap, n_iter
-        given = np.broadcast_to(np.asarray(self._given_thresholds(), dtype=np.float64), (K,))
+        given = self._given_thresholds(K, task)
         # a class without training texts is never given (a constant model could win an argmax)
         self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
 
@@ -542,15 +562,18 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             else:
                 self.__dict__.pop(attr, None)
         own = getattr(model, "thresholds_", None)  # tuned in its own folds (a search's)
-        given = np.broadcast_to(np.asarray(
-            own if self.thresholds is None and own is not None else self._given_thresholds(),
-            dtype=np.float64), (K,))
+        given = (np.broadcast_to(np.asarray(own, dtype=np.float64), (K,))
+                 if self.thresholds is None and own is not None
+                 else self._given_thresholds(K, task))
         self.thresholds_ = given.copy() if task == "binary" else never_given(Y, given)
 
-    def _given_thresholds(self):
-        """The ``thresholds`` given (0 for None, and for a name until they are tuned)."""
-        return 0.0 if self.thresholds is None or isinstance(self.thresholds, str) else (
-            self.thresholds)
+    def _given_thresholds(self, K, task):
+        """The ``thresholds`` given, one per problem (0 for None, and for a name until they
+        are tuned), or a ValueError that says what they take."""
+        if self.thresholds is None or isinstance(self.thresholds, str):
+            return np.zeros(K)
+        return _per_problem(self.thresholds, K, task, f"thresholds={self.thresholds!r}",
+                            allow_inf=True)
 
     # -- prediction -----------------------------------------------------------
     def features_of(self, X):
