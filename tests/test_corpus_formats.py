@@ -211,6 +211,27 @@ def test_empty_texts_are_skipped_alike_in_json_lines_and_csv(tmp_path):
                     f"{jsonl.name}:1, {jsonl.name}:2", "give a corpus")
 
 
+@pytest.mark.parametrize("command", ["train", "eval"])
+def test_a_test_set_of_none_of_the_training_categories_is_refused(tmp_path, command):
+    # it trained, gave the test set's categories constant models and reported accuracy 0.0
+    train, test = tmp_path / "train.jsonl", tmp_path / "test.csv"
+    train.write_text("".join(json.dumps({"text": f"{w} match {i}", "label": lab}) + "\n"
+                             for i in range(10) for w, lab in (("team", "sport"),
+                                                                ("vote", "politics"))),
+                     encoding="utf-8")
+    test.write_text("text,label\nthe team won,yes\nthe vote,no\n", encoding="utf-8")
+    proc = subprocess.run([*_TEXTWIN, command, "--corpus", train.name, "--test-corpus",
+                           test.name], env=_ENV, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, check=False)
+    _one_line_error(proc, "test.csv: none of its categories (no, yes) is one of train.jsonl's "
+                    "(politics, sport)", "give the test set of this corpus")
+    test.write_text("text,label\nthe team won,sport\nthe vote,elections\n", encoding="utf-8")
+    proc = subprocess.run([*_TEXTWIN, command, "--corpus", train.name, "--test-corpus",
+                           test.name], env=_ENV, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=600, check=False)
+    assert proc.returncode == 0, proc.stderr  # one category shared: a category only in test
+
+
 def test_named_columns_a_separator_and_lists_in_cells(tmp_path):
     path = tmp_path / "reviews.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as fh:  # a BOM, as Excel writes

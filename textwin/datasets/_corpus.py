@@ -308,6 +308,7 @@ def join_split(train, test, test_source):
     for part in (train, test):
         if len(part) == 0:
             raise _no_documents(part)
+    _check_shared_categories(train, test, test_source)
     check = None
     if train.kind == "text":
         docs = list(train.docs) + list(test.docs)
@@ -325,6 +326,21 @@ def join_split(train, test, test_source):
         splits=["train"] * len(train) + ["test"] * len(test), skipped=skipped,
         merged=_merged(train.merged, test.merged), check=check,
         label_key=train.label_key, split_name=f"split given by {Path(test_source).name}")
+
+
+def _check_shared_categories(train, test, test_source):
+    """A test set none of whose categories the training set has is another corpus's:
+    every figure would be 0 (its categories get constant models)."""
+    def names(part):
+        return sorted({str(n).strip() for labels in part.labels for n in labels},
+                      key=train.label_key or label_order)
+
+    ours, theirs = names(train), names(test)
+    if ours and theirs and not set(ours) & set(theirs):
+        raise CorpusError(
+            f"{test_source}: none of its categories ({examples(theirs)}) is one of "
+            f"{train.source}'s ({examples(ours)}): give the test set of this corpus, or "
+            "the column that holds its labels")
 
 
 _KINDS = {"text": "texts", "vectors": "feature vectors (svmlight)"}
