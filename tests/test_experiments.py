@@ -209,3 +209,19 @@ def test_linearsvc_reads_a_uint8_indicator_of_many_categories():
     narrow = method.build(400, lam=1 / 400).fit(X, Y)
     wide = method.build(400, lam=1 / 400).fit(X, Y.astype(np.int64))
     np.testing.assert_allclose(narrow.decision_function(X), wide.decision_function(X))
+
+
+def test_a_folds_model_is_at_the_final_models_c():
+    # fold_estimator: a fold of m of the n rows at the final model's C = 1/(lam n): lam
+    # times n/m (scikit-learn's methods: C itself); a search's choice as chosen at m = n;
+    # without a lam given (the paper's settings), the method's own
+    from textwin.experiments import fold_estimator
+
+    svm, smo = METHODS["svm"], METHODS["smo"]
+    at = fold_estimator(svm, 1000, {"lam": 1e-3}, order={"shuffle": False})
+    assert at(800.0).lam == pytest.approx(1e-3 * 1000 / 800, rel=1e-15)
+    assert at(800.0).get_params()["shuffle"] is False  # the order given
+    assert at(1000, 0.02).lam == 0.02 and at(500.0, 0.02).lam == pytest.approx(0.04)
+    assert fold_estimator(svm, 1000)(800.0).lam == svm.settings["lam"]  # the paper's
+    C = fold_estimator(smo, 1000, {"lam": 1e-3})(800.0).estimator.C
+    assert C == pytest.approx(1 / (1e-3 * 1000), rel=1e-12)

@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn.base import clone
 from sklearn.model_selection import KFold
 
-from textwin import DualSVM, TunedThresholdsClassifierCV
+from textwin import DualGaussSeidelClassifier, DualSVM, TunedThresholdsClassifierCV
 from textwin.metrics import breakeven_thresholds, f1_thresholds
 from textwin.persistence import load_model, save_model
 
@@ -162,8 +162,12 @@ def test_bad_uses_are_one_clear_error():
     X, Y = multilabel_problem()
     with pytest.raises(ValueError, match="objective='bep' is not valid"):
         TunedThresholdsClassifierCV(DualSVM(), objective="bep").fit(X, Y)
-    with pytest.raises(ValueError, match="y is multiclass; per-category thresholds need"):
-        TunedThresholdsClassifierCV(DualSVM()).fit(X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="objective='breakeven' is not valid for a "
+                                         "multiclass y; use one of"):
+        TunedThresholdsClassifierCV(DualSVM(), objective="breakeven").fit(
+            X, np.arange(X.shape[0]) % 3)
+    with pytest.raises(ValueError, match="task='multiclass' takes one class per row"):
+        TunedThresholdsClassifierCV(DualSVM(), task="multiclass").fit(X, Y)
     with pytest.raises(ValueError, match="left some documents without an out-of-fold score"):
         TunedThresholdsClassifierCV(DualSVM(), cv=[(np.arange(200), np.arange(200, 250))]
                                     ).fit(X, Y[:, :2])
@@ -386,3 +390,111 @@ def test_out_of_fold_calibration_fits_each_fold_at_its_size_on_the_calibration_f
     assert_array_equal(P, Q)
     with pytest.raises(ValueError, match="--proba"):
         calibration_folds("--proba", np.eye(2, dtype=int)[[0, 0, 0, 1]], "binary", ["a", "b"])
+
+
+# -- the meta-estimator of the three tasks: thresholds and calibration ----------------
+
+def _multiclass_data(n=120, seed=0):
+    rng = np.random.RandomState(seed)
+    y = rng.choice(3, n, p=[0.6, 0.3, 0.1])  # unbalanced: the offsets move
+    y[:2] = 3  # a class of two documents, fewer than the folds: keeps 0
+    X = sp.csr_matrix(0.7 * np.eye(6)[y] + rng.rand(n, 6))
+    Y = np.zeros((n, 5), dtype=int)
+    Y[np.arange(n), y] = 1  # class 4: no document, never given
+    return X, Y
+
+
+@pytest.mark.parametrize("task, objective", [("multiclass", "f1"), ("multiclass", "accuracy"),
+                                             ("binary", "accuracy"), ("multilabel", "f1"),
+                                             ("multilabel", "breakeven")])
+def test_the_thresholds_are_task_thresholds_on_the_same_folds(task, objective):
+    # TunedThresholdsClassifierCV(task=...) tunes a task's thresholds as task_thresholds
+    # does (the folds of tuning_folds, thresholds_of_scores) and fits the final model
+    from textwin.model_selection import task_thresholds
+
+    if task == "multiclass":
+        X, Y = _multiclass_data()
+    elif task == "binary":
+        rng = np.random.RandomState(0)
+        X = sp.csr_matrix(rng.rand(90, 8) * (rng.rand(90, 8) < 0.5))
+        Y = ((X[:, 0].toarray() + 0.5 * rng.rand(90, 1)) > 0.6).astype(int)
+    else:
+        X, Y = _task_data(4, n=90)
+    est = DualSVM(lam=0.05, random_state=0, fit_intercept=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(est, objective=objective, cv=3, task=task).fit(X, Y)
+        want, _ = task_thresholds(est, X, Y, task, objective, 3)
+        # a class without documents keeps its column: the indicator, not the classes
+        final = clone(est).fit(X, Y[:, 0] if Y.shape[1] == 1 else Y)
+    assert_array_equal(tuned.thresholds_, want)
+    assert np.count_nonzero(np.isfinite(want) & (want != 0)) > 0  # tuned, not left at 0
+    assert_allclose(tuned.estimator_.coef_, final.coef_)
+    scores = final.decision_function(X)
+    if task == "multiclass":
+        assert want[4] == np.inf and want[3] == 0.0  # never given; rarer than the folds
+        assert_array_equal(tuned.predict(X), np.argmax(scores - want, axis=1))
+    elif task == "binary":
+        assert_array_equal(tuned.predict(X), tuned.classes_[(scores > want[0]).astype(int)])
+    else:
+        assert_array_equal(tuned.predict(X), (scores > want).astype(int))
+
+
+def test_a_search_is_tuned_at_its_chosen_lam():
+    # a DualGaussSeidelClassifierCV's thresholds come from folds of the model of the lam
+    # it chose, not from a search again in every fold
+    from textwin.model_selection import DualGaussSeidelClassifierCV, task_thresholds
+
+    rng = np.random.RandomState(3)
+    y = rng.choice(3, 90, p=[0.6, 0.3, 0.1])
+    X = sp.csr_matrix(0.7 * np.eye(6)[y] + rng.rand(90, 6))
+    Y = np.eye(3, dtype=int)[y]
+    search = DualGaussSeidelClassifierCV(lams=[3.0, 1.0, 0.3, 0.1, 0.03, 0.01], cv=3,
+                                         random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(search, objective="accuracy", cv=3,
+                                            task="multiclass").fit(X, Y)
+        lam = float(tuned.estimator_.lam_[0])
+        at_choice = DualGaussSeidelClassifier(**{
+            k: v for k, v in search.get_params().items()
+            if k in DualGaussSeidelClassifier().get_params() and k != "lam"}, lam=lam)
+        want, _ = task_thresholds(at_choice, X, Y, "multiclass", "accuracy", 3)
+        searched, _ = task_thresholds(search, X, Y, "multiclass", "accuracy", 3)
+    assert lam == 0.03  # inside the grid
+    assert_array_equal(tuned.thresholds_, want)
+    assert not np.array_equal(want, searched)
+
+
+@pytest.mark.parametrize("task", ["multiclass", "binary", "multilabel"])
+def test_the_calibration_is_out_of_fold_calibration_at_the_final_models_c(task):
+    # probability=True: Platt's sigmoids on out-of-fold scores of calibration_folds, each
+    # fold's model at the final model's C (lam times n over the fold's mean size)
+    from textwin.model_selection._thresholds import calibration_folds, out_of_fold_calibration
+
+    if task == "multiclass":
+        X, Y = _multiclass_data()
+        Y = Y[:, :3][Y[:, :3].any(axis=1)]
+        X = X[np.flatnonzero(_multiclass_data()[1][:, :3].any(axis=1))]
+    else:
+        X, Y = _task_data(6, n=100)
+        Y = Y[:, [0]] if task == "binary" else Y[:, :2]
+    n, lam = X.shape[0], 0.02
+    est = DualSVM(lam=lam, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(est, objective=None, task=task,
+                                            probability=True).fit(X, Y)
+        classes = np.hstack([1 - Y, Y]) if task == "binary" else Y
+        folds = calibration_folds("probability", classes, task, None)
+        want = out_of_fold_calibration(lambda m: DualSVM(lam=lam * (n / m), random_state=0),
+                                       X, classes, task, folds)
+        unscaled = out_of_fold_calibration(lambda m: DualSVM(lam=lam, random_state=0),
+                                           X, classes, task, folds)
+    S = np.linspace(-2, 2, 12)[:, None].repeat(Y.shape[1], 1)
+    got = tuned.calibration_.predict_proba(S, task)
+    assert_allclose(got, want.predict_proba(S, task), rtol=1e-12)
+    assert not np.allclose(got, unscaled.predict_proba(S, task))
+    assert_allclose(tuned.predict_proba(X[:5]), want.predict_proba(
+        tuned.estimator_.decision_function(X[:5]).reshape(5, -1), task), rtol=1e-12)
+    assert_array_equal(tuned.thresholds_, np.zeros(Y.shape[1]))  # objective=None: not tuned

@@ -382,7 +382,8 @@ def score_matrix(estimator, X):
 
 
 def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose=0,
-               order=None, single_label=False, cv_params=None):
+               order=None, single_label=False, cv_params=None, task=None, thresholds=None,
+               threshold_folds=3, probability=False):
     """Build ``method`` (with ``overrides``) and fit it on the columns of ``Y_train``.
 
     One column is fitted as a binary problem, not as a one-column indicator.
@@ -403,23 +404,69 @@ def fit_method(method, X_train, Y_train, overrides=None, *, n_jobs=None, verbose
     (``scoring``, ``thresholds``, ``lam_anchor``; None values are left out).
     Without a ``scoring``, categories are judged by their break-even points (the
     paper's figure); multi-class targets by accuracy.
+
+    ``thresholds`` (an objective: "f1", "breakeven", "accuracy") or ``probability``:
+    the estimator is a :class:`~textwin.model_selection.TunedThresholdsClassifierCV` of
+    the ``task`` of ``Y_train`` ("binary": its one column is the positive class's),
+    which tunes its thresholds on ``threshold_folds`` folds and calibrates on folds of
+    its own, each fold's model built here at the final model's ``C``
+    (:func:`fold_estimator`); the fitted method is its ``estimator_``.
     """
     present = np.asarray(Y_train.sum(axis=0)).ravel() > 0
     competing = _competing(Y_train, single_label)
     est = method_estimator(method, Y_train, overrides, n_jobs=n_jobs, verbose=verbose,
                            order=order, single_label=single_label, cv_params=cv_params)
+    n = X_train.shape[0]
+    tuning = {"objective": thresholds, "cv": threshold_folds, "task": task,
+              "probability": probability} if thresholds or probability else None
     y = np.asarray(Y_train.argmax(axis=1)).ravel() if competing else None
+    if competing and hasattr(est, "cv_summary") and not present.all():
+        cv = est.fit(X_train, y)  # lam chosen on the classes with documents
+        chosen = {**(overrides or {}), "lam": float(cv.lam_[0])}
+        final = _configured(method, n, chosen, n_jobs, verbose, order, by_breakeven=False)
+        if tuning is not None:
+            final = _tuned(final, method, n, chosen, n_jobs, order, tuning).fit(X_train,
+                                                                                Y_train)
+        else:
+            final.fit(X_train, Y_train)
+        fitted = getattr(final, "estimator_", final)
+        fitted.cv_summary = functools.partial(shared_cv_summary, cv.cv_summary())
+        return final
+    if tuning is not None:  # it fits the estimator as below
+        return _tuned(est, method, n, overrides, n_jobs, order, tuning).fit(X_train, Y_train)
     if competing and present.all():
         return est.fit(X_train, y)
-    if competing and hasattr(est, "cv_summary"):
-        cv = est.fit(X_train, y)
-        final = _configured(method, X_train.shape[0], {**(overrides or {}),
-                                                        "lam": float(cv.lam_[0])},
-                            n_jobs, verbose, order, by_breakeven=False)
-        final.fit(X_train, Y_train)
-        final.cv_summary = functools.partial(shared_cv_summary, cv.cv_summary())
-        return final
     return est.fit(X_train, Y_train[:, 0] if Y_train.shape[1] == 1 else Y_train)
+
+
+def _tuned(est, method, n_train, overrides, n_jobs, order, tuning):
+    """``est`` as a :class:`~textwin.model_selection.TunedThresholdsClassifierCV` of
+    ``tuning`` whose folds' models are :func:`fold_estimator`'s."""
+    from .model_selection import TunedThresholdsClassifierCV
+
+    return TunedThresholdsClassifierCV(
+        est, **tuning, fold_estimator=fold_estimator(method, n_train, overrides,
+                                                     n_jobs=n_jobs, order=order))
+
+
+def fold_estimator(method, n_train, overrides=None, *, n_jobs=None, order=None):
+    """``at(n_rows, lam)``: ``method`` built for a fold of ``n_rows`` of the ``n_train``
+    training rows at the final model's ``C``: ``lam`` (a search's choice; None: the
+    ``lam`` of ``overrides``, if given) times ``n_train / n_rows`` (the factories of the
+    scikit-learn methods turn it into ``C = 1/(lam n_rows)``); at ``n_rows = n_train``,
+    the model at ``lam``. The ``fold_estimator`` of
+    :class:`~textwin.model_selection.TunedThresholdsClassifierCV`."""
+    overrides = dict(overrides or {})
+
+    def at(n_rows, lam=None):
+        lam = overrides.get("lam") if lam is None else lam
+        if lam is not None and n_rows != n_train:
+            lam = lam * n_train / n_rows
+        return build_method(method, n_rows, overrides if lam is None else {**overrides,
+                                                                            "lam": lam},
+                            n_jobs=n_jobs, order=order)
+
+    return at
 
 
 def _competing(Y_train, single_label):

@@ -148,6 +148,23 @@ def chosen_model(search, lam):
                                         if k in known and k != "lam"}, lam=lam)
 
 
+def model_at_scale(estimator, fitted, scale):
+    """An unfitted copy of ``estimator`` (fitted as ``fitted``) for ``1 / scale`` of its
+    rows at the same ``C``: its ``lam`` times ``scale`` when it has a number there; a
+    search that chose ``lam`` (``DualGaussSeidelClassifierCV``) the model of its choice
+    times ``scale``; quiet."""
+    if hasattr(fitted, "cv_summary"):  # lam chosen by cross-validation
+        model = chosen_model(fitted, float(fitted.lam_[0]) * scale)
+    else:
+        model = clone(estimator)
+        lam = model.get_params().get("lam")
+        if isinstance(lam, Real) and not isinstance(lam, bool):
+            model.set_params(lam=lam * scale)
+    if "verbose" in model.get_params():
+        model.set_params(verbose=0)
+    return model
+
+
 def problem_class_weight(class_weight, classes, cols, task, alone):
     """``class_weight`` (None, "balanced" or a dict of ``classes``) as the model fitted for
     the problems ``cols`` reads its labels (:func:`textwin.tasks.problem_weights`)."""
@@ -417,17 +434,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
             fold.set_params(lam=np.asarray(self.lam, dtype=np.float64) * scale
                             if np.ndim(self.lam) else float(self.lam) * scale)
         if self.classifier is not None:
-            chosen = getattr(self, "search_", self.classifier_)
-            if hasattr(chosen, "cv_summary"):  # lam chosen by cross-validation
-                model = chosen_model(chosen, float(chosen.lam_[0]) * scale)
-            else:
-                model = clone(self.classifier)
-                lam = model.get_params().get("lam")
-                if isinstance(lam, Real) and not isinstance(lam, bool):
-                    model.set_params(lam=lam * scale)
-            if "verbose" in model.get_params():
-                model.set_params(verbose=0)
-            fold.set_params(classifier=model)
+            fold.set_params(classifier=model_at_scale(
+                self.classifier, getattr(self, "search_", self.classifier_), scale))
         return fold
 
     def _checked_lam(self, default):
