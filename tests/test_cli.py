@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from numpy.testing import assert_array_equal
 
 from textwin import __version__
 from textwin.cli import EXIT_BAD_MODEL, EXIT_NO_DATA, EXIT_USAGE, build_parser, main
@@ -361,6 +362,56 @@ def test_train_and_predict_svmlight(capsys, tmp_path):
         run(capsys, "train", "--corpus", tmp_path / "train.svm", "--test-corpus",
             tmp_path / "test.svm", "--category", "1", "--json")[1])["categories"][0]["breakeven"],
         abs=1e-3)
+
+
+def test_train_on_feature_values_saves_the_tuned_and_calibrated_estimators_model(tmp_path):
+    # train --tune-thresholds f1 --proba on a matrix, run as users run it: the model file
+    # predicts the labels and probabilities of the library's TunedThresholdsClassifierCV
+    # of the method, fitted on the same rows
+    from textwin.datasets._svmlight import read_svmlight_file
+    from textwin.experiments import METHODS, build_method, fold_estimator
+    from textwin.model_selection import TunedThresholdsClassifierCV
+
+    rng = np.random.default_rng(2)
+
+    def write(path, n):
+        with open(path, "w") as fh:
+            for i in range(n):
+                label = int(rng.choice(4, p=[0.55, 0.25, 0.12, 0.08]))
+                idx = {label + 1, 30} | set(rng.choice(30, size=5, replace=False) + 1)
+                if rng.random() < 0.5:  # a class's own feature, only now and then
+                    idx.discard(label + 1)
+                fh.write(f"{label} " + " ".join(f"{j}:1" for j in sorted(idx)) + "\n")
+
+    write(tmp_path / "train.svm", 240)
+    write(tmp_path / "test.svm", 120)
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus",
+                           "train.svm", "--test-corpus", "test.svm", "--tune-thresholds", "f1",
+                           "--proba", "-o", "m.npz"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    model = load_model(tmp_path / "m.npz")
+    assert model.task == "multiclass" and list(model.classes) == ["0", "1", "2", "3"]
+
+    X, labels = read_svmlight_file(tmp_path / "train.svm")
+    X_test, _ = read_svmlight_file(tmp_path / "test.svm", n_features=X.shape[1])
+    Y = np.zeros((X.shape[0], 4), dtype=int)
+    Y[np.arange(X.shape[0]), [int(lab[0]) for lab in labels]] = 1
+    n, svm = X.shape[0], METHODS["svm"]
+    settings, order = {"lam": 1.0 / n}, {"shuffle": True, "random_state": 0}  # the corpus's
+    est = TunedThresholdsClassifierCV(
+        build_method(svm, n, settings, order=order), objective="f1", cv=3,
+        task="multiclass", probability=True,
+        fold_estimator=fold_estimator(svm, n, settings, order=order)).fit(X, Y)
+    assert_array_equal(model.thresholds, est.thresholds_)
+    assert np.count_nonzero(est.thresholds_) > 0  # tuned
+    predicted = model.predict(X_test)
+    assert_array_equal(predicted, np.array(model.classes)[est.predict(X_test)])
+    untuned = np.argmax(est.estimator_.decision_function(X_test), axis=1)
+    assert (predicted != np.array(model.classes)[untuned]).any()  # the thresholds matter
+    np.testing.assert_allclose(model.predict_proba(X_test), est.predict_proba(X_test),
+                               rtol=1e-9, atol=1e-12)
 
 
 # -- errors: one line, distinct exit codes, never a traceback ----------------------

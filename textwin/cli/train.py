@@ -18,8 +18,7 @@ from .common import (
 )
 from .options import HelpFormatter, training_options
 from .auto import AUTO_FOLDS, check_auto, fit_auto, warn_small_classes
-from .tuning import (TUNING_FOLDS, check_tuning, matrix_tuning, tuning_summary,
-                     warn_rare_classes)
+from .tuning import TUNING_FOLDS, check_tuning, tuning_summary, warn_rare_classes
 from .corpus import training_data
 from .report import (SUMMARY_NAMES, auto_curves, auto_line, check_outputs, constant_note, cv_line,
                      order_text, plot_failed, positive_label, task_text, try_plot,
@@ -144,10 +143,10 @@ def _fit_method(opts, method, d, given):
             warn_rare_classes(opts.tune, d)
         return replace(fit, cv=cv_summary(fit.estimator, list(d.problem_names)))
     _log_training(method, d)  # a matrix: feature values, or the paper's cached features
-    fit = fit_task(method, d, settings, opts)
-    thresholds, calibration = matrix_tuning(opts, method, fit.estimator, d, settings)
-    return replace(fit, thresholds=thresholds, calibration=calibration,
-                   cv=cv_summary(fit.estimator, list(d.problem_names)))
+    fit = fit_task(method, d, settings, opts)  # its estimator tunes and calibrates itself
+    if opts.tune and getattr(fit.estimator, "thresholds_", None) is None:  # not the search's
+        warn_rare_classes(opts.tune, d)
+    return replace(fit, cv=cv_summary(fit.estimator, list(d.problem_names)))
 
 
 def _fit_auto(args, method, d):

@@ -95,8 +95,10 @@ def _options(keys):
 
 
 def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, order=None,
-                   single_label=False, cv_params=None):
-    """Fit ``method`` on the columns of ``Y_train``; return the fitted estimator and time."""
+                   single_label=False, cv_params=None, **tuning):
+    """Fit ``method`` on the columns of ``Y_train`` (with its thresholds tuned and its
+    probabilities calibrated if ``tuning`` asks: :func:`textwin.experiments.fit_method`);
+    return the fitted estimator and time."""
     from .._ovr import ConstantModelWarning
     from ..experiments import fit_method
 
@@ -108,7 +110,7 @@ def _train_problem(method, X_train, Y_train, overrides, n_jobs=None, verbose=0, 
             warnings.filterwarnings("ignore", category=ConstantModelWarning)
             est = fit_method(method, X_train, Y_train, overrides, n_jobs=n_jobs,
                              verbose=verbose, order=order, single_label=single_label,
-                             cv_params=cv_params)
+                             cv_params=cv_params, **tuning)
     except ValueError as exc:
         # The estimators validate their settings and data in fit, with messages
         # that name the parameter; they are the user's to fix.
@@ -202,23 +204,35 @@ def cv_settings(opts, d, settings):
 
 def fit_task(method, d, settings, opts):
     """Fit ``method`` for ``d.task`` and score the test set: a :class:`Fit`, whose
-    scores have one column per category (a binary problem's ``s`` becomes ``[-s, s]``)."""
+    scores have one column per category (a binary problem's ``s`` becomes ``[-s, s]``).
+    --tune-thresholds (unless --lam auto's folds tune them) and --proba make the method a
+    :class:`~textwin.model_selection.TunedThresholdsClassifierCV`, which tunes and
+    calibrates on folds of its own; the Fit holds the method it fitted, its thresholds
+    and its calibration."""
     from ..experiments import score_matrix
 
     from ..model_selection._split import SmallClassWarning  # light: no scikit-learn search
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
+    cv_params = cv_settings(opts, d, settings)
+    own = cv_params is not None and cv_params["thresholds"] is not None  # the search's
     # the warnings name the method, not the estimator's class, and the categories
     with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=SmallClassWarning)  # said once, before
         est, seconds = _train_problem(method, d.X_train, Y, settings, n_jobs=opts.n_jobs,
                                       verbose=opts.verbose, order=opts.order,
                                       single_label=d.task == "multiclass",
-                                      cv_params=cv_settings(opts, d, settings))
-    scores = score_matrix(est, d.X_test)
+                                      cv_params=cv_params, task=d.task,
+                                      thresholds=None if own else opts.tune,
+                                      threshold_folds=TUNING_FOLDS, probability=opts.proba)
+    fitted = getattr(est, "estimator_", est)  # the method, tuned by its wrapper
+    scores = score_matrix(fitted, d.X_test)
+    thresholds = [float(t) for t in est.thresholds_] if opts.tune else None
     if d.task == "binary":
         scores = two_class_scores(scores)
-    return Fit(d, est, seconds, scores, settings)
+        thresholds = thresholds and two_class_thresholds(thresholds[0])
+    return Fit(d, fitted, seconds, scores, settings, thresholds,
+               calibration=getattr(est, "calibration_", None))
 
 
 def fit_texts(method, d, settings, opts, words=None):

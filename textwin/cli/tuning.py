@@ -10,10 +10,10 @@ summary. The estimators tune and calibrate themselves:
 - with ``--lam auto``, multi-label and two-class thresholds for F1 or the break-even
   point are tuned in the folds that choose lambda (``DualGaussSeidelClassifierCV(
   thresholds=...)``), which the TextClassifier keeps;
-- a matrix (feature values, the paper's cached features) has no TextClassifier: its
-  thresholds and calibration are tuned here on the estimator of the method
-  (:func:`matrix_tuning`) by
-  :mod:`textwin.model_selection._thresholds`.
+- a matrix (feature values, the paper's cached features) has no TextClassifier: the
+  method's estimator is a :class:`~textwin.model_selection.TunedThresholdsClassifierCV`
+  (:func:`textwin.experiments.fit_method`), which tunes on :data:`TUNING_FOLDS` folds
+  and calibrates itself alike.
 
 - Multi-label: a threshold per category, for the largest F1 or at the break-even point.
 - Two-class: one threshold on the positive class's score, for the positive class's F1,
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import warnings
 
-from .common import CLIError, first_line, first_names, warnings_naming
+from .common import CLIError, first_names
 
 #: The folds of `train --tune-thresholds` (without --lam auto's own).
 TUNING_FOLDS = 3
@@ -54,50 +54,10 @@ def in_lam_folds(objective, task):
     return task != "multiclass" and objective in ("f1", "breakeven")
 
 
-def matrix_tuning(opts, method, est, d, settings):
-    """The thresholds and the calibration of ``method``'s estimator ``est`` fitted on a
-    matrix (feature values, the paper's cached features: no TextClassifier holds them):
-    ``(thresholds, calibration)``, each None unless --tune-thresholds (a threshold per
-    class, a two-class corpus's as ``[-cut, cut]``) or --proba asked for it (or the
-    estimator has its own calibration: the logistic loss's link)."""
-    with warnings_naming(d.problem_names):
-        thresholds = _problem_thresholds(opts, method, est, d, settings)
-    if thresholds is not None and d.task == "binary":
-        thresholds = two_class_thresholds(thresholds[0])
-    return thresholds, _calibration(opts, method, est, d, settings)
-
-
 def two_class_thresholds(cut):
     """The one problem decides ``s > cut``: the classes' thresholds ``[-cut, cut]``
     (0, never -0.0, at a cut of 0)."""
     return [0.0 - float(cut), float(cut)]
-
-
-def _problem_thresholds(opts, method, est, d, settings):
-    """--tune-thresholds: a threshold per binary problem (a two-class corpus has one, a
-    multi-class corpus one per class), from --lam auto's own folds or tuned by
-    :func:`~textwin.model_selection._thresholds.task_thresholds` on folds of their own;
-    None without."""
-    if not opts.tune:
-        return None
-    tuned = getattr(est, "thresholds_", None)  # --lam auto: tuned in the folds that chose lam
-    if tuned is not None:
-        return [float(t) for t in tuned]
-    if hasattr(est, "lam_"):  # --lam auto: the chosen lam, in folds of its own
-        from ..experiments import build_method
-
-        est = build_method(method, d.X_train.shape[0],
-                           {**settings, "lam": float(est.lam_[0])}, n_jobs=opts.n_jobs,
-                           order=opts.order)
-    from ..model_selection._thresholds import task_thresholds
-
-    Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
-    try:
-        thresholds, _ = task_thresholds(est, d.X_train, Y, d.task, opts.tune, TUNING_FOLDS)
-    except ValueError as exc:  # e.g. a category with too few documents for the folds
-        raise CLIError(f"--tune-thresholds: {first_line(exc)}") from None
-    warn_rare_classes(opts.tune, d)
-    return thresholds
 
 
 def warn_rare_classes(objective, d):
@@ -148,32 +108,3 @@ def tuning_summary(objective, task, cv):
     own = cv is not None and in_lam_folds(objective, task)
     return {"objective": objective, "metric": metric,
             "folds": int(cv["folds"]) if own else TUNING_FOLDS}
-
-
-def _calibration(opts, method, est, d, settings):
-    """--proba: Platt's sigmoids fitted on out-of-fold scores of the training set
-    (:func:`~textwin.model_selection._thresholds.out_of_fold_calibration`), each fold's
-    model at the final model's ``C`` (its ``lam`` times ``n`` over the fold's training
-    documents; --lam auto's choice); --auto's model has them already. Without --proba,
-    the estimator's own, if any (the logistic loss's link)."""
-    if not opts.proba or hasattr(est, "best_params_") or opts.auto:
-        return getattr(est, "calibration_", None)
-    import numpy as np
-
-    from ..experiments import build_method
-    from ..model_selection._thresholds import out_of_fold_calibration
-
-    folds = _calibration_folds(d)
-    n = d.n_train
-    lam = float(np.ravel(est.lam_)[0]) if hasattr(est, "lam_") else settings.get("lam")
-    if lam == "auto":  # the model refitted at the search's choice (a class without documents)
-        lam = float(est.lam)
-
-    def estimator_for(fold_n):
-        scaled = dict(settings) if lam is None else {**settings, "lam": lam * n / fold_n}
-        return build_method(method, fold_n, scaled, n_jobs=opts.n_jobs, order=opts.order)
-
-    try:
-        return out_of_fold_calibration(estimator_for, d.X_train, d.Y_train, d.task, folds)
-    except ValueError as exc:
-        raise CLIError(f"--proba: {first_line(exc)}") from None
