@@ -232,6 +232,30 @@ def test_a_test_set_of_none_of_the_training_categories_is_refused(tmp_path, comm
     assert proc.returncode == 0, proc.stderr  # one category shared: a category only in test
 
 
+def test_a_model_file_given_as_the_corpus_is_named_a_binary_file(tmp_path):
+    # read as svmlight, it was "m.npz:1: label 'PK\\x03\\x04-\\x00...' is not a number"
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text("".join(json.dumps({"text": f"{w} match {i}", "label": lab}) + "\n"
+                              for i in range(10) for w, lab in (("team", "sport"),
+                                                                 ("vote", "politics"))),
+                      encoding="utf-8")
+
+    def run(*argv):
+        return subprocess.run([*_TEXTWIN, *argv], env=_ENV, cwd=tmp_path, capture_output=True,
+                              text=True, timeout=600, check=False)
+
+    assert run("train", "--corpus", "c.jsonl", "-o", "m.npz", "-q").returncode == 0
+    (tmp_path / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0\x00\x10JFIF" + bytes(range(256)))
+    for argv, name, zipped in ((["--corpus", "m.npz"], "m.npz", True),
+                               (["--corpus", "c.jsonl", "--test-corpus", "m.npz"], "m.npz", True),
+                               (["--corpus", "photo.jpg"], "photo.jpg", False)):
+        proc = run("train", *argv)
+        _one_line_error(proc, f"{name} is a binary file", "not a corpus; give texts (JSON Lines,",
+                        "or an svmlight file")
+        assert ("a zip archive, as a model file is" in proc.stderr) == zipped
+        assert "\\x00" not in proc.stderr
+
+
 def test_named_columns_a_separator_and_lists_in_cells(tmp_path):
     path = tmp_path / "reviews.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as fh:  # a BOM, as Excel writes

@@ -239,6 +239,14 @@ def _documents(path, layout, allow_unlabeled, columns):
         if layout.suffixes or layout.folder or not str(exc).startswith(f"{path}:1:"):
             raise
         # the first line of a file read by the catch-all: maybe not that layout at all
+        from ._encoding import binary_at_start
+
+        if binary_at_start(path):  # a model file, an archive: its bytes make no message
+            with open(path, "rb") as fh:
+                zipped = " (a zip archive, as a model file is)" * (fh.read(4) == b"PK\x03\x04")
+            texts = [row.name for row in LAYOUTS if row.kind == "text" and row.reader]
+            raise CorpusError(f"{path} is a binary file{zipped}, not a corpus; give texts "
+                              f"({', '.join(texts)}) or an svmlight file") from None
         raise CorpusError(str(exc) + _text_layouts_hint(path, layout)) from None
 
 
