@@ -256,6 +256,18 @@ def test_a_model_file_given_as_the_corpus_is_named_a_binary_file(tmp_path):
         assert "\\x00" not in proc.stderr
 
 
+def test_a_csv_without_a_header_quotes_its_first_row_cut_short(tmp_path):
+    # the first row of a headerless file, a whole text, was quoted whole as a column name
+    text = "the team won the match " * 40
+    (tmp_path / "c.csv").write_text(f"{text},sport\nthe vote,politics\n", encoding="utf-8")
+    proc = subprocess.run([*_TEXTWIN, "train", "--corpus", "c.csv"], env=_ENV, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, check=False)
+    _one_line_error(proc, "c.csv:1: no text column: the header names "
+                    f"{text[:40]!r}..., 'sport'; name it with --text-column",
+                    "the first row is the header")
+    assert len(proc.stderr) < 400
+
+
 def test_named_columns_a_separator_and_lists_in_cells(tmp_path):
     path = tmp_path / "reviews.csv"
     with open(path, "w", encoding="utf-8-sig", newline="") as fh:  # a BOM, as Excel writes

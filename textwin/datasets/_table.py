@@ -67,8 +67,11 @@ def _named(header, wanted, usual, what, option, where):
     return None
 
 
-def _listed(header, n=8):
-    names = ", ".join(repr(str(h)) for h in header[:n])
+def _listed(header, n=8, width=40):
+    """The header's first ``n`` names, each cut at ``width`` characters: the first row of
+    a file without a header (a text, an svmlight line) is no line of a message."""
+    names = ", ".join(repr(str(h)) if len(str(h)) <= width else repr(str(h)[:width]) + "..."
+                      for h in header[:n])
     return names + (f", ... ({len(header) - n} more)" if len(header) > n else "") if header \
         else "no column"
 
