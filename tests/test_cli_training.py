@@ -2,7 +2,6 @@
 = 1/n on a user's corpus, the example order, a two-class corpus's scores and thresholds,
 the summary). The commands run as users run them are in tests/test_cli*.py."""
 from argparse import Namespace
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -12,8 +11,7 @@ from textwin.cli.corpus import TrainingData
 from textwin.datasets import TrainingSet
 from textwin.cli.training import (FitOptions, class_thresholds, cv_settings, default_lam,
                                   example_order, fit_options, given_settings, method_settings,
-                                  summarize, two_class_scores)
-from textwin.cli.tuning import two_class_thresholds
+                                  summarize, two_class_scores, two_class_thresholds)
 from textwin.experiments import METHODS
 
 

@@ -19,8 +19,7 @@ import time
 import warnings
 
 from .common import CLIError, first_line, warnings_naming
-from .training import Fit, two_class_scores
-from .tuning import two_class_thresholds
+from .training import Fit, two_class_scores, two_class_thresholds
 
 #: The folds of --auto's cross-validation.
 AUTO_FOLDS = 5

@@ -11,7 +11,7 @@ import warnings
 from dataclasses import dataclass
 
 from .common import CLIError, estimator_verbosity, first_line, num, warnings_naming
-from .tuning import TUNING_FOLDS, in_lam_folds, two_class_thresholds
+from .tuning import TUNING_FOLDS, in_lam_folds
 
 # Method settings that may be given on the command line: option -> setting name.
 SETTING_OPTIONS = ("lam", "epochs", "tol", "eta", "theta", "gamma", "class_weight")
@@ -320,6 +320,12 @@ def two_class_scores(scores):
     import numpy as np
 
     return np.hstack([-scores, scores])
+
+
+def two_class_thresholds(cut):
+    """The one problem decides ``s > cut``: the classes' thresholds ``[-cut, cut]``
+    (0, never -0.0, at a cut of 0)."""
+    return [0.0 - float(cut), float(cut)]
 
 
 def class_thresholds(d):

@@ -54,12 +54,6 @@ def in_lam_folds(objective, task):
     return task != "multiclass" and objective in ("f1", "breakeven")
 
 
-def two_class_thresholds(cut):
-    """The one problem decides ``s > cut``: the classes' thresholds ``[-cut, cut]``
-    (0, never -0.0, at a cut of 0)."""
-    return [0.0 - float(cut), float(cut)]
-
-
 def warn_rare_classes(objective, d):
     """Name, in a warning, the classes or categories with fewer training documents than
     the :data:`TUNING_FOLDS` folds, whose thresholds stay 0 (the estimators' policy:
