@@ -449,3 +449,35 @@ def test_a_threshold_per_class_and_inf_are_taken_as_given():
     assert "oil" not in set(clf.predict(texts))  # +inf: the class is never given
     with pytest.raises(ValueError, match=r"give one number \(the positive class's\), not 2"):
         TextClassifier(thresholds=[0.1, 0.2]).fit(*corpus(classes=("grain", "money")))
+
+
+def test_score_takes_label_lists_as_fit_does():
+    # fit took label lists, score raised scikit-learn's "legacy multi-label data
+    # representation" error on them
+    from sklearn.metrics import accuracy_score
+    from sklearn.preprocessing import MultiLabelBinarizer
+
+    from textwin import TextClassifierCV
+
+    texts, labels = multilabel_corpus(n=160)
+    train, test = slice(0, 120), slice(120, None)
+    clf = TextClassifier().fit(texts[train], labels[train])
+    truth = [list(labs) for labs in labels[test]]
+    right = [i for i, row in enumerate(clf.predict(texts[test]))
+             if sorted(np.asarray(clf.classes_)[row == 1]) == sorted(truth[i])]
+    assert len(right) > len(truth) / 2
+    truth[right[0]] = [*truth[right[0]], "unseen"]  # a category the model never saw: a miss
+    truth[right[1]] = [c for c in clf.classes_ if c not in truth[right[1]]][:1]  # a miss
+    names = [*clf.classes_, "unseen"]
+    expected = accuracy_score(MultiLabelBinarizer(classes=names).fit_transform(truth),
+                              np.pad(clf.predict(texts[test]), ((0, 0), (0, 1))))
+    assert clf.score(texts[test], truth) == pytest.approx(expected, abs=0)
+    assert expected == (len(right) - 2) / len(truth)
+    search = TextClassifierCV(n_jobs=1).fit(texts[train], labels[train])
+    assert search.score(texts[test], truth) == pytest.approx(accuracy_score(
+        MultiLabelBinarizer(classes=names).fit_transform(truth),
+        np.pad(search.predict(texts[test]), ((0, 0), (0, 1)))), abs=0)
+    # one label per text given as lists: the accuracy of the classes
+    texts, y = corpus()
+    one = TextClassifier().fit(texts, y)
+    assert one.score(texts, [[label] for label in y]) == one.score(texts, y) > 0.5

@@ -27,7 +27,7 @@ import numpy as np
 
 __all__ = ["TASKS", "detect_task", "encode_labels", "problem_positives", "problem_weights", "decide",
            "never_given", "NEVER", "ABSENT_SCORE", "predicted_classes", "ranked_labels",
-           "score_task"]
+           "score_task", "label_accuracy"]
 
 TASKS = ("multiclass", "binary", "multilabel")
 
@@ -81,6 +81,32 @@ def detect_task(Y_train, Y_test=None, task=None):
 def _is_label_lists(y, sp):
     return (not isinstance(y, np.ndarray) and not sp.issparse(y) and len(y) > 0
             and all(isinstance(labels, (list, tuple, set, frozenset)) for labels in y))
+
+
+def label_accuracy(estimator, X, y, sample_weight=None):
+    """The accuracy of ``estimator.predict(X)`` against ``y`` given as its ``fit`` takes
+    it, label lists too (scikit-learn's ``score`` refuses them): multi-label, the share
+    of documents whose every category is right; a category the model never saw is
+    never predicted, so a document that has one is missed."""
+    import scipy.sparse as sp
+    from sklearn.metrics import accuracy_score
+
+    predicted = estimator.predict(X)
+    if not _is_label_lists(y, sp):
+        return float(accuracy_score(y, predicted, sample_weight=sample_weight))
+    classes = estimator.classes_.tolist()
+    given = ([[classes[j] for j in np.flatnonzero(row)] for row in predicted]
+             if predicted.ndim == 2 else [[label] for label in predicted.tolist()])
+    index = {label: j for j, label in enumerate(
+        sorted({label for labels in [*y, *given] for label in labels}, key=class_order))}
+
+    def indicator(lists):
+        Y = np.zeros((len(lists), len(index)), dtype=np.uint8)
+        for i, labels in enumerate(lists):
+            Y[i, [index[label] for label in labels]] = 1
+        return Y
+
+    return float(accuracy_score(indicator(y), indicator(given), sample_weight=sample_weight))
 
 
 def encode_labels(y, task=None):

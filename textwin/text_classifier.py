@@ -36,7 +36,7 @@ from textwin._folds import SmallClassWarning, calibration_fold_count, text_folds
 from textwin.persistence import (STOPPING_RULE, TextModel, estimator_metadata, linear_weights,
                                  load_model, save_model, times_transposed,
                                  weights_give_scores)
-from textwin.tasks import (decide, encode_labels, never_given,  # noqa: F401 (public)
+from textwin.tasks import (decide, encode_labels, label_accuracy, never_given,  # noqa: F401
                            problem_positives, problem_weights)
 from textwin.text import (MAX_NGRAM, UNSPACED_CHARS, TextVectorizer,  # noqa: F401 (public)
                           check_char_ngrams, detect_language, fit_transform, fold_matrices,
@@ -612,6 +612,11 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         if self.task_ == "multilabel":
             return labels.astype(np.uint8)
         return self.classes_[labels.astype(np.intp)]
+
+    def score(self, X, y, sample_weight=None):
+        """Accuracy of :meth:`predict`, ``y`` as :meth:`fit` takes it (label lists too;
+        multi-label: every category right): :func:`~textwin.tasks.label_accuracy`."""
+        return label_accuracy(self, X, y, sample_weight)
 
     def _has_probabilities(self):
         if not (loss_named(self.loss).probabilistic or self.probability

@@ -33,7 +33,7 @@ from textwin.model_selection._split import (SmallClassWarning, fold_of, search_s
                                              text_folds)
 from textwin.model_selection._validation import FoldPaths, matrix_folds
 from textwin.persistence import save_model
-from textwin.tasks import problem_positives
+from textwin.tasks import label_accuracy, problem_positives
 from textwin.text import UNSPACED_CHARS, Words, detect_unspaced_script, fold_matrices
 from textwin.text_classifier import (DEFAULT_LAM_N, TextClassifier, column_classes,
                                      intercept_params, make_vectorizer, resolve_language,
@@ -750,6 +750,10 @@ class TextClassifierCV(ClassifierMixin, BaseEstimator):
         """As :meth:`TextClassifier.predict` of ``best_estimator_``."""
         check_is_fitted(self, "best_estimator_")
         return self.best_estimator_.predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """As :meth:`TextClassifier.score` (label lists too)."""
+        return label_accuracy(self, X, y, sample_weight)
 
     def predict_proba(self, X):
         """As :meth:`TextClassifier.predict_proba` of ``best_estimator_``: the logistic
