@@ -498,3 +498,29 @@ def test_the_calibration_is_out_of_fold_calibration_at_the_final_models_c(task):
     assert_allclose(tuned.predict_proba(X[:5]), want.predict_proba(
         tuned.estimator_.decision_function(X[:5]).reshape(5, -1), task), rtol=1e-12)
     assert_array_equal(tuned.thresholds_, np.zeros(Y.shape[1]))  # objective=None: not tuned
+
+
+@pytest.mark.parametrize("labels", [["a", "b", "c"], ["no", "yes"]])
+def test_a_tuned_and_calibrated_single_label_model_file_predicts_as_the_estimator(tmp_path,
+                                                                                 labels):
+    # a multi-class or two-class y: the model file keeps the classes, the offsets (or the
+    # positive class's threshold) and the calibration, and predicts as the estimator
+    rng = np.random.RandomState(0)
+    k = len(labels)
+    y = rng.choice(k, 150, p=[0.6, 0.3, 0.1][:k] / np.sum([0.6, 0.3, 0.1][:k]))
+    X = sp.csr_matrix(0.7 * np.eye(6)[y] + rng.rand(150, 6))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tuned = TunedThresholdsClassifierCV(DualSVM(lam=0.05, random_state=0), objective="f1",
+                                            cv=3, probability=True).fit(X, np.array(labels)[y])
+    save_model(tmp_path / "m.npz", tuned)
+    model = load_model(tmp_path / "m.npz")
+    assert list(model.classes) == labels and model.task == tuned.task_
+    assert_array_equal(model.thresholds, tuned.thresholds_)
+    assert np.count_nonzero(tuned.thresholds_) > 0
+    assert_array_equal(model.predict(X), tuned.predict(X))
+    raw = tuned.estimator_.decision_function(X)
+    at_zero = (np.array(labels)[(raw > 0).astype(int)] if k == 2
+               else np.array(labels)[np.argmax(raw, axis=1)])
+    assert (tuned.predict(X) != at_zero).any()  # the thresholds change some labels
+    assert_allclose(model.predict_proba(X), tuned.predict_proba(X), rtol=1e-10)
