@@ -223,13 +223,23 @@ def test_a_test_set_of_none_of_the_training_categories_is_refused(tmp_path, comm
     proc = subprocess.run([*_TEXTWIN, command, "--corpus", train.name, "--test-corpus",
                            test.name], env=_ENV, cwd=tmp_path, capture_output=True, text=True,
                           timeout=600, check=False)
-    _one_line_error(proc, "test.csv: none of its categories (no, yes) is one of train.jsonl's "
-                    "(politics, sport)", "give the test set of this corpus")
+    _one_line_error(proc, "train.jsonl (split given by test.csv): none of the test set's "
+                    "categories (no, yes) is one of the training set's (politics, sport)",
+                    "give the test set of this corpus")
     test.write_text("text,label\nthe team won,sport\nthe vote,elections\n", encoding="utf-8")
     proc = subprocess.run([*_TEXTWIN, command, "--corpus", train.name, "--test-corpus",
                            test.name], env=_ENV, cwd=tmp_path, capture_output=True, text=True,
                           timeout=600, check=False)
     assert proc.returncode == 0, proc.stderr  # one category shared: a category only in test
+    for split, names in (("train", ("sport", "politics")), ("test", ("weather",))):
+        for name in names:
+            (tmp_path / "folders" / split / name).mkdir(parents=True)
+            for i in range(3):
+                (tmp_path / "folders" / split / name / f"{i}.txt").write_text(f"{name} {i}")
+    proc = subprocess.run([*_TEXTWIN, command, "--corpus", "folders"], env=_ENV, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600, check=False)
+    _one_line_error(proc, "folders (split given): none of the test set's categories (weather) "
+                    "is one of the training set's (politics, sport)")
 
 
 def test_a_model_file_given_as_the_corpus_is_named_a_binary_file(tmp_path):

@@ -276,6 +276,8 @@ def finish(found, *, test_size=0.25, random_state=0):
     if found.splits is not None and any(s is not None for s in found.splits):
         tr, te = _given_split(source, found.splits)
         split = found.split_name
+        _check_shared_categories(source, split, [labels[i] for i in tr],
+                                 [labels[i] for i in te], found.label_key or label_order)
     else:
         tr, te = _split(len(labels), test_size, random_state)
         split = f"random split: {test_size:g} held out, seed {random_state}"
@@ -299,6 +301,18 @@ def _no_documents(found):
                        "texts and their labels")
 
 
+def _check_shared_categories(source, split, train, test, key):
+    """A given test set none of whose categories (``test``: label lists) the training
+    set has is another corpus's: every figure would be 0, its categories' models constant."""
+    ours, theirs = ({name for labels in part for name in labels} for part in (train, test))
+    if ours and theirs and not ours & theirs:
+        raise CorpusError(
+            f"{source} ({split}): none of the test set's categories "
+            f"({examples(sorted(theirs, key=key))}) is one of the training set's "
+            f"({examples(sorted(ours, key=key))}): give the test set of this corpus, or the "
+            "column that holds its labels")
+
+
 def join_split(train, test, test_source):
     """One :class:`Documents` of a training part and a test part read apart
     (``test_source``: how the report names the test part)."""
@@ -308,7 +322,6 @@ def join_split(train, test, test_source):
     for part in (train, test):
         if len(part) == 0:
             raise _no_documents(part)
-    _check_shared_categories(train, test, test_source)
     check = None
     if train.kind == "text":
         docs = list(train.docs) + list(test.docs)
@@ -326,21 +339,6 @@ def join_split(train, test, test_source):
         splits=["train"] * len(train) + ["test"] * len(test), skipped=skipped,
         merged=_merged(train.merged, test.merged), check=check,
         label_key=train.label_key, split_name=f"split given by {Path(test_source).name}")
-
-
-def _check_shared_categories(train, test, test_source):
-    """A test set none of whose categories the training set has is another corpus's:
-    every figure would be 0 (its categories get constant models)."""
-    def names(part):
-        return sorted({str(n).strip() for labels in part.labels for n in labels},
-                      key=train.label_key or label_order)
-
-    ours, theirs = names(train), names(test)
-    if ours and theirs and not set(ours) & set(theirs):
-        raise CorpusError(
-            f"{test_source}: none of its categories ({examples(theirs)}) is one of "
-            f"{train.source}'s ({examples(ours)}): give the test set of this corpus, or "
-            "the column that holds its labels")
 
 
 _KINDS = {"text": "texts", "vectors": "feature vectors (svmlight)"}
