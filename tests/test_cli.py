@@ -938,6 +938,18 @@ def test_predict_of_empty_files_names_them(tmp_path, jsonl_corpus):
     assert_one_line_error(proc.stderr, "stdin held no line", "lines on stdin")
 
 
+def test_an_option_of_another_command_is_named_so(tmp_path, jsonl_corpus):
+    # `textwin eval --proba` said "unrecognized arguments: --proba" alone
+    from _textwin_process import run_textwin
+
+    proc = run_textwin("eval", "--corpus", jsonl_corpus, "--tune-thresholds=f1", "--proba",
+                       "--bogus", cwd=tmp_path)
+    assert proc.returncode == EXIT_USAGE and proc.stdout == ""
+    assert_one_line_error(proc.stderr, "unrecognized arguments: --tune-thresholds=f1 --proba "
+                          "--bogus (--tune-thresholds is an option of textwin train; --proba "
+                          "is an option of textwin train and textwin predict)")
+
+
 def test_predict_names_a_skipped_named_pipe_in_a_sentence(capsys, tmp_path, jsonl_corpus):
     # it said 'skipped 2 not a regular file files (a named pipe, ...)'
     model = tmp_path / "m.npz"

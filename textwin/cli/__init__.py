@@ -96,6 +96,7 @@ def build_parser():
     inspect_model.add_parser(sub)
     data.add_parser(sub)
     reproduce.add_parser(sub)
+    parser.commands = sub.choices  # each command's parser: which has an option given amiss
     return parser
 
 
@@ -131,6 +132,22 @@ def sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
+def _options_elsewhere(parser, extra, command):
+    """``" (--proba is an option of textwin train)"`` for the options of ``extra`` that
+    another command's usage lists, else ``""``."""
+    import re
+
+    found = []
+    for option in dict.fromkeys(e.split("=")[0] for e in extra if e.startswith("--")):
+        listed = re.compile(rf"(?<![\w-]){re.escape(option)}(?![\w-])")
+        others = [name for name, sub in parser.commands.items()
+                  if name != command and listed.search(sub.format_usage())]
+        if others:
+            found.append(f"{option} is an option of "
+                         + " and ".join(f"textwin {name}" for name in others))
+    return f" ({'; '.join(found)})" if found else ""
+
+
 def _parse_and_run(argv):
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
@@ -139,7 +156,9 @@ def _parse_and_run(argv):
             e == "-" or not e.startswith("-") for e in extra):
         args.inputs = [*args.inputs, *extra]
     elif extra:  # with the usage of the command that has its own (reproduce), else textwin's
-        getattr(args, "usage_error", parser.error)(f"unrecognized arguments: {' '.join(extra)}")
+        getattr(args, "usage_error", parser.error)(
+            f"unrecognized arguments: {' '.join(extra)}"
+            + _options_elsewhere(parser, extra, getattr(args, "command", None)))
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
