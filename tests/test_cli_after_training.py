@@ -149,11 +149,15 @@ def test_predict_proba_is_the_models_and_sums_to_one(models):
 def test_top_k_ranks_the_classes_the_first_being_the_label_given(models):
     path, clf = models["single"]
     plain = _predict_json(path)
-    got = _predict_json(path, "--top-k", 2, "--proba")
+    by_score = _predict_json(path, "--top-k", 3)
+    got = _predict_json(path, "--top-k", 3, "--proba")
     scores = clf.decision_function(DOCS.splitlines())
-    for doc, one, row in zip(got, plain, scores):
-        assert len(doc["labels"]) == 2 and doc["labels"][0] == one["labels"][0]
-        assert doc["labels"] == [clf.classes_[j] for j in np.argsort(-row)[:2]]
+    for doc, ranked, one, row in zip(got, by_score, plain, scores):
+        assert ranked["labels"] == [clf.classes_[j] for j in np.argsort(-row)]
+        # --proba: the label given first, then the likeliest of the others
+        assert doc["labels"][0] == one["labels"][0]
+        p = doc["probabilities"]
+        assert doc["labels"][1:] == sorted(doc["labels"][1:], key=lambda c: -p[c])
     assert [len(d["labels"]) for d in _predict_json(path, "--top-k", 9)] == [3, 3, 3]
 
 

@@ -108,3 +108,15 @@ def test_ranked_labels_put_the_decision_first_then_the_scores_less_thresholds():
     assert ranked_labels(scores - 0.5, thresholds, "multilabel", 2) == [[1, 2], [2], [0, 2]]
     assert ranked_labels(np.array([[0.5], [-1.0]]), np.array([0.0]), "binary", 2) == [
         [1, 0], [0, 1]]
+
+
+def test_ranked_labels_rank_by_the_probabilities_after_the_label_given():
+    # predict --proba --top-k: per-class sigmoids may order the others unlike the scores
+    from textwin.tasks import ranked_labels
+
+    scores = np.array([[2.0, 1.0, 0.5], [0.1, 0.3, 0.2]])
+    P = np.array([[0.5, 0.1, 0.4], [0.5, 0.3, 0.2]])
+    assert ranked_labels(scores, 0.0, "multiclass", 3) == [[0, 1, 2], [1, 2, 0]]
+    # the label given stays first, even where another is likelier
+    assert ranked_labels(scores, 0.0, "multiclass", 3, by=P) == [[0, 2, 1], [1, 0, 2]]
+    assert ranked_labels(scores, 0.0, "multilabel", 3, by=P) == [[0, 2, 1], [0, 1, 2]]

@@ -251,7 +251,7 @@ def predicted_classes(scores, thresholds=0.0):
     return decide("multiclass", scores, thresholds)
 
 
-def ranked_labels(scores, thresholds, task, k):
+def ranked_labels(scores, thresholds, task, k, by=None):
     """Each document's labels in the order the decision ranks them, at most ``k``: the
     indices of ``classes`` (binary: of its two classes) or of the categories.
 
@@ -259,13 +259,15 @@ def ranked_labels(scores, thresholds, task, k):
     the others by their scores less their thresholds, highest first (ties in class
     order); a binary model's class, then the other. Multi-label: the categories
     :func:`decide` gives, the furthest above its threshold first. ``scores``:
-    (documents x problems), a binary model's one column.
+    (documents x problems), a binary model's one column. ``by`` (documents x classes or
+    categories, e.g. their probabilities) ranks them in place of the scores less the
+    thresholds, after the labels given.
     """
     scores = np.asarray(scores, dtype=np.float64)
     t = np.broadcast_to(np.asarray(thresholds, dtype=np.float64), scores.shape[1:])
     if task == "binary":
         return [[1, 0][:k] if on else [0, 1][:k] for on in decide(task, scores[:, 0], t[0])]
-    margin = scores - t
+    margin = scores - t if by is None else np.asarray(by, dtype=np.float64)
     order = np.argsort(-margin, axis=1, kind="stable")
     if task == "multilabel":
         given = decide(task, scores, t)

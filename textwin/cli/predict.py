@@ -66,10 +66,10 @@ def add_parser(sub):
                         "model must have them: `textwin train --proba` (Platt's sigmoid on "
                         "cross-validated scores), --auto or the logistic loss")
     g.add_argument("--top-k", type=int, default=None, metavar="K",
-                   help="the K likeliest labels as the model ranks them, by score less "
-                        "threshold (the first is the label it gives; with --proba, their "
-                        "probabilities beside): exactly K of a single-label model, at most K "
-                        "of the categories a multi-label one gives")
+                   help="the K likeliest labels: the label the model gives first, then the "
+                        "others by score less threshold (with --proba, by their "
+                        "probabilities, printed beside): exactly K of a single-label model, "
+                        "at most K of the categories a multi-label one gives")
     g.add_argument("--explain", type=int, default=None, metavar="N",
                    help="for each label given, the N words of the document that pushed its "
                         "score most, as the document writes them, with their contributions "
@@ -278,9 +278,10 @@ def _results(args, model, ids, scores, docs):
     thresholds = model.thresholds if args.threshold is None else np.full(
         len(names), args.threshold)
     classes = [str(c) for c in model.classes] if model.task == "binary" else names
-    if args.top_k is not None:
+    P = args.calibration.predict_proba(scores, model.task) if args.proba else None
+    if args.top_k is not None:  # with --proba, the likeliest after the labels given
         labels = [[classes[j] for j in row]
-                  for row in ranked_labels(scores, thresholds, model.task, args.top_k)]
+                  for row in ranked_labels(scores, thresholds, model.task, args.top_k, by=P)]
     elif model.task == "multiclass":
         # one class per document, as the saved (one-vs-rest) estimator predicted
         labels = [[names[k]] for k in decide(model.task, scores, thresholds)]
@@ -293,7 +294,6 @@ def _results(args, model, ids, scores, docs):
                   for row in decide(model.task, scores, thresholds)]
     extras = [{} for _ in ids]
     if args.proba:
-        P = args.calibration.predict_proba(scores, model.task)
         for extra, row in zip(extras, P.tolist()):
             extra["probabilities"] = dict(zip(classes, row))
     if args.explain:
