@@ -131,7 +131,7 @@ def test_probability_needs_two_examples_of_every_class():
     X, y, _, _ = _three_classes()
     y = y.copy()
     y[0] = 7
-    with pytest.raises(ValueError, match="a class has 1 example"):
+    with pytest.raises(ValueError, match="class 7 has 1 example"):
         DualSVM(probability=True).fit(X, y)
     assert not hasattr(DualSVM(), "predict_proba")
     assert hasattr(DualSVM(probability=True), "predict_proba")
@@ -252,7 +252,8 @@ def test_a_class_of_one_example_is_refused_in_one_sentence_wherever_probabilitie
 
     texts = ["wheat corn grain"] * 6 + ["oil crude barrel"] * 6 + ["shares merger stake"]
     y = ["grain"] * 6 + ["crude"] * 6 + ["acq"]
-    said = "calibrates on held-out scores, and a class has 1 {}; give every class 2 or more$"
+    # the class is named, so that a user knows which one to fill or drop
+    said = "calibrates on held-out scores, and class 'acq' has 1 {}; give every class 2 or more$"
     with pytest.raises(ValueError, match="TextClassifier: probability=True " +
                        said.format("text")):
         TextClassifier(probability=True).fit(texts, y)
@@ -271,5 +272,5 @@ def test_train_proba_refuses_a_class_of_one_document_in_one_line(tmp_path):
     done = run_textwin("train", "--corpus", path, "--test-corpus", path, "--proba", check=False)
     lines = [ln for ln in done.stderr.splitlines() if ln.startswith("textwin: error:")]
     assert done.returncode != 0 and len(lines) == 1 and "Traceback" not in done.stderr
-    assert ("--proba calibrates on held-out scores, and a class has 1 training document; "
+    assert ("--proba calibrates on held-out scores, and class 'acq' has 1 training document; "
             "give every class 2 or more, or leave out --proba") in lines[0]

@@ -43,13 +43,15 @@ SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold 
 CALIBRATION_FOLDS = 5
 
 
-def calibration_fold_count(who, smallest, n, noun):
+def calibration_fold_count(who, smallest, n, noun, name=None):
     """The folds of a probability calibration on out-of-fold scores: at most
     :data:`CALIBRATION_FOLDS`, the ``smallest`` class's training ``noun`` ("texts",
     "examples") and the ``n`` of them; a ValueError in one wording, naming ``who``
-    calibrates, when a class has fewer than 2 (no fold could hold one out)."""
+    calibrates and the class (``name``, if given), when a class has fewer than 2 (no
+    fold could hold one out)."""
     if min(smallest, n) < 2:
-        raise ValueError(f"{who} calibrates on held-out scores, and a class has {smallest} "
+        which = "a class" if name is None else f"class {_label(name)!r}"
+        raise ValueError(f"{who} calibrates on held-out scores, and {which} has {smallest} "
                          f"{noun if smallest != 1 else noun[:-1]}; give every class 2 or more")
     return min(CALIBRATION_FOLDS, smallest, n)
 

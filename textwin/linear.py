@@ -696,9 +696,11 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             y = np.asarray(y).ravel()
             positives = (y[:, None] == self.classes_[1:] if mode == "binary"
                          else y[:, None] == self.classes_)
-            smallest = int(min(np.sum(y == c) for c in self.classes_))
+            sizes = [int(np.sum(y == c)) for c in self.classes_]
+            least = int(np.argmin(sizes))
             n_folds = calibration_fold_count(f"{type(self).__name__}: probability=True",
-                                             smallest, n, "examples")
+                                             sizes[least], n, "examples",
+                                             self.classes_[least])
             classes = y
         folds = shuffled_folds(n_folds, n, classes,
                                int(check_random_state(p["random_state"]).randint(2**31 - 1)))

@@ -380,7 +380,9 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         n = len(texts)
         counts = Y.sum(axis=0)  # a class without texts limits no fold
         smallest = n if task == "multilabel" else int(counts[counts > 0].min())
-        k = calibration_fold_count(f"{name}: probability=True", smallest, n, "texts")
+        least = None if task == "multilabel" else classes[int(np.argmin(
+            np.where(counts > 0, counts, np.inf)))]
+        k = calibration_fold_count(f"{name}: probability=True", smallest, n, "texts", least)
         folds = text_folds(name, k, Y, task, classes, self.random_state)
         scores = self._out_of_fold(texts, Y, task, classes, vectorizer, words, folds)
         return calibrate(scores, problem_positives(Y, task), folds=len(folds))

@@ -135,6 +135,15 @@ def task_thresholds(estimator, X, Y, task, objective, folds=3):
     return thresholds_of_scores(oof, Y, task, objective, folds)
 
 
+def _smallest_class(counts, n, task, classes):
+    """``(documents, name)`` of the smallest class with documents (multi-label: every
+    document, and no name), which bounds the calibration's folds."""
+    if task == "multilabel":
+        return n, None
+    j = int(np.argmin(np.where(counts > 0, counts, np.inf)))
+    return int(counts[j]), (classes[j] if classes is not None and j < len(classes) else None)
+
+
 def calibration_folds(name, Y, task, classes):
     """The (train, test) pairs of :func:`out_of_fold_calibration` for the indicator ``Y``:
     :data:`~textwin._folds.CALIBRATION_FOLDS` folds (fewer for a class of fewer
@@ -143,8 +152,8 @@ def calibration_folds(name, Y, task, classes):
     Y = np.asarray(Y)
     n = Y.shape[0]
     counts = Y.sum(axis=0)
-    smallest = n if task == "multilabel" else int(counts[counts > 0].min())
-    k = calibration_fold_count(name, smallest, n, "training documents")
+    smallest, least = _smallest_class(counts, n, task, classes)
+    k = calibration_fold_count(name, smallest, n, "training documents", least)
     with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
         warnings.simplefilter("ignore")
         return text_folds(name, k, Y, task, classes, 0)
