@@ -385,10 +385,11 @@ def test_train_on_feature_values_saves_the_tuned_and_calibrated_estimators_model
 
     write(tmp_path / "train.svm", 240)
     write(tmp_path / "test.svm", 120)
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    from _textwin_process import ENV  # the textwin these tests import, not an unbuilt checkout
+
     proc = subprocess.run([sys.executable, "-m", "textwin.cli", "train", "--corpus",
                            "train.svm", "--test-corpus", "test.svm", "--tune-thresholds", "f1",
-                           "--proba", "-o", "m.npz"], cwd=tmp_path, env=env,
+                           "--proba", "-o", "m.npz"], cwd=tmp_path, env=ENV,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     model = load_model(tmp_path / "m.npz")

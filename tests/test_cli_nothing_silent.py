@@ -194,6 +194,27 @@ def test_a_full_stdout_ends_the_command_non_zero_with_one_line(corpus):
     assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr, proc.stderr
 
 
+def test_results_held_in_a_large_buffer_that_cannot_be_written_end_with_one_line(corpus):
+    # the whole result fits in stdout's buffer, so the write succeeds and the flush at the
+    # command's end fails: the buffer must not be flushed again at the interpreter's exit
+    # (which would print "Exception ignored" and turn the status into 120)
+    import os
+    import subprocess
+    import sys
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    big_buffer = ("import io, sys; del sys.path[0]; sys.stdout = io.TextIOWrapper(open(1, 'wb', "
+                  "buffering=1 << 22, closefd=False), encoding='utf-8'); from textwin.cli "
+                  "import main; sys.exit(main())")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-c", big_buffer, "train", "--corpus",
+                               str(corpus), "-q"], stdout=full, stderr=subprocess.PIPE,
+                              text=True, env=_env(), timeout=300, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr, proc.stderr
+
+
 def test_a_text_model_refuses_an_svmlight_file(capsys, corpus, tmp_path):
     model = tmp_path / "m.npz"
     assert run(capsys, "train", "--corpus", corpus, "-o", model, "-q")[0] == 0

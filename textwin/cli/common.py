@@ -145,6 +145,7 @@ def _write(text):
     except BrokenPipeError:
         raise
     except OSError as exc:  # a full disk (> /dev/full), an I/O error: the results are lost
+        _stdout_to_devnull()  # what stays buffered must not fail again at the exit
         raise CLIError(f"cannot write the results to stdout: {exc.strerror or exc}") from None
 
 
@@ -349,6 +350,9 @@ def flush_stdout():
     except BrokenPipeError:
         raise
     except (OSError, ValueError) as exc:
+        # the buffer keeps what it could not write: the interpreter's exit would flush it
+        # again, fail, and turn the exit status into 120
+        _stdout_to_devnull()
         raise CLIError(f"cannot write the results to stdout: "
                        f"{getattr(exc, 'strerror', None) or exc}") from None
 
