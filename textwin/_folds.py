@@ -43,14 +43,22 @@ SMALL_CLASS_FALLBACK = ("the folds are stratified as far as they go, and a fold 
 CALIBRATION_FOLDS = 5
 
 
-def calibration_fold_count(who, smallest, n, noun, name=None):
+def calibration_fold_count(who, counts, n, noun, classes=None):
     """The folds of a probability calibration on out-of-fold scores: at most
-    :data:`CALIBRATION_FOLDS`, the ``smallest`` class's training ``noun`` ("texts",
-    "examples") and the ``n`` of them; a ValueError in one wording, naming ``who``
-    calibrates and the class (``name``, if given), when a class has fewer than 2 (no
-    fold could hold one out)."""
+    :data:`CALIBRATION_FOLDS`, the smallest class's training ``noun`` ("texts",
+    "examples") and the ``n`` of them. ``counts``: each class's training ``noun``, a
+    class without any limiting no fold (None: multi-label, where every fold holds each
+    category's no); ``classes`` their names. A ValueError in one wording, naming ``who``
+    calibrates and the smallest class, when it has fewer than 2 (no fold could hold one
+    out)."""
+    smallest, which = n, "a class"
+    if counts is not None:
+        counts = np.asarray(counts)
+        j = int(np.argmin(np.where(counts > 0, counts, np.inf)))
+        smallest = int(counts[j])
+        if classes is not None:
+            which = f"class {_label(classes[j])!r}"
     if min(smallest, n) < 2:
-        which = "a class" if name is None else f"class {_label(name)!r}"
         raise ValueError(f"{who} calibrates on held-out scores, and {which} has {smallest} "
                          f"{noun if smallest != 1 else noun[:-1]}; give every class 2 or more")
     return min(CALIBRATION_FOLDS, smallest, n)

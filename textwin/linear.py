@@ -691,16 +691,14 @@ class DualGaussSeidelClassifier(OneVsRestLinearMixin, ClassifierMixin, BaseEstim
             y = y.toarray() if sp.issparse(y) else np.asarray(y)  # rows taken per fold
             positives = y.astype(bool)
             n_folds, classes = calibration_fold_count(
-                f"{type(self).__name__}: probability=True", n, n, "examples"), None
+                f"{type(self).__name__}: probability=True", None, n, "examples"), None
         else:
             y = np.asarray(y).ravel()
             positives = (y[:, None] == self.classes_[1:] if mode == "binary"
                          else y[:, None] == self.classes_)
-            sizes = [int(np.sum(y == c)) for c in self.classes_]
-            least = int(np.argmin(sizes))
             n_folds = calibration_fold_count(f"{type(self).__name__}: probability=True",
-                                             sizes[least], n, "examples",
-                                             self.classes_[least])
+                                             [np.sum(y == c) for c in self.classes_], n,
+                                             "examples", self.classes_)
             classes = y
         folds = shuffled_folds(n_folds, n, classes,
                                int(check_random_state(p["random_state"]).randint(2**31 - 1)))

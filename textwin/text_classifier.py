@@ -378,11 +378,8 @@ class TextClassifier(ClassifierMixin, BaseEstimator):
         folds, stratified for one class per text."""
         name = type(self).__name__
         n = len(texts)
-        counts = Y.sum(axis=0)  # a class without texts limits no fold
-        smallest = n if task == "multilabel" else int(counts[counts > 0].min())
-        least = None if task == "multilabel" else classes[int(np.argmin(
-            np.where(counts > 0, counts, np.inf)))]
-        k = calibration_fold_count(f"{name}: probability=True", smallest, n, "texts", least)
+        counts = None if task == "multilabel" else Y.sum(axis=0)
+        k = calibration_fold_count(f"{name}: probability=True", counts, n, "texts", classes)
         folds = text_folds(name, k, Y, task, classes, self.random_state)
         scores = self._out_of_fold(texts, Y, task, classes, vectorizer, words, folds)
         return calibrate(scores, problem_positives(Y, task), folds=len(folds))

@@ -202,6 +202,15 @@ def cv_settings(opts, d, settings):
             "lam_anchor": default_lam(d.n_train) if d.as_corpus else None}
 
 
+def left_to_tune(opts, cv_params):
+    """--tune-thresholds' objective for the fitted estimator to tune on folds of its own:
+    None where --lam auto's search tunes the thresholds in the folds that choose lam
+    (:func:`cv_settings`)."""
+    if cv_params is not None and cv_params["thresholds"] is not None:
+        return None
+    return opts.tune
+
+
 def fit_task(method, d, settings, opts):
     """Fit ``method`` for ``d.task`` and score the test set: a :class:`Fit`, whose
     scores have one column per category (a binary problem's ``s`` becomes ``[-s, s]``).
@@ -215,7 +224,6 @@ def fit_task(method, d, settings, opts):
 
     Y = d.Y_train[:, [1]] if d.task == "binary" else d.Y_train
     cv_params = cv_settings(opts, d, settings)
-    own = cv_params is not None and cv_params["thresholds"] is not None  # the search's
     # the warnings name the method, not the estimator's class, and the categories
     with warnings_naming(d.problem_names, method.key), warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=SmallClassWarning)  # said once, before
@@ -223,7 +231,7 @@ def fit_task(method, d, settings, opts):
                                       verbose=opts.verbose, order=opts.order,
                                       single_label=d.task == "multiclass",
                                       cv_params=cv_params, task=d.task,
-                                      thresholds=None if own else opts.tune,
+                                      thresholds=left_to_tune(opts, cv_params),
                                       threshold_folds=TUNING_FOLDS, probability=opts.proba)
     fitted = getattr(est, "estimator_", est)  # the method, tuned by its wrapper
     scores = score_matrix(fitted, d.X_test)
@@ -264,11 +272,10 @@ def fit_texts(method, d, settings, opts, words=None):
                                           verbose=opts.verbose, order=opts.order,
                                           single_label=d.task == "multiclass",
                                           cv_params=cv_params)
-            own = cv_params is not None and cv_params["thresholds"] is not None
             clf = TextClassifier(**d.text, features=None if opts.features == "all"
                                  else opts.features, classifier=classifier,
                                  task="multilabel" if d.task == "multilabel" else "multiclass",
-                                 thresholds=None if own else opts.tune,  # own: the search's
+                                 thresholds=left_to_tune(opts, cv_params),
                                  threshold_folds=TUNING_FOLDS, probability=opts.proba)
             clf.fit(d.texts_train, d.Y_train, words=words, classes=d.categories)
         except ValueError as exc:  # the estimators' own words, which name the parameter

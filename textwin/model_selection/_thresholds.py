@@ -135,15 +135,6 @@ def task_thresholds(estimator, X, Y, task, objective, folds=3):
     return thresholds_of_scores(oof, Y, task, objective, folds)
 
 
-def _smallest_class(counts, n, task, classes):
-    """``(documents, name)`` of the smallest class with documents (multi-label: every
-    document, and no name), which bounds the calibration's folds."""
-    if task == "multilabel":
-        return n, None
-    j = int(np.argmin(np.where(counts > 0, counts, np.inf)))
-    return int(counts[j]), (classes[j] if classes is not None and j < len(classes) else None)
-
-
 def calibration_folds(name, Y, task, classes):
     """The (train, test) pairs of :func:`out_of_fold_calibration` for the indicator ``Y``:
     :data:`~textwin._folds.CALIBRATION_FOLDS` folds (fewer for a class of fewer
@@ -151,9 +142,8 @@ def calibration_folds(name, Y, task, classes):
     classes go, shuffled with seed 0."""
     Y = np.asarray(Y)
     n = Y.shape[0]
-    counts = Y.sum(axis=0)
-    smallest, least = _smallest_class(counts, n, task, classes)
-    k = calibration_fold_count(name, smallest, n, "training documents", least)
+    counts = None if task == "multilabel" else Y.sum(axis=0)
+    k = calibration_fold_count(name, counts, n, "training documents", classes)
     with warnings.catch_warnings():  # a class rarer than the folds: stratified as far as it goes
         warnings.simplefilter("ignore")
         return text_folds(name, k, Y, task, classes, 0)
@@ -401,10 +391,11 @@ class TunedThresholdsClassifierCV(ClassifierMixin, BaseEstimator):
     def _calibrated(self, X, Y, task, chosen, name):
         """Platt's sigmoids on out-of-fold scores of :func:`calibration_folds`, each
         fold's model at the final model's ``C``."""
-        classes = np.hstack([Y == 0, Y]).astype(Y.dtype) if task == "binary" else Y
-        folds = calibration_folds(f"{name}: probability=True", classes, task, None)
+        # a two-class task: both classes' columns, as calibration_folds reads a task's
+        both = np.hstack([Y == 0, Y]).astype(Y.dtype) if task == "binary" else Y
+        folds = calibration_folds(f"{name}: probability=True", both, task, None)
         return out_of_fold_calibration(lambda n_rows: self._fold_model(n_rows, chosen),
-                                       X, classes, task, folds)
+                                       X, both, task, folds)
 
     def decision_function(self, X):
         """The estimator's scores minus the thresholds: positive means "in the category"
